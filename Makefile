@@ -1,0 +1,31 @@
+# Shutter: `make run` starts the service on the simulated board, `make test` runs every test.
+SWIFT ?= swift
+DEPS_STAMP := .build/.deps-ok
+
+.PHONY: all deps build test run bench clean
+
+all: build
+
+deps:
+	@sh deploy/install-deps.sh
+
+build: deps
+	$(SWIFT) build
+
+test: deps
+	$(SWIFT) build --build-tests
+	$(SWIFT) test --skip-build --disable-swift-testing
+
+release: deps
+	$(SWIFT) build -c release
+
+run: release
+	@mkdir -p shutter-data
+	.build/release/shutterd --board sim --storage ./shutter-data
+
+bench: release
+	$(SWIFT) build -c release --product shutter-bench
+	.build/release/shutter-bench
+
+clean:
+	rm -rf .build

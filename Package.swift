@@ -1,0 +1,43 @@
+// swift-tools-version:6.0
+// Shutter: a headless button camera service. See README.md and ../shared/DESIGN.md.
+// No Swift package dependencies: system libraries come in through module maps (Sources/C*).
+import PackageDescription
+
+let strict: [SwiftSetting] = [.swiftLanguageMode(.v6)]
+
+let package = Package(
+    name: "Shutter",
+    platforms: [.macOS(.v15)],
+    products: [
+        .executable(name: "shutterd", targets: ["shutterd"]),
+        .executable(name: "shutterctl", targets: ["shutterctl"]),
+    ],
+    targets: [
+        // System libraries (Debian -dev packages, installed by deploy/install-deps.sh).
+        .systemLibrary(name: "CTurboJPEG", path: "Sources/CTurboJPEG", pkgConfig: "libturbojpeg"),
+        .systemLibrary(name: "CExif", path: "Sources/CExif", pkgConfig: "libexif"),
+        .systemLibrary(name: "CFFmpeg", path: "Sources/CFFmpeg", pkgConfig: "libavformat"),
+
+        // Pure Swift heart: values, roles, state machines, policies. Imports no C module.
+        .target(name: "ShutterCore", swiftSettings: strict),
+        // Stills (libjpeg-turbo + libexif) and recordings (FFmpeg).
+        .target(name: "ShutterMedia",
+                dependencies: ["ShutterCore", "CTurboJPEG", "CExif", "CFFmpeg"],
+                swiftSettings: strict),
+        // Real devices: libcamera, libgpiod, ALSA.
+        .target(name: "ShutterHardware", dependencies: ["ShutterCore"], swiftSettings: strict),
+        // The simulated board, shipped: runs the whole service on any Linux box.
+        .target(name: "ShutterSim", dependencies: ["ShutterCore"], swiftSettings: strict),
+        // Wiring: service loop, control socket, systemd notify, signals.
+        .target(name: "ShutterService",
+                dependencies: ["ShutterCore", "ShutterMedia", "ShutterHardware", "ShutterSim"],
+                swiftSettings: strict),
+        .executableTarget(name: "shutterd", dependencies: ["ShutterService"], swiftSettings: strict),
+        .executableTarget(name: "shutterctl", dependencies: ["ShutterService", "ShutterCore"],
+                          swiftSettings: strict),
+
+        .testTarget(name: "ShutterCoreTests", dependencies: ["ShutterCore"], swiftSettings: strict),
+        .testTarget(name: "ShutterMediaTests", dependencies: ["ShutterMedia", "ShutterCore"],
+                    swiftSettings: strict),
+    ]
+)

@@ -1,0 +1,81 @@
+/// The roles the service talks to. The real board (ShutterHardware) and the
+/// simulated board (ShutterSim) both implement them, so the service runs
+/// unchanged on a laptop.
+
+public struct CameraInfo: Sendable, Equatable {
+    public var make: String
+    public var model: String
+    public var id: String
+    public var hasAutofocus: Bool
+    public var pixelArraySize: (width: Int, height: Int)?
+
+    public init(make: String, model: String, id: String, hasAutofocus: Bool,
+                pixelArraySize: (width: Int, height: Int)? = nil) {
+        self.make = make
+        self.model = model
+        self.id = id
+        self.hasAutofocus = hasAutofocus
+        self.pixelArraySize = pixelArraySize
+    }
+
+    public static func == (a: CameraInfo, b: CameraInfo) -> Bool {
+        a.make == b.make && a.model == b.model && a.id == b.id && a.hasAutofocus == b.hasAutofocus
+            && a.pixelArraySize?.width == b.pixelArraySize?.width
+            && a.pixelArraySize?.height == b.pixelArraySize?.height
+    }
+}
+
+public struct AutofocusResult: Sendable, Equatable {
+    public var state: AutofocusState
+    public var lensPosition: Double?
+    /// True when the deadline passed and the last good (or hyperfocal) position was used.
+    public var timedOut: Bool
+
+    public init(state: AutofocusState, lensPosition: Double?, timedOut: Bool) {
+        self.state = state
+        self.lensPosition = lensPosition
+        self.timedOut = timedOut
+    }
+}
+
+public protocol CameraDevice: AnyObject, Sendable {
+    var info: CameraInfo { get }
+    /// Starts the video stream. Frames arrive on the returned stream until `stop()`;
+    /// the stream is bounded and drops (counted) rather than blocking the camera.
+    func start() async throws -> AsyncStream<Frame>
+    func stop() async
+    /// A full-resolution still, with the current exposure and focus.
+    func captureStill() async throws -> Frame
+    /// Starts an AF cycle (half-press) and returns its result, or the fallback
+    /// position once `timeout` passes. Never hangs past the timeout.
+    func autofocus(timeout: Duration) async -> AutofocusResult
+    /// Frames dropped because the consumer was too slow.
+    var droppedFrames: Int { get }
+}
+
+public struct ButtonEdge: Sendable, Equatable {
+    /// true = pressed (after active-low inversion).
+    public var pressed: Bool
+    public var time: MonotonicTime
+
+    public init(pressed: Bool, time: MonotonicTime) {
+        self.pressed = pressed
+        self.time = time
+    }
+}
+
+public protocol ButtonInput: Sendable {
+    /// Raw edges with kernel (monotonic) timestamps; the core's stability filter debounces.
+    func edges() -> AsyncStream<ButtonEdge>
+}
+
+public protocol LEDOutput: Sendable {
+    var name: String { get }
+    func set(_ on: Bool) throws
+}
+
+public protocol Microphone: Sendable {
+    func start(sampleRate: Int, channels: Int) throws -> AsyncStream<AudioChunk>
+    func stop()
+    var overruns: Int { get }
+}

@@ -1,0 +1,121 @@
+/// Pixel layouts a camera may deliver. The Pi's ISP gives YUV 4:2:0; vimc gives
+/// RGB; a USB webcam gives YUYV or MJPEG. Media converts once where needed.
+public enum PixelFormat: String, Sendable, Codable, CaseIterable {
+    case i420      // Y plane, U plane, V plane (4:2:0)
+    case nv12      // Y plane, interleaved UV plane (4:2:0)
+    case yuyv      // packed 4:2:2
+    case rgb24     // packed, bytes R, G, B in memory (libcamera/DRM "BGR888")
+    case bgr24     // packed, bytes B, G, R in memory (libcamera/DRM "RGB888")
+}
+
+/// One plane of a frame buffer: memory mapped once by the camera, read-only here.
+public struct FramePlane: @unchecked Sendable {
+    // Unchecked: the pointer is read-only and valid for the owning Frame's lifetime.
+    public let base: UnsafeRawPointer
+    public let stride: Int
+    public let length: Int
+
+    public init(base: UnsafeRawPointer, stride: Int, length: Int) {
+        self.base = base
+        self.stride = stride
+        self.length = length
+    }
+}
+
+public enum AutofocusState: String, Sendable, Codable {
+    case idle, scanning, focused, failed
+}
+
+/// What the camera reports with each frame: for EXIF, auto-flash and the watchdog.
+public struct FrameMetadata: Sendable, Equatable {
+    public var exposureTimeMicroseconds: Int?
+    public var analogueGain: Double?
+    public var digitalGain: Double?
+    public var lux: Double?
+    public var colourTemperature: Int?
+    public var autofocusState: AutofocusState?
+    /// Lens position in dioptres (1 / metres), libcamera's LensPosition.
+    public var lensPosition: Double?
+
+    public init(exposureTimeMicroseconds: Int? = nil, analogueGain: Double? = nil,
+                digitalGain: Double? = nil, lux: Double? = nil, colourTemperature: Int? = nil,
+                autofocusState: AutofocusState? = nil, lensPosition: Double? = nil) {
+        self.exposureTimeMicroseconds = exposureTimeMicroseconds
+        self.analogueGain = analogueGain
+        self.digitalGain = digitalGain
+        self.lux = lux
+        self.colourTemperature = colourTemperature
+        self.autofocusState = autofocusState
+        self.lensPosition = lensPosition
+    }
+}
+
+/// A completed camera frame. Its buffer goes back to the camera (the request is
+/// requeued) when the last reference is dropped: the rpicam-apps
+/// `CompletedRequestPtr` deleter model. Immutable, so it may cross threads.
+public final class Frame: @unchecked Sendable {
+    // Unchecked: all stored properties are immutable; `onRelease` is called once, in deinit.
+    public let width: Int
+    public let height: Int
+    public let format: PixelFormat
+    public let planes: [FramePlane]
+    /// Sensor timestamp (start of exposure) on CLOCK_MONOTONIC.
+    public let timestamp: MonotonicTime
+    public let sequence: UInt64
+    public let metadata: FrameMetadata
+    private let onRelease: (@Sendable () -> Void)?
+
+    public init(width: Int, height: Int, format: PixelFormat, planes: [FramePlane],
+                timestamp: MonotonicTime, sequence: UInt64, metadata: FrameMetadata = FrameMetadata(),
+                onRelease: (@Sendable () -> Void)? = nil) {
+        self.width = width
+        self.height = height
+        self.format = format
+        self.planes = planes
+        self.timestamp = timestamp
+        self.sequence = sequence
+        self.metadata = metadata
+        self.onRelease = onRelease
+    }
+
+    deinit { onRelease?() }
+}
+
+/// A frame whose pixels live in Swift-owned memory (simulated camera, tests,
+/// converted frames). Allocated once and reused by pools, not per frame.
+public final class OwnedFrameBuffer: @unchecked Sendable {
+    // Unchecked: written only by the producer before the Frame that wraps it is published.
+    public let bytes: UnsafeMutableRawPointer
+    public let capacity: Int
+
+    public init(capacity: Int) {
+        self.capacity = capacity
+        bytes = UnsafeMutableRawPointer.allocate(byteCount: capacity, alignment: 64)
+    }
+
+    deinit { bytes.deallocate() }
+}
+
+extension Frame {
+    /// An I420 frame over `buffer` (Y, then U, then V, tightly packed).
+    public static func i420(width: Int, height: Int, buffer: OwnedFrameBuffer, timestamp: MonotonicTime,
+                            sequence: UInt64, metadata: FrameMetadata = FrameMetadata(),
+                            onRelease: (@Sendable () -> Void)? = nil) -> Frame {
+        let ySize = width * height
+        let cw = (width + 1) / 2, ch = (height + 1) / 2
+        precondition(buffer.capacity >= ySize + 2 * cw * ch, "buffer too small for I420 \(width)x\(height)")
+        let base = UnsafeRawPointer(buffer.bytes)
+        let planes = [
+            FramePlane(base: base, stride: width, length: ySize),
+            FramePlane(base: base + ySize, stride: cw, length: cw * ch),
+            FramePlane(base: base + ySize + cw * ch, stride: cw, length: cw * ch),
+        ]
+        return Frame(width: width, height: height, format: .i420, planes: planes, timestamp: timestamp,
+                     sequence: sequence, metadata: metadata,
+                     onRelease: { withExtendedLifetime(buffer) {}; onRelease?() })
+    }
+
+    public static func i420ByteCount(width: Int, height: Int) -> Int {
+        width * height + 2 * ((width + 1) / 2) * ((height + 1) / 2)
+    }
+}

@@ -1,0 +1,2 @@
+// shutterctl: the control CLI. Commands live in ShutterService.
+import ShutterService

@@ -1,0 +1,2 @@
+// shutterd: the camera service. Wiring lives in ShutterService.
+import ShutterService

@@ -1,0 +1,18 @@
+#!/bin/sh
+# Installs the Debian packages Shutter needs to build, test and run, when missing.
+# Called by `make test`, `make run` and `make bench`; safe to run again.
+set -eu
+PKGS="pkg-config libturbojpeg0-dev libjpeg62-turbo-dev libexif-dev \
+libavcodec-dev libavformat-dev libavutil-dev libswresample-dev ffmpeg \
+libcamera-dev libgpiod-dev gpiod libasound2-dev alsa-utils sox tmux"
+missing=""
+for p in $PKGS; do
+    dpkg-query -W -f='${Status}\n' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"
+done
+[ -z "$missing" ] && exit 0
+echo "install-deps: installing:$missing" >&2
+SUDO=""
+[ "$(id -u)" -eq 0 ] || SUDO="sudo"
+export DEBIAN_FRONTEND=noninteractive
+$SUDO apt-get update -q
+$SUDO apt-get install -y -q --no-install-recommends $missing
