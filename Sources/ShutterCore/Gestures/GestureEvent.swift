@@ -13,10 +13,12 @@ public enum GestureEvent: Sendable, Equatable {
     case hold(start: MonotonicTime, end: MonotonicTime)
     /// Two taps, the second pressed within doubleTapMs of the first's release.
     case doubleTap(start: MonotonicTime, end: MonotonicTime)
-    /// The shutdown sequence's final press reached holdMs: the LED countdown runs
-    /// until `deadline`; a release before then cancels.
+    /// The shutdown sequence's final press reached holdMs (right after its
+    /// holdStarted): the LED countdown runs until `deadline`; a release before
+    /// then cancels the shutdown (the hold is still a hold).
     case shutdownCountdown(start: MonotonicTime, deadline: MonotonicTime)
     case shutdownCancelled(at: MonotonicTime)
-    /// The countdown completed with the button still pressed.
+    /// The countdown completed with the button still pressed; comes right after
+    /// the hold it ended. `start` is the sequence's first tap.
     case shutdown(start: MonotonicTime, end: MonotonicTime)
 }
