@@ -37,6 +37,7 @@ let package = Package(
                           swiftSettings: strict),
 
         .testTarget(name: "ShutterCoreTests", dependencies: ["ShutterCore"], swiftSettings: strict),
+        .testTarget(name: "ShutterSimTests", dependencies: ["ShutterSim", "ShutterCore"], swiftSettings: strict),
         .testTarget(name: "ShutterMediaTests", dependencies: ["ShutterMedia", "ShutterCore"],
                     swiftSettings: strict),
     ]
