@@ -48,28 +48,32 @@ enum MediaCounter {
     }
 
     /// The highest number among existing `NNNSHUTR/SHTRnnnn.*` files, any
-    /// extension. Also removes leftovers of a crash when `cleanUp` is set:
-    /// temp files of unfinished photos, and empty video placeholders.
-    static func highestExisting(dcim: String, cleanUp: Bool, keep: Set<Int> = []) -> DCFNumber? {
+    /// extension. With `cleanUp`, also removes the temp files of photos whose
+    /// writer died (a crash before the rename); a live writer's are left alone.
+    /// Empty video placeholders are kept: another live writer may own one.
+    static func highestExisting(dcim: String, cleanUp: Bool) -> DCFNumber? {
         let fm = FileManager.default
         var best: DCFNumber?
         for dirName in (try? fm.contentsOfDirectory(atPath: dcim)) ?? [] {
             guard let d = DCFNumber.directoryNumber(dirName) else { continue }
             let dir = (dcim as NSString).appendingPathComponent(dirName)
             for name in (try? fm.contentsOfDirectory(atPath: dir)) ?? [] {
-                let full = (dir as NSString).appendingPathComponent(name)
-                if cleanUp, name.hasPrefix(".\(DCFNumber.filePrefix)"), name.contains(".tmp-") {
-                    unlink(full)
+                if cleanUp, let pid = tempFileOwner(name), pid != getpid(), kill(pid, 0) != 0, errno == ESRCH {
+                    unlink((dir as NSString).appendingPathComponent(name))
                     continue
                 }
-                guard let (f, ext) = DCFNumber.fileNumber(name), let n = DCFNumber(directory: d, file: f) else { continue }
+                guard let (f, _) = DCFNumber.fileNumber(name), let n = DCFNumber(directory: d, file: f) else { continue }
                 if best.map({ n > $0 }) ?? true { best = n }
-                if cleanUp, ext == "MP4", !keep.contains(n.ordinal) {
-                    var st = stat()
-                    if lstat(full, &st) == 0, st.st_size == 0, (st.st_mode & S_IFMT) == S_IFREG { unlink(full) }
-                }
             }
         }
         return best
+    }
+
+    /// The pid in an `AtomicFile` temp name `.SHTR0001.JPG.tmp-1234`.
+    static func tempFileOwner(_ name: String) -> pid_t? {
+        guard name.hasPrefix(".\(DCFNumber.filePrefix)"), let r = name.range(of: ".tmp-", options: .backwards) else {
+            return nil
+        }
+        return pid_t(name[r.upperBound...])
     }
 }

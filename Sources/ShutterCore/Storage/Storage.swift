@@ -168,7 +168,7 @@ public final class Storage: Sendable {
         defer { close(lockFD) }
         try sys { () throws(SystemError) in try typedEINTR("flock", path: dcim) { flock(lockFD, LOCK_EX) } }
 
-        if s.next == nil { s.next = highestExistingOrdinal(cleanUp: true, keep: s.active) + 1 }
+        if s.next == nil { s.next = highestExistingOrdinal(cleanUp: true) + 1 }
         for _ in 0..<4 {
             let stored = try sys { () throws(SystemError) in try MediaCounter.read(root: root) } ?? 0
             let ordinal = max(s.next ?? 0, stored)
@@ -184,7 +184,7 @@ public final class Storage: Sendable {
             let path = (dir as NSString).appendingPathComponent(number.fileName(extension: kind.fileExtension))
             if numberTaken(number, in: dir) {
                 // The counter was behind the card (restored backup, another tool): skip past what is there.
-                s.next = max(s.next ?? 0, highestExistingOrdinal(cleanUp: false, keep: s.active) + 1)
+                s.next = max(s.next ?? 0, highestExistingOrdinal(cleanUp: false) + 1)
                 continue
             }
             if kind == .video {
@@ -261,8 +261,8 @@ public final class Storage: Sendable {
 
     // MARK: Helpers
 
-    private func highestExistingOrdinal(cleanUp: Bool, keep: Set<Int>) -> Int {
-        MediaCounter.highestExisting(dcim: dcim, cleanUp: cleanUp, keep: keep)?.ordinal ?? -1
+    private func highestExistingOrdinal(cleanUp: Bool) -> Int {
+        MediaCounter.highestExisting(dcim: dcim, cleanUp: cleanUp)?.ordinal ?? -1
     }
 
     /// A number is taken when a photo or a video of that number exists.
