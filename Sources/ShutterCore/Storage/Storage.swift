@@ -154,7 +154,7 @@ public final class Storage: Sendable {
     /// name is only reserved: write it with `savePhoto`, which places it exclusively.
     public func reserve(_ kind: MediaKind) throws(StorageError) -> ReservedName {
         try checkHealth()
-        return try state.withLock { (s: inout State) throws(StorageError) -> ReservedName in
+        return try state.withLock { (s) throws(StorageError) -> ReservedName in
             try reserveLocked(kind, &s)
         }
     }
