@@ -1,0 +1,43 @@
+import Foundation
+
+/// Reading one JSON configuration file (config or board) and validating it as
+/// a layer, with errors that name the file and line.
+public enum ConfigFile {
+    /// The default system config file, used when `--config` is not given.
+    public static let defaultPath = "/etc/shutter/shutter.json"
+
+    public static func read(path: String, what: String = "config file") throws(ConfigError) -> JSONParser.Document {
+        let data: Data
+        do {
+            data = try Data(contentsOf: URL(fileURLWithPath: path))
+        } catch {
+            var isDir: ObjCBool = false
+            if !FileManager.default.fileExists(atPath: path, isDirectory: &isDir) {
+                throw ConfigError(.fileMissing, source: "\(what) \(path)",
+                                  message: "the file does not exist; create it or give another with --config")
+            }
+            throw ConfigError(.fileUnreadable, source: "\(what) \(path)",
+                              message: isDir.boolValue ? "this is a directory, not a JSON file"
+                                : "the file cannot be read (check its permissions): \(error.localizedDescription)")
+        }
+        guard let text = String(data: data, encoding: .utf8) else {
+            throw ConfigError(.invalidJSON, source: "\(what) \(path)", message: "the file is not UTF-8 text")
+        }
+        do throws(JSONParser.SyntaxError) {
+            return try JSONParser.parse(text)
+        } catch {
+            throw ConfigError(.invalidJSON, source: "\(what) \(path) line \(error.line) column \(error.column)",
+                              message: "invalid JSON: \(error.reason)")
+        }
+    }
+
+    /// Validates a parsed file as a layer; errors name `source` and the key's line.
+    public static func validate(_ document: JSONParser.Document, source: String) throws(ConfigError) -> JSONValue {
+        do throws(ConfigSchema.Violation) {
+            return try ConfigSchema.validate(layer: document.value)
+        } catch {
+            let line = document.keyLines[error.keyPath].map { " line \($0)" } ?? ""
+            throw ConfigError(error.code, keyPath: error.keyPath, source: source + line, message: error.message)
+        }
+    }
+}

@@ -1,0 +1,273 @@
+/// The table of every configuration key: its type and what values are allowed.
+/// Validation, command-line parsing and "did you mean" all read this table;
+/// a test checks it matches `ShutterConfig` key for key.
+public enum ConfigSchema {
+    public enum Kind: Sendable {
+        case int(ClosedRange<Int>, evenOnly: Bool = false)
+        case intChoice([Int])
+        /// A number; `nullable` keys accept null (= unknown).
+        case double(ClosedRange<Double>, nullable: Bool = false)
+        case bool
+        case string(allowEmpty: Bool)
+        case choice([String])
+        /// A board name: used as a file name, so a safe one.
+        case identifier
+        /// A GPIO line: a name, or an offset written as a number or digits.
+        case gpioLine(allowEmpty: Bool)
+
+        /// What is allowed, in words, for error messages.
+        public var allowed: String {
+            switch self {
+            case .int(let r, let even): return "an integer in \(r.lowerBound)...\(r.upperBound)\(even ? ", even" : "")"
+            case .intChoice(let c): return "one of " + c.map(String.init).joined(separator: ", ")
+            case .double(let r, let nullable):
+                return "a number in \(Self.short(r.lowerBound))...\(Self.short(r.upperBound))\(nullable ? " or null" : "")"
+            case .bool: return "true or false"
+            case .string(let allowEmpty): return allowEmpty ? "a string" : "a non-empty string"
+            case .choice(let c): return "one of " + c.map { "\"\($0)\"" }.joined(separator: ", ")
+            case .identifier: return "a name of letters, digits, '-' and '_'"
+            case .gpioLine(let allowEmpty):
+                return "a line name (\"GPIO17\") or offset (17)\(allowEmpty ? ", or \"\" for none" : "")"
+            }
+        }
+
+        private static func short(_ d: Double) -> String {
+            d == d.rounded() && abs(d) < 1e15 ? String(Int(d)) : "\(d)"
+        }
+    }
+
+    public struct Key: Sendable {
+        public var path: String
+        public var kind: Kind
+    }
+
+    public static let keys: [Key] = [
+        Key(path: "button.stabilityMs", kind: .int(0...500)),
+        Key(path: "button.holdMs", kind: .int(100...10000)),
+        Key(path: "button.doubleTapMs", kind: .int(0...2000)),
+        Key(path: "button.activeLow", kind: .bool),
+        Key(path: "shutdown.taps", kind: .int(2...10)),
+        Key(path: "shutdown.gapMs", kind: .int(100...2000)),
+        Key(path: "shutdown.holdMs", kind: .int(200...10000)),
+        Key(path: "shutdown.countdownMs", kind: .int(0...30000)),
+        Key(path: "video.width", kind: .int(160...4096, evenOnly: true)),
+        Key(path: "video.height", kind: .int(120...4096, evenOnly: true)),
+        Key(path: "video.fps", kind: .int(1...120)),
+        Key(path: "video.bitrateKbps", kind: .int(100...100000)),
+        Key(path: "video.encoder", kind: .choice(ShutterConfig.Video.Encoder.allCases.map(\.rawValue))),
+        Key(path: "video.preset", kind: .choice(["ultrafast", "superfast", "veryfast", "faster", "fast",
+                                                 "medium", "slow", "slower", "veryslow"])),
+        Key(path: "video.keyframeIntervalMs", kind: .int(100...10000)),
+        Key(path: "video.maxSeconds", kind: .int(1...3600)),
+        Key(path: "video.segmentSeconds", kind: .int(0...3600)),
+        Key(path: "video.torch", kind: .bool),
+        Key(path: "still.width", kind: .int(64...16384)),
+        Key(path: "still.height", kind: .int(64...16384)),
+        Key(path: "still.quality", kind: .int(1...100)),
+        Key(path: "audio.enabled", kind: .bool),
+        Key(path: "audio.device", kind: .string(allowEmpty: false)),
+        Key(path: "audio.sampleRate", kind: .intChoice([8000, 16000, 22050, 32000, 44100, 48000])),
+        Key(path: "audio.channels", kind: .int(1...2)),
+        Key(path: "audio.bitrateKbps", kind: .int(16...512)),
+        Key(path: "flash.mode", kind: .choice(ShutterConfig.Flash.Mode.allCases.map(\.rawValue))),
+        Key(path: "flash.autoLux", kind: .double(0...100000)),
+        Key(path: "camera.index", kind: .int(0...15)),
+        Key(path: "camera.model", kind: .string(allowEmpty: true)),
+        Key(path: "camera.rotation", kind: .intChoice([0, 180])),
+        Key(path: "camera.hflip", kind: .bool),
+        Key(path: "camera.vflip", kind: .bool),
+        Key(path: "camera.afTimeoutMs", kind: .int(0...5000)),
+        Key(path: "exif.make", kind: .string(allowEmpty: true)),
+        Key(path: "exif.model", kind: .string(allowEmpty: true)),
+        Key(path: "exif.focalLengthMm", kind: .double(0.1...1000, nullable: true)),
+        Key(path: "exif.fNumber", kind: .double(0.5...64, nullable: true)),
+        Key(path: "storage.root", kind: .string(allowEmpty: false)),
+        Key(path: "storage.lowSpacePolicy",
+            kind: .choice(ShutterConfig.Storage.LowSpacePolicy.allCases.map(\.rawValue))),
+        Key(path: "storage.minFreeMB", kind: .int(0...1_000_000)),
+        Key(path: "storage.requireMountPoint", kind: .bool),
+        Key(path: "gpio.chipLabel", kind: .string(allowEmpty: true)),
+        Key(path: "gpio.button", kind: .gpioLine(allowEmpty: false)),
+        Key(path: "gpio.buttonBias", kind: .choice(ShutterConfig.GPIO.Bias.allCases.map(\.rawValue))),
+        Key(path: "gpio.statusLed", kind: .gpioLine(allowEmpty: true)),
+        Key(path: "gpio.flashLed", kind: .gpioLine(allowEmpty: true)),
+        Key(path: "watchdog.frameTimeoutMs", kind: .int(100...60000)),
+        Key(path: "watchdog.maxRestarts", kind: .int(0...100)),
+        Key(path: "watchdog.restartBackoffMs", kind: .int(0...600_000)),
+        Key(path: "control.socketPath", kind: .string(allowEmpty: false)),
+        Key(path: "board.name", kind: .identifier),
+        Key(path: "board.description", kind: .string(allowEmpty: true)),
+    ]
+
+    public static let byPath: [String: Key] = Dictionary(uniqueKeysWithValues: keys.map { ($0.path, $0) })
+
+    /// Section names ("button", "video", ...).
+    public static let sections: Set<String> = Set(keys.map { String($0.path.split(separator: ".")[0]) })
+
+    /// A value that failed validation; the loader adds where it came from.
+    public struct Violation: Error, Equatable, Sendable {
+        public var code: ConfigError.Code
+        public var keyPath: String
+        public var message: String
+    }
+
+    /// Checks one JSON layer (a board or config file, or overrides) and returns
+    /// it normalized (GPIO offsets as strings, integers as numbers where a
+    /// number belongs). Throws the first violation in key order.
+    public static func validate(layer: JSONValue) throws(Violation) -> JSONValue {
+        guard case .object(let top) = layer else {
+            throw Violation(code: .wrongType, keyPath: "(top level)",
+                            message: "the configuration must be a JSON object, not \(layer.typeName)")
+        }
+        var out = JSONValue.object([:])
+        for section in top.keys.sorted() {
+            guard sections.contains(section) else {
+                throw Violation(code: .unknownKey, keyPath: section,
+                                message: "unknown section \"\(section)\"" + suggestion(for: section, among: Array(sections)))
+            }
+            guard case .object(let entries) = top[section]! else {
+                throw Violation(code: .wrongType, keyPath: section,
+                                message: "\"\(section)\" must be an object of keys, not \(top[section]!.typeName)")
+            }
+            for name in entries.keys.sorted() {
+                let path = "\(section).\(name)"
+                guard let key = byPath[path] else {
+                    let here = keys.map(\.path).filter { $0.hasPrefix(section + ".") }
+                    throw Violation(code: .unknownKey, keyPath: path,
+                                    message: "unknown key \"\(path)\"" + suggestion(for: path, among: keys.map(\.path),
+                                                                                   fallback: here))
+                }
+                out.setValue(try check(entries[name]!, for: key), at: path)
+            }
+        }
+        return out
+    }
+
+    /// Validates one value for one key; returns it normalized.
+    public static func check(_ value: JSONValue, for key: Key) throws(Violation) -> JSONValue {
+        func wrongType() -> Violation {
+            Violation(code: .wrongType, keyPath: key.path,
+                      message: "\"\(key.path)\" must be \(key.kind.allowed), not \(value.typeName)")
+        }
+        func bad(_ code: ConfigError.Code, _ shown: String) -> Violation {
+            Violation(code: code, keyPath: key.path,
+                      message: "\"\(key.path)\" is \(shown); allowed: \(key.kind.allowed)")
+        }
+        switch (key.kind, value) {
+        case (.int(let range, let even), .int(let i)):
+            guard range.contains(i), !even || i % 2 == 0 else { throw bad(.outOfRange, String(i)) }
+            return value
+        case (.intChoice(let choices), .int(let i)):
+            guard choices.contains(i) else { throw bad(.notAllowed, String(i)) }
+            return value
+        case (.double(_, nullable: true), .null):
+            return value
+        case (.double(let range, _), .int(let i)):
+            guard range.contains(Double(i)) else { throw bad(.outOfRange, String(i)) }
+            return .double(Double(i))
+        case (.double(let range, _), .double(let d)):
+            guard range.contains(d) else { throw bad(.outOfRange, "\(d)") }
+            return value
+        case (.bool, .bool):
+            return value
+        case (.string(let allowEmpty), .string(let s)):
+            guard allowEmpty || !s.isEmpty else { throw bad(.outOfRange, "empty") }
+            return value
+        case (.choice(let choices), .string(let s)):
+            guard choices.contains(s) else {
+                throw Violation(code: .notAllowed, keyPath: key.path,
+                                message: "\"\(key.path)\" is \"\(s)\"; allowed: \(key.kind.allowed)"
+                                    + suggestion(for: s, among: choices))
+            }
+            return value
+        case (.identifier, .string(let s)):
+            let ok = !s.isEmpty && s.count <= 64 && s.unicodeScalars.allSatisfy {
+                ($0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0))) || $0 == "-" || $0 == "_"
+            }
+            guard ok else { throw bad(.notAllowed, "\"\(s)\"") }
+            return value
+        case (.gpioLine(let allowEmpty), .string(let s)):
+            guard allowEmpty || !s.isEmpty else { throw bad(.outOfRange, "empty") }
+            return value
+        case (.gpioLine, .int(let i)):
+            guard (0...1023).contains(i) else { throw bad(.outOfRange, String(i)) }
+            return .string(String(i))
+        default:
+            throw wrongType()
+        }
+    }
+
+    /// Parses a command-line value ("1500", "true", "libx264") for a key.
+    public static func parseOverride(_ text: String, for key: Key) throws(Violation) -> JSONValue {
+        let value: JSONValue
+        switch key.kind {
+        case .int, .intChoice:
+            guard let i = Int(text) else {
+                throw Violation(code: .wrongType, keyPath: key.path,
+                                message: "\"\(key.path)\" must be \(key.kind.allowed), not \"\(text)\"")
+            }
+            value = .int(i)
+        case .double(_, let nullable):
+            if nullable && (text == "null" || text.isEmpty) {
+                value = .null
+            } else if let d = Double(text), d.isFinite {
+                value = .double(d)
+            } else {
+                throw Violation(code: .wrongType, keyPath: key.path,
+                                message: "\"\(key.path)\" must be \(key.kind.allowed), not \"\(text)\"")
+            }
+        case .bool:
+            switch text.lowercased() {
+            case "true", "yes", "on", "1": value = .bool(true)
+            case "false", "no", "off", "0": value = .bool(false)
+            default:
+                throw Violation(code: .wrongType, keyPath: key.path,
+                                message: "\"\(key.path)\" must be true or false, not \"\(text)\"")
+            }
+        case .string, .choice, .identifier, .gpioLine:
+            value = .string(text)
+        }
+        return try check(value, for: key)
+    }
+
+    /// Rules between keys, checked on the merged configuration. Returns the
+    /// offending key path and message, if any.
+    public static func crossCheck(_ config: ShutterConfig) -> Violation? {
+        if config.video.segmentSeconds > config.video.maxSeconds {
+            return Violation(code: .outOfRange, keyPath: "video.segmentSeconds",
+                             message: "\"video.segmentSeconds\" is \(config.video.segmentSeconds); allowed: "
+                                + "0 (off) or at most video.maxSeconds (\(config.video.maxSeconds))")
+        }
+        return nil
+    }
+
+    /// " (did you mean "x"?)" for the closest candidate within a small edit
+    /// distance, else a list of `fallback` choices, else "".
+    public static func suggestion(for word: String, among candidates: [String], fallback: [String] = []) -> String {
+        let lower = word.lowercased()
+        let scored = candidates.map { ($0, editDistance(lower, $0.lowercased())) }
+        let limit = max(2, word.count / 3)
+        if let best = scored.filter({ $0.1 <= limit }).min(by: { $0.1 < $1.1 || ($0.1 == $1.1 && $0.0 < $1.0) }) {
+            return " (did you mean \"\(best.0)\"?)"
+        }
+        if !fallback.isEmpty { return "; known keys here: " + fallback.joined(separator: ", ") }
+        return ""
+    }
+
+    /// Levenshtein distance over Unicode scalars.
+    static func editDistance(_ a: String, _ b: String) -> Int {
+        let a = Array(a.unicodeScalars), b = Array(b.unicodeScalars)
+        if a.isEmpty { return b.count }
+        if b.isEmpty { return a.count }
+        var prev = Array(0...b.count)
+        var cur = [Int](repeating: 0, count: b.count + 1)
+        for i in 1...a.count {
+            cur[0] = i
+            for j in 1...b.count {
+                cur[j] = min(prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1))
+            }
+            swap(&prev, &cur)
+        }
+        return prev[b.count]
+    }
+}

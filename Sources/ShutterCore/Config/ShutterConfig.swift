@@ -1,0 +1,197 @@
+/// The whole configuration of the service, one value. Built by `ConfigLoader`
+/// from defaults ← board file ← config file ← command line, validated against
+/// `ConfigSchema` once. JSON keys are the property names (camelCase), grouped
+/// in sections: `{"button": {"holdMs": 1000}}` is the key path `button.holdMs`.
+/// Every key's default and allowed range are in its doc comment and in
+/// `ConfigSchema.keys` (which is what validation uses).
+public struct ShutterConfig: Codable, Equatable, Sendable {
+    public var button = Button()
+    public var shutdown = Shutdown()
+    public var video = Video()
+    public var still = Still()
+    public var audio = Audio()
+    public var flash = Flash()
+    public var camera = Camera()
+    public var exif = Exif()
+    public var storage = Storage()
+    public var gpio = GPIO()
+    public var watchdog = Watchdog()
+    public var control = Control()
+    public var board = Board()
+
+    public init() {}
+
+    /// The shutter button and its gesture timing.
+    public struct Button: Codable, Equatable, Sendable {
+        /// Stability filter: a level counts once steady this long. Default 20, 0...500 ms.
+        public var stabilityMs = 20
+        /// A press held this long is a hold (video), shorter is a tap (photo). Default 1000, 100...10000 ms.
+        public var holdMs = 1000
+        /// Double tap window; 0 = off so a tap never waits. Default 0, 0...2000 ms.
+        public var doubleTapMs = 0
+        /// The line reads 0 while pressed (button to ground, pull-up). Default true.
+        public var activeLow = true
+    }
+
+    /// The shutdown gesture: `taps` quick taps, then a press held for `holdMs`;
+    /// the LED counts down `countdownMs`, a release cancels.
+    public struct Shutdown: Codable, Equatable, Sendable {
+        /// Quick taps before the final held press. Default 3, 2...10.
+        public var taps = 3
+        /// Longest gap between a release and the next press in the sequence. Default 400, 100...2000 ms.
+        public var gapMs = 400
+        /// How long the final press is held before the countdown starts. Default 1000, 200...10000 ms.
+        public var holdMs = 1000
+        /// LED countdown before shutting down; a release cancels. Default 3000, 0...30000 ms.
+        public var countdownMs = 3000
+    }
+
+    public struct Video: Codable, Equatable, Sendable {
+        /// H.264 encoders: FFmpeg codec names.
+        public enum Encoder: String, Codable, Sendable, CaseIterable {
+            /// Software x264 (Pi 5, x86: no hardware encoder there).
+            case libx264
+            /// The V4L2 memory-to-memory hardware encoder (Pi 4, 3, Zero 2 W).
+            case h264V4L2M2M = "h264_v4l2m2m"
+        }
+        /// Frame width. Default 1920, 160...4096, even.
+        public var width = 1920
+        /// Frame height. Default 1080, 120...4096, even.
+        public var height = 1080
+        /// Frames per second. Default 30, 1...120.
+        public var fps = 30
+        /// Video bitrate. Default 10000, 100...100000 kbit/s.
+        public var bitrateKbps = 10000
+        /// "libx264" or "h264_v4l2m2m". Default "libx264".
+        public var encoder = Encoder.libx264
+        /// x264 speed preset (ignored by h264_v4l2m2m): ultrafast...veryslow. Default "veryfast".
+        public var preset = "veryfast"
+        /// Keyframe (and MP4 fragment) interval. Default 1000, 100...10000 ms.
+        public var keyframeIntervalMs = 1000
+        /// Longest clip; a hold ends here. Default 60, 1...3600 s.
+        public var maxSeconds = 60
+        /// Split a clip into files this long; 0 = one file per clip. Default 0, 0...3600 s, ≤ maxSeconds.
+        public var segmentSeconds = 0
+        /// Flash LED on as a torch while recording. Default false.
+        public var torch = false
+    }
+
+    public struct Still: Codable, Equatable, Sendable {
+        /// Photo width. Default 4608 (Camera Module 3), 64...16384.
+        public var width = 4608
+        /// Photo height. Default 2592, 64...16384.
+        public var height = 2592
+        /// JPEG quality. Default 93, 1...100.
+        public var quality = 93
+    }
+
+    public struct Audio: Codable, Equatable, Sendable {
+        /// Record sound with videos. Default true.
+        public var enabled = true
+        /// ALSA PCM device name. Default "default", not empty.
+        public var device = "default"
+        /// Sample rate: 8000, 16000, 22050, 32000, 44100 or 48000. Default 48000 Hz.
+        public var sampleRate = 48000
+        /// Channels. Default 1, 1...2.
+        public var channels = 1
+        /// AAC bitrate. Default 128, 16...512 kbit/s.
+        public var bitrateKbps = 128
+    }
+
+    public struct Flash: Codable, Equatable, Sendable {
+        /// The seeds' AVCaptureFlashMode.
+        public enum Mode: String, Codable, Sendable, CaseIterable {
+            case off, on, auto
+        }
+        /// "off", "on" or "auto" (fire when the scene is darker than `autoLux`). Default "auto".
+        public var mode = Mode.auto
+        /// Scene brightness below which auto flash fires. Default 50, 0...100000 lux.
+        public var autoLux = 50.0
+    }
+
+    public struct Camera: Codable, Equatable, Sendable {
+        /// Which camera when several are found (libcamera order), if `model` is empty. Default 0, 0...15.
+        public var index = 0
+        /// Pick the camera whose libcamera Model property is this ("imx708"); "" = use `index`. Default "".
+        public var model = ""
+        /// Mounting rotation: 0 or 180 degrees. Default 0.
+        public var rotation = 0
+        /// Mirror horizontally. Default false.
+        public var hflip = false
+        /// Mirror vertically. Default false.
+        public var vflip = false
+        /// Longest wait for autofocus before a still is taken anyway. Default 300, 0...5000 ms.
+        public var afTimeoutMs = 300
+    }
+
+    /// What the photos say about the camera that took them.
+    public struct Exif: Codable, Equatable, Sendable {
+        /// EXIF Make. Default "" (not written).
+        public var make = ""
+        /// EXIF Model. Default "" (not written).
+        public var model = ""
+        /// Lens focal length; null = unknown, not written. Default null, 0.1...1000 mm.
+        public var focalLengthMm: Double?
+        /// Lens f-number; null = unknown, not written. Default null, 0.5...64.
+        public var fNumber: Double?
+    }
+
+    public struct Storage: Codable, Equatable, Sendable {
+        /// What to do when a capture would not fit.
+        public enum LowSpacePolicy: String, Codable, Sendable, CaseIterable {
+            /// Refuse the capture: never delete a person's files.
+            case refuse
+            /// Delete the oldest videos (never a photo) until the capture fits.
+            case deleteOldestVideos = "delete-oldest-videos"
+        }
+        /// Where DCIM/ goes (the card's mount point). Default "/var/lib/shutter", not empty.
+        public var root = "/var/lib/shutter"
+        /// "refuse" or "delete-oldest-videos". Default "refuse".
+        public var lowSpacePolicy = LowSpacePolicy.refuse
+        /// Space always left free besides a capture's own need. Default 64, 0...1000000 MB.
+        public var minFreeMB = 64
+        /// Refuse to write unless `root` is a mount point (a card that is not mounted
+        /// must not fill the system disk). Default false.
+        public var requireMountPoint = false
+    }
+
+    /// GPIO lines are names ("GPIO17") or offsets on the chip (17 or "17").
+    public struct GPIO: Codable, Equatable, Sendable {
+        /// Line bias for the button input.
+        public enum Bias: String, Codable, Sendable, CaseIterable {
+            case pullUp = "pull-up", pullDown = "pull-down", disabled, asIs = "as-is"
+        }
+        /// The GPIO chip's label ("pinctrl-rp1"); "" = no GPIO (simulated board). Default "".
+        public var chipLabel = ""
+        /// Button input line. Default "GPIO17", not empty.
+        public var button = "GPIO17"
+        /// Button bias: "pull-up", "pull-down", "disabled", "as-is". Default "pull-up".
+        public var buttonBias = Bias.pullUp
+        /// Status LED output line; "" = none. Default "GPIO27".
+        public var statusLed = "GPIO27"
+        /// Flash LED output line; "" = none. Default "GPIO22".
+        public var flashLed = "GPIO22"
+    }
+
+    public struct Watchdog: Codable, Equatable, Sendable {
+        /// No frame for this long means the camera is stalled. Default 2000, 100...60000 ms.
+        public var frameTimeoutMs = 2000
+        /// Camera restarts before giving up to systemd. Default 5, 0...100.
+        public var maxRestarts = 5
+        /// Wait before the first restart (doubling after). Default 1000, 0...600000 ms.
+        public var restartBackoffMs = 1000
+    }
+
+    public struct Control: Codable, Equatable, Sendable {
+        /// Unix socket for shutterctl. Default "/run/shutter/control.sock", not empty.
+        public var socketPath = "/run/shutter/control.sock"
+    }
+
+    public struct Board: Codable, Equatable, Sendable {
+        /// Board profile (boards/NAME.json) layered under the config file. Default "sim",
+        /// letters, digits, '-' and '_'.
+        public var name = "sim"
+        /// Human name of the board, for logs and STATUS=. Default "".
+        public var description = ""
+    }
+}

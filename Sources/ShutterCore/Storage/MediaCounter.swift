@@ -1,0 +1,79 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import Foundation
+
+/// The persistent file-number counter, `<root>/.shutter-counter`: one line
+/// `next 100SHUTR/SHTR0042` (or `next none` when every number is used).
+/// Written through AtomicFile (temp, fsync, rename, directory fsync) *before*
+/// a number is handed out, so a crash can lose a number but never reuse one.
+/// Numbers never come from the wall clock, which may jump (no RTC).
+enum MediaCounter {
+    static let fileName = ".shutter-counter"
+
+    static func path(root: String) -> String { (root as NSString).appendingPathComponent(fileName) }
+
+    /// The next ordinal stored, or nil when the file is absent or unreadable
+    /// as a counter (the scan of existing files then decides alone).
+    static func read(root: String) throws(SystemError) -> Int? {
+        let p = path(root: root)
+        let fd = open(p, O_RDONLY | O_CLOEXEC)
+        if fd < 0 {
+            let e = errno
+            if e == ENOENT { return nil }
+            throw SystemError(errno: e, call: "open", path: p)
+        }
+        defer { close(fd) }
+        var buf = [UInt8](repeating: 0, count: 128)
+        let n = try typedEINTR("read", path: p) { buf.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, 128) } }
+        let text = String(decoding: buf[0..<n], as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+        guard text.hasPrefix("next ") else { return nil }
+        let value = String(text.dropFirst(5))
+        if value == "none" { return DCFNumber.count }
+        return DCFNumber(text: value)?.ordinal
+    }
+
+    /// Durably stores the next ordinal (`DCFNumber.count` = none left).
+    static func write(next ordinal: Int, root: String) throws(SystemError) {
+        let line = "next " + (DCFNumber(ordinal: ordinal).map(\.description) ?? "none") + "\n"
+        do {
+            try Array(line.utf8).withUnsafeBytes { bytes in
+                try AtomicFile.write(to: path(root: root), bytes: bytes)
+            }
+        } catch let e as SystemError {
+            throw e
+        } catch {
+            throw SystemError(errno: EIO, call: "write", path: path(root: root))
+        }
+    }
+
+    /// The highest number among existing `NNNSHUTR/SHTRnnnn.*` files, any
+    /// extension. With `cleanUp`, also removes the temp files of photos whose
+    /// writer died (a crash before the rename); a live writer's are left alone.
+    /// Empty video placeholders are kept: another live writer may own one.
+    static func highestExisting(dcim: String, cleanUp: Bool) -> DCFNumber? {
+        let fm = FileManager.default
+        var best: DCFNumber?
+        for dirName in (try? fm.contentsOfDirectory(atPath: dcim)) ?? [] {
+            guard let d = DCFNumber.directoryNumber(dirName) else { continue }
+            let dir = (dcim as NSString).appendingPathComponent(dirName)
+            for name in (try? fm.contentsOfDirectory(atPath: dir)) ?? [] {
+                if cleanUp, let pid = tempFileOwner(name), pid != getpid(), kill(pid, 0) != 0, errno == ESRCH {
+                    unlink((dir as NSString).appendingPathComponent(name))
+                    continue
+                }
+                guard let (f, _) = DCFNumber.fileNumber(name), let n = DCFNumber(directory: d, file: f) else { continue }
+                if best.map({ n > $0 }) ?? true { best = n }
+            }
+        }
+        return best
+    }
+
+    /// The pid in an `AtomicFile` temp name `.SHTR0001.JPG.tmp-1234`.
+    static func tempFileOwner(_ name: String) -> pid_t? {
+        guard name.hasPrefix(".\(DCFNumber.filePrefix)"), let r = name.range(of: ".tmp-", options: .backwards) else {
+            return nil
+        }
+        return pid_t(name[r.upperBound...])
+    }
+}

@@ -1,0 +1,296 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import Foundation
+import Synchronization
+
+/// A file name handed out by `Storage.reserve`; its number is never handed
+/// out again, whether or not the capture is finished.
+public struct ReservedName: Equatable, Sendable {
+    public var kind: Storage.MediaKind
+    public var number: DCFNumber
+    /// Absolute or root-relative path of the final file ("…/DCIM/100SHUTR/SHTR0001.JPG").
+    public var path: String
+    /// The directory holding it ("…/DCIM/100SHUTR").
+    public var directory: String
+}
+
+/// Where photos and videos go: the DCF layout under `root`
+/// (`DCIM/100SHUTR/SHTR0001.JPG`, `SHTR0002.MP4`), one number sequence that
+/// never repeats (see `MediaCounter`), placement that never overwrites, and
+/// the free-space policy checked before each capture.
+///
+/// Every method blocks on the file system (fsync): call them from a storage
+/// queue or thread, not from the Swift task pool.
+public final class Storage: Sendable {
+    public enum MediaKind: String, Sendable {
+        case photo, video
+        public var fileExtension: String { self == .photo ? "JPG" : "MP4" }
+    }
+
+    public typealias LowSpacePolicy = ShutterConfig.Storage.LowSpacePolicy
+
+    public let root: String
+    public let dcim: String
+    public let lowSpacePolicy: LowSpacePolicy
+    /// Kept free besides a capture's own budget.
+    public let minFreeBytes: UInt64
+    public let budget: CaptureBudget
+    public let requireMountPoint: Bool
+
+    private struct State {
+        /// The next ordinal to try; nil until the first reservation scans the card.
+        var next: Int?
+        /// Videos being recorded (ordinals): never deleted to make room.
+        var active: Set<Int> = []
+    }
+
+    /// Serializes reservations within this process (a `flock` on DCIM/ does it
+    /// between processes) and guards the active-video set.
+    private let state = Mutex(State())
+
+    public init(root: String, lowSpacePolicy: LowSpacePolicy = .refuse, minFreeBytes: UInt64 = 0,
+                budget: CaptureBudget, requireMountPoint: Bool = false) {
+        self.root = root
+        self.dcim = (root as NSString).appendingPathComponent("DCIM")
+        self.lowSpacePolicy = lowSpacePolicy
+        self.minFreeBytes = minFreeBytes
+        self.budget = budget
+        self.requireMountPoint = requireMountPoint
+    }
+
+    public convenience init(config: ShutterConfig) {
+        self.init(root: config.storage.root, lowSpacePolicy: config.storage.lowSpacePolicy,
+                  minFreeBytes: UInt64(config.storage.minFreeMB) * 1_048_576,
+                  budget: CaptureBudget(config: config), requireMountPoint: config.storage.requireMountPoint)
+    }
+
+    // MARK: Health and space
+
+    /// Checks that the root is there (and mounted, if required) and writable;
+    /// returns its free space. For READY=1, the watchdog and before captures.
+    @discardableResult
+    public func checkHealth() throws(StorageError) -> FileSystemSpace {
+        var st = stat()
+        if stat(root, &st) != 0 {
+            let e = SystemError(errno: errno, call: "stat", path: root)
+            if e.errno == ENOENT || e.errno == ENOTDIR {
+                throw StorageError(.missing, "the storage root \(root) does not exist: insert and mount the card, "
+                                    + "or set storage.root", underlying: e)
+            }
+            throw StorageError(e)
+        }
+        guard (st.st_mode & S_IFMT) == S_IFDIR else {
+            throw StorageError(.missing, "the storage root \(root) is not a directory; set storage.root")
+        }
+        if requireMountPoint, !(try sys { () throws(SystemError) in try FileSystemSpace.isMountPoint(root) }) {
+            throw StorageError(.missing, "nothing is mounted on \(root) (storage.requireMountPoint is set): "
+                                + "insert and mount the card")
+        }
+        let space = try sys { () throws(SystemError) in try FileSystemSpace.of(root) }
+        if space.readOnly {
+            throw StorageError(.readOnly, "\(root) is mounted read-only: check the card's lock switch and remount "
+                                + "it read-write", underlying: SystemError(errno: EROFS, call: "statvfs", path: root))
+        }
+        for path in [root, dcim] where access(path, F_OK) == 0 && access(path, W_OK) != 0 {
+            throw StorageError(SystemError(errno: errno, call: "access", path: path))
+        }
+        return space
+    }
+
+    /// Makes sure a capture of `kind` fits: its budget plus `minFreeBytes`.
+    /// With `.deleteOldestVideos`, deletes the lowest-numbered videos (never a
+    /// photo, never one being recorded) until it fits; returns their paths.
+    /// Throws `.full` when it cannot fit (message: needed and free space).
+    @discardableResult
+    public func ensureSpace(for kind: MediaKind) throws(StorageError) -> [String] {
+        var space = try checkHealth()
+        let need = budget.bytes(for: kind) + minFreeBytes
+        if space.availableBytes >= need { return [] }
+        let what = "a \(kind.rawValue) needs \(StorageError.megabytes(budget.bytes(for: kind)))"
+            + (minFreeBytes > 0 ? " plus \(StorageError.megabytes(minFreeBytes)) kept free (storage.minFreeMB)" : "")
+        guard lowSpacePolicy == .deleteOldestVideos else {
+            throw StorageError(.full, "\(what) but only \(StorageError.megabytes(space.availableBytes)) is free on "
+                                + "\(root): copy files off the card, or set storage.lowSpacePolicy to "
+                                + "\"delete-oldest-videos\"")
+        }
+        var deleted: [String] = []
+        for video in finishedVideosOldestFirst() {
+            guard unlink(video.path) == 0 || errno == ENOENT else {
+                throw StorageError(SystemError(errno: errno, call: "unlink", path: video.path))
+            }
+            try sys { () throws(SystemError) in try fsyncDirectory((video.path as NSString).deletingLastPathComponent) }
+            deleted.append(video.path)
+            space = try sys { () throws(SystemError) in try FileSystemSpace.of(root) }
+            if space.availableBytes >= need { return deleted }
+        }
+        throw StorageError(.full, "\(what) but only \(StorageError.megabytes(space.availableBytes)) is free on \(root) "
+                            + "after deleting \(deleted.count) old video(s); photos are never deleted: copy them off the card")
+    }
+
+    /// Finished videos (not being recorded), lowest number first. The number,
+    /// not the file time, says which is oldest: the wall clock may have jumped.
+    func finishedVideosOldestFirst() -> [(number: DCFNumber, path: String)] {
+        let active = state.withLock { $0.active }
+        let fm = FileManager.default
+        var out: [(number: DCFNumber, path: String)] = []
+        for dirName in (try? fm.contentsOfDirectory(atPath: dcim)) ?? [] {
+            guard let d = DCFNumber.directoryNumber(dirName) else { continue }
+            let dir = (dcim as NSString).appendingPathComponent(dirName)
+            for name in (try? fm.contentsOfDirectory(atPath: dir)) ?? [] {
+                guard let (f, ext) = DCFNumber.fileNumber(name), ext == "MP4",
+                      let n = DCFNumber(directory: d, file: f), !active.contains(n.ordinal) else { continue }
+                out.append((n, (dir as NSString).appendingPathComponent(name)))
+            }
+        }
+        return out.sorted { $0.number < $1.number }
+    }
+
+    // MARK: Names
+
+    /// Hands out the next file name. The counter is durably advanced first. A
+    /// `.video` name is created at once, empty, with O_EXCL (the recorder then
+    /// opens and writes it; call `finishVideo` or `abandonVideo`). A `.photo`
+    /// name is only reserved: write it with `savePhoto`, which places it exclusively.
+    public func reserve(_ kind: MediaKind) throws(StorageError) -> ReservedName {
+        try checkHealth()
+        return try state.withLock { (s) throws(StorageError) -> ReservedName in
+            try reserveLocked(kind, &s)
+        }
+    }
+
+    private func reserveLocked(_ kind: MediaKind, _ s: inout State) throws(StorageError) -> ReservedName {
+        try sys { () throws(SystemError) in try makeDirectory(dcim, parent: root) }
+        // Between processes (a second daemon, a tool): an advisory lock on DCIM/.
+        let lockFD = try sys { () throws(SystemError) in
+            try typedEINTR("open", path: dcim) { open(dcim, O_RDONLY | O_DIRECTORY | O_CLOEXEC) }
+        }
+        defer { close(lockFD) }
+        try sys { () throws(SystemError) in try typedEINTR("flock", path: dcim) { flock(lockFD, LOCK_EX) } }
+
+        if s.next == nil { s.next = highestExistingOrdinal(cleanUp: true) + 1 }
+        for _ in 0..<4 {
+            let stored = try sys { () throws(SystemError) in try MediaCounter.read(root: root) } ?? 0
+            let ordinal = max(s.next ?? 0, stored)
+            guard let number = DCFNumber(ordinal: ordinal) else {
+                throw StorageError(.full, "every file number up to 999SHUTR/SHTR9999 has been used on \(root): "
+                                    + "copy the files off, then delete DCIM/ and \(MediaCounter.fileName)")
+            }
+            // Write-ahead: the next number is durable before this one is used.
+            try sys { () throws(SystemError) in try MediaCounter.write(next: ordinal + 1, root: root) }
+            s.next = ordinal + 1
+            let dir = (dcim as NSString).appendingPathComponent(number.directoryName)
+            try sys { () throws(SystemError) in try makeDirectory(dir, parent: dcim) }
+            let path = (dir as NSString).appendingPathComponent(number.fileName(extension: kind.fileExtension))
+            if numberTaken(number, in: dir) {
+                // The counter was behind the card (restored backup, another tool): skip past what is there.
+                s.next = max(s.next ?? 0, highestExistingOrdinal(cleanUp: false) + 1)
+                continue
+            }
+            if kind == .video {
+                let fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
+                if fd < 0 {
+                    let e = SystemError(errno: errno, call: "open", path: path)
+                    if e.errno == EEXIST { continue }
+                    throw StorageError(e)
+                }
+                close(fd)
+                s.active.insert(ordinal)
+            }
+            return ReservedName(kind: kind, number: number, path: path, directory: dir)
+        }
+        throw StorageError(.ioError, "no free file name found in \(dcim) after 4 tries: another program is "
+                            + "writing there; stop it")
+    }
+
+    /// Writes a photo (`write` gets the fd of a temp file) and places it under
+    /// the next free name: temp, fsync, exclusive rename, directory fsync. The
+    /// photo is whole or absent and never replaces a file; if its name was
+    /// taken meanwhile, it takes the next number (`write` is called again).
+    /// Errors of the file system come as `StorageError`, others from `write` as they are.
+    public func savePhoto(_ write: (Int32) throws -> Void) throws -> ReservedName {
+        for _ in 0..<4 {
+            let name = try reserve(.photo)
+            do {
+                try AtomicFile.writeExclusive(to: name.path, write)
+                return name
+            } catch let e as SystemError where e.errno == EEXIST {
+                continue
+            } catch let e as SystemError {
+                throw StorageError(e)
+            }
+        }
+        throw StorageError(.ioError, "every photo name tried in \(dcim) was taken while writing: another program "
+                            + "is writing there; stop it")
+    }
+
+    /// `savePhoto` for bytes already in memory (an encoded JPEG).
+    public func savePhoto(bytes: [UInt8]) throws(StorageError) -> ReservedName {
+        do {
+            return try savePhoto { fd in
+                try bytes.withUnsafeBytes { try AtomicFile.writeAll(fd: fd, bytes: $0) }
+            }
+        } catch let e as StorageError {
+            throw e
+        } catch let e as SystemError {
+            throw StorageError(e)
+        } catch {
+            throw StorageError(.ioError, "\(error)")
+        }
+    }
+
+    /// The recorder is done with a video: makes it durable (fsync file and
+    /// directory) and lets the low-space policy consider it.
+    public func finishVideo(_ name: ReservedName) throws(StorageError) {
+        defer { _ = state.withLock { $0.active.remove(name.number.ordinal) } }
+        try sys { () throws(SystemError) in
+            let fd = try typedEINTR("open", path: name.path) { open(name.path, O_RDONLY | O_CLOEXEC) }
+            defer { close(fd) }
+            try typedEINTR("fsync", path: name.path) { fsync(fd) }
+            try fsyncDirectory(name.directory)
+        }
+    }
+
+    /// The recording never started: removes the empty placeholder. The number
+    /// stays used.
+    public func abandonVideo(_ name: ReservedName) {
+        var st = stat()
+        if lstat(name.path, &st) == 0, st.st_size == 0 { unlink(name.path) }
+        _ = state.withLock { $0.active.remove(name.number.ordinal) }
+    }
+
+    // MARK: Helpers
+
+    private func highestExistingOrdinal(cleanUp: Bool) -> Int {
+        MediaCounter.highestExisting(dcim: dcim, cleanUp: cleanUp)?.ordinal ?? -1
+    }
+
+    /// A number is taken when a photo or a video of that number exists.
+    private func numberTaken(_ number: DCFNumber, in dir: String) -> Bool {
+        var st = stat()
+        return ["JPG", "MP4"].contains { lstat((dir as NSString).appendingPathComponent(number.fileName(extension: $0)), &st) == 0 }
+    }
+
+    private func makeDirectory(_ path: String, parent: String) throws(SystemError) {
+        if mkdir(path, 0o755) == 0 {
+            try fsyncDirectory(parent)
+        } else if errno != EEXIST {
+            throw SystemError(errno: errno, call: "mkdir", path: path)
+        }
+    }
+
+    private func fsyncDirectory(_ dir: String) throws(SystemError) {
+        let fd = try typedEINTR("open", path: dir) { open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC) }
+        defer { close(fd) }
+        try typedEINTR("fsync", path: dir) { fsync(fd) }
+    }
+
+    @discardableResult
+    private func sys<T>(_ body: () throws(SystemError) -> T) throws(StorageError) -> T {
+        do {
+            return try body()
+        } catch {
+            throw StorageError(error)
+        }
+    }
+}

@@ -1,0 +1,55 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Why a capture cannot be stored. The service shows `code` as an LED error
+/// pattern, logs `message` (which says what to do) and stays up.
+public struct StorageError: Error, Equatable, Sendable, CustomStringConvertible {
+    public enum Code: String, Sendable {
+        /// Not enough free space for the capture (or the card's numbers are used up).
+        case full
+        /// The storage root is absent or not mounted.
+        case missing
+        /// The file system is read-only or not writable by the service.
+        case readOnly
+        /// Any other failure of the card or file system (EIO...).
+        case ioError
+    }
+
+    public var code: Code
+    public var message: String
+    /// The failed system call, when there was one.
+    public var underlying: SystemError?
+
+    public init(_ code: Code, _ message: String, underlying: SystemError? = nil) {
+        self.code = code
+        self.message = message
+        self.underlying = underlying
+    }
+
+    public var description: String { "storage \(code.rawValue): \(message)" }
+
+    /// Classifies a failed system call by errno.
+    public init(_ error: SystemError) {
+        switch error.errno {
+        case ENOSPC, EDQUOT:
+            self.init(.full, "the storage is full (\(error)); free some space", underlying: error)
+        case EROFS, EACCES, EPERM:
+            self.init(.readOnly, "the storage is not writable (\(error)); check the card's lock switch, "
+                        + "the mount options and the directory's owner", underlying: error)
+        case ENOENT, ENODEV, ENXIO, ENOTDIR, ESTALE:
+            self.init(.missing, "the storage went away (\(error)); insert or mount the card", underlying: error)
+        default:
+            self.init(.ioError, "storage I/O error (\(error)); the card may be failing: copy the files off "
+                        + "and check it", underlying: error)
+        }
+    }
+}
+
+extension StorageError {
+    /// A size in MB with one decimal, for messages.
+    static func megabytes(_ bytes: UInt64) -> String {
+        let tenths = (bytes * 10 + 524_288) / 1_048_576
+        return "\(tenths / 10).\(tenths % 10) MB"
+    }
+}
