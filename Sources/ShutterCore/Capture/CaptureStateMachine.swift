@@ -16,8 +16,9 @@
 ///   code until `storageRestored` / `cameraRestored`; a refused press asks for a
 ///   storage re-check. Camera and encoder errors of one capture are shown and
 ///   the next press tries again. A recording is stopped (and kept) on any fault.
-/// - Every busy state has a deadline (`nextDeadline`); a `tick` past it fails
-///   the capture, so a role that never answers cannot wedge the machine.
+/// - Every non-idle state has a deadline (`nextDeadline`); a `tick` past it
+///   fails the capture (or drops an undecided press), so a role or recognizer
+///   that never answers cannot wedge the machine.
 /// - Double tap cycles the flash mode off → auto → on.
 /// - Shutdown gesture: the countdown drops the press being held (it captures
 ///   nothing; earlier taps of the sequence are kept and still run); `shutdown`
@@ -30,16 +31,21 @@ public struct CaptureStateMachine: Sendable {
         public var photoTimeout: Duration
         /// A clip not finalised within this fails (encoder error) and the machine moves on.
         public var finaliseTimeout: Duration
+        /// A press that became neither tap nor hold this long after it began is
+        /// dropped (the recognizer always decides within holdMs + doubleTapMs;
+        /// this only guards against a recognizer that stopped talking).
+        public var pressTimeout: Duration
         public var flash: FlashPolicy
         /// How often a one-off error code is blinked.
         public var transientErrorRepeats: Int
 
         public init(maxRecording: Duration = .seconds(60), photoTimeout: Duration = .seconds(20),
-                    finaliseTimeout: Duration = .seconds(20), flash: FlashPolicy = FlashPolicy(),
-                    transientErrorRepeats: Int = 2) {
+                    finaliseTimeout: Duration = .seconds(20), pressTimeout: Duration = .seconds(10),
+                    flash: FlashPolicy = FlashPolicy(), transientErrorRepeats: Int = 2) {
             self.maxRecording = maxRecording
             self.photoTimeout = photoTimeout
             self.finaliseTimeout = finaliseTimeout
+            self.pressTimeout = pressTimeout
             self.flash = flash
             self.transientErrorRepeats = transientErrorRepeats
         }
@@ -119,6 +125,7 @@ public struct CaptureStateMachine: Sendable {
     /// When to send the next `tick`; nil when no deadline is pending.
     public var nextDeadline: MonotonicTime? {
         switch phase {
+        case .pressed(let at): return at + configuration.pressTimeout
         case .photo(_, _, let since): return since + configuration.photoTimeout
         case .recording(_, let from): return from + configuration.maxRecording
         case .finalising(_, let since): return since + configuration.finaliseTimeout
@@ -492,6 +499,10 @@ public struct CaptureStateMachine: Sendable {
 
     private mutating func tick(_ now: MonotonicTime) {
         switch phase {
+        case .pressed(let p) where now >= p + configuration.pressTimeout:
+            phase = .idle
+            finish(p)
+            releaseFrames()
         case .photo(_, _, let since) where now >= since + configuration.photoTimeout:
             phase = .idle
             let error = CaptureError(.camera, "the still was not saved within \(configuration.photoTimeout); "
