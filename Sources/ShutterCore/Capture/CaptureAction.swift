@@ -2,8 +2,8 @@
 public enum CaptureAction: Equatable, Sendable {
     /// Half-press: start an AF cycle now (the still waits for it, bounded).
     case startAutofocus
-    /// Keep video frames from this time on: the press may become a clip that
-    /// starts at the press.
+    /// Keep video frames from this time on (replacing any earlier keep): the
+    /// press may become a clip that starts at the press.
     case keepFrames(from: MonotonicTime)
     /// The press will not become a clip: release the kept frames.
     case discardKeptFrames
