@@ -1,0 +1,19 @@
+/// The capture state machine's state as the service (STATUS=, control socket)
+/// and the tests see it.
+public enum CaptureState: Equatable, Sendable {
+    case booting
+    case idle
+    /// Half-pressed: AF running, frames kept; a tap makes a photo, a hold a clip.
+    case pressed(at: MonotonicTime)
+    /// A still is being taken and saved.
+    case takingPhoto(pressedAt: MonotonicTime)
+    case recording(from: MonotonicTime)
+    /// A clip is being finalised.
+    case finalising
+    case cameraUnavailable
+    case storageUnavailable(LEDErrorCode)
+    case shutdownCountdown(deadline: MonotonicTime)
+    /// Shutdown requested: finishing the captures in flight, then power off.
+    case shuttingDown
+    case poweredOff
+}

@@ -1,0 +1,585 @@
+/// The capture state machine: a value-type reducer from inputs (gestures, role
+/// outcomes, faults, commands, time) to actions. It owns no thread and no
+/// clock: every input carries its time, so it is tested step by step.
+///
+/// Decisions (README "Capture"):
+/// - A press triggers autofocus at once and keeps frames from the press; a tap
+///   takes a still dated at the press, a hold records a clip that starts at the press.
+/// - Busy (a still saving, a clip finalising): one press is queued and runs when
+///   the machine is idle again, as whatever gesture it became meanwhile (tap →
+///   still, hold → clip from its press, using the kept frames); any further
+///   press is refused with the busy LED signal. No press is lost silently.
+/// - A photo asked for during a recording (a control-socket `photo`, or a tap
+///   while a command-started recording runs) is a still taken from the video
+///   stream: the clip is never cut for it.
+/// - Storage faults and a lost camera latch: presses are refused with the error
+///   code until `storageRestored` / `cameraRestored`; a refused press asks for a
+///   storage re-check. Camera and encoder errors of one capture are shown and
+///   the next press tries again. A recording is stopped (and kept) on any fault.
+/// - Every non-idle state has a deadline (`nextDeadline`); a `tick` past it
+///   fails the capture (or drops an undecided press), so a role or recognizer
+///   that never answers cannot wedge the machine.
+/// - Double tap cycles the flash mode off → auto → on.
+/// - Shutdown gesture: the countdown drops the press being held (it captures
+///   nothing; earlier taps of the sequence are kept and still run); `shutdown`
+///   stops a recording, lets every capture in flight finish, then `powerOff`.
+public struct CaptureStateMachine: Sendable {
+    public struct Configuration: Equatable, Sendable {
+        /// `video.maxSeconds`: a recording is cut at its press + this.
+        public var maxRecording: Duration
+        /// A still not saved within this fails (camera error) and the machine moves on.
+        public var photoTimeout: Duration
+        /// A clip not finalised within this fails (encoder error) and the machine moves on.
+        public var finaliseTimeout: Duration
+        /// A press that became neither tap nor hold this long after it began is
+        /// dropped (the recognizer always decides within holdMs + doubleTapMs;
+        /// this only guards against a recognizer that stopped talking).
+        public var pressTimeout: Duration
+        public var flash: FlashPolicy
+        /// How often a one-off error code is blinked.
+        public var transientErrorRepeats: Int
+
+        public init(maxRecording: Duration = .seconds(60), photoTimeout: Duration = .seconds(20),
+                    finaliseTimeout: Duration = .seconds(20), pressTimeout: Duration = .seconds(10),
+                    flash: FlashPolicy = FlashPolicy(), transientErrorRepeats: Int = 2) {
+            self.maxRecording = maxRecording
+            self.photoTimeout = photoTimeout
+            self.finaliseTimeout = finaliseTimeout
+            self.pressTimeout = pressTimeout
+            self.flash = flash
+            self.transientErrorRepeats = transientErrorRepeats
+        }
+    }
+
+    private enum Phase: Equatable {
+        case booting
+        case idle
+        case pressed(at: MonotonicTime)
+        case photo(id: CaptureID, pressedAt: MonotonicTime, since: MonotonicTime)
+        case recording(id: CaptureID, from: MonotonicTime)
+        case finalising(id: CaptureID, since: MonotonicTime)
+        case poweredOff
+    }
+
+    /// What the queued press turned into while the machine was busy.
+    private enum QueuedGesture: Equatable {
+        case pending, tap, holding
+        case held(end: MonotonicTime)
+    }
+
+    private struct QueuedPress: Equatable {
+        var at: MonotonicTime
+        var gesture: QueuedGesture
+    }
+
+    private struct Countdown: Equatable {
+        var start: MonotonicTime
+        var deadline: MonotonicTime
+    }
+
+    public let configuration: Configuration
+    public private(set) var flashMode: FlashMode
+    private var phase: Phase = .booting
+    private var faults: Set<CaptureFault> = []
+    private var queued: QueuedPress?
+    /// Presses already dealt with (refused, consumed, dropped): their later
+    /// gesture events are ignored. Bounded: only recent presses can still have events.
+    private var finishedPresses: [MonotonicTime] = []
+    private var countdown: Countdown?
+    private var shutdownRequested = false
+    private var scene: FrameMetadata?
+    private var torchOn = false
+    private var lastID: UInt64 = 0
+    private var snapshotsInFlight: Set<CaptureID> = []
+    private var shownBase: StatusIndication = .booting
+    // Per-call output, reset by `handle`.
+    private var actions: [CaptureAction] = []
+    private var oneShots: [CaptureAction] = []
+
+    public init(configuration: Configuration = Configuration(), flashMode: FlashMode = .off) {
+        self.configuration = configuration
+        self.flashMode = flashMode
+    }
+
+    // MARK: - Observation
+
+    public var state: CaptureState {
+        switch phase {
+        case .poweredOff: return .poweredOff
+        case .booting: return .booting
+        default: break
+        }
+        if shutdownRequested { return .shuttingDown }
+        if let c = countdown { return .shutdownCountdown(deadline: c.deadline) }
+        switch phase {
+        case .pressed(let at): return .pressed(at: at)
+        case .photo(_, let pressedAt, _): return .takingPhoto(pressedAt: pressedAt)
+        case .recording(_, let from): return .recording(from: from)
+        case .finalising: return .finalising
+        default: break
+        }
+        guard let worst = worstLatchedFault else { return .idle }
+        return worst == .cameraLost ? .cameraUnavailable : .storageUnavailable(worst.ledCode)
+    }
+
+    /// When to send the next `tick`; nil when no deadline is pending.
+    public var nextDeadline: MonotonicTime? {
+        switch phase {
+        case .pressed(let at): return at + configuration.pressTimeout
+        case .photo(_, _, let since): return since + configuration.photoTimeout
+        case .recording(_, let from): return from + configuration.maxRecording
+        case .finalising(_, let since): return since + configuration.finaliseTimeout
+        default: return nil
+        }
+    }
+
+    /// True while a press would be queued rather than served at once.
+    public var hasQueuedPress: Bool { queued != nil }
+
+    public var activeFaults: Set<CaptureFault> { faults }
+
+    // MARK: - The reducer
+
+    public mutating func handle(_ input: CaptureInput, at now: MonotonicTime) -> [CaptureAction] {
+        if phase == .poweredOff { return [] }
+        actions = []
+        oneShots = []
+        switch input {
+        case .ready:
+            if phase == .booting { phase = .idle }
+        case .gesture(let g):
+            gesture(g, now)
+        case .command(let c):
+            command(c, now)
+        case .photoSaved(let id, _):
+            if case .photo(id, _, _) = phase { phase = .idle }
+            snapshotsInFlight.remove(id)
+            // A late answer is still a saved file: show it.
+            oneShots.append(.led(.photoTaken))
+        case .photoFailed(let id, let error):
+            actions.append(.failed(error))
+            if case .photo(id, _, _) = phase { phase = .idle }
+            snapshotsInFlight.remove(id)
+            apply(error, now)
+        case .recordingStarted:
+            break
+        case .recordingFinalised(let id, _):
+            if isCurrentRecording(id) { endRecordingPhase() }
+            oneShots.append(.led(.photoTaken))
+        case .recordingFailed(let id, let error):
+            actions.append(.failed(error))
+            if isCurrentRecording(id) { endRecordingPhase() }
+            apply(error, now)
+        case .fault(let f):
+            addFault(f, now)
+        case .cameraRestored:
+            faults.remove(.cameraLost)
+        case .storageRestored:
+            faults.remove(.storageFull)
+            faults.remove(.storageError)
+        case .sceneMetered(let m):
+            scene = m
+            return []
+        case .tick:
+            tick(now)
+        }
+        let poweringOff = settle(now)
+        var out = actions
+        let base = baseIndication
+        if base != shownBase {
+            shownBase = base
+            out.append(.led(base))
+        }
+        out += oneShots
+        if poweringOff { out.append(.powerOff) }
+        return out
+    }
+
+    // MARK: - Gestures
+
+    private mutating func gesture(_ g: GestureEvent, _ now: MonotonicTime) {
+        switch g {
+        case .pressed(let p):
+            press(p, now)
+        case .tap(let s, _):
+            tap(s, now)
+        case .holdStarted(let p, _):
+            holdStarted(p, now)
+        case .hold(let s, let e):
+            holdEnded(s, e, now)
+        case .doubleTap(let s, let e):
+            doubleTap(s, e)
+        case .shutdownCountdown(let s, let deadline):
+            beginCountdown(s, deadline, now)
+        case .shutdownCancelled:
+            countdown = nil
+        case .shutdown:
+            requestShutdown(now)
+        }
+    }
+
+    private mutating func press(_ p: MonotonicTime, _ now: MonotonicTime) {
+        if isFinished(p) || phase == .pressed(at: p) || queued?.at == p { return }
+        if phase == .booting { return refuse(.notReady, press: p) }
+        if shutdownRequested { return refuse(.shuttingDown, press: p) }
+        switch phase {
+        case .idle:
+            if let f = worstLatchedFault { return refuse(.fault(f.ledCode), press: p) }
+            phase = .pressed(at: p)
+            actions += [.startAutofocus, .keepFrames(from: p)]
+        case .pressed, .photo, .finalising:
+            guard queued == nil else { return refuse(.busy, press: p) }
+            queued = QueuedPress(at: p, gesture: .pending)
+            // Frames are already kept from the current press's time when pressed.
+            if case .pressed = phase {} else { actions.append(.keepFrames(from: p)) }
+        case .recording:
+            // Only possible during a command-started recording (a gesture
+            // recording holds the button). A tap of this press takes a snapshot.
+            break
+        case .booting, .poweredOff:
+            break
+        }
+    }
+
+    private mutating func tap(_ s: MonotonicTime, _ now: MonotonicTime) {
+        if case .recording(_, let from) = phase, s != from {
+            if !isFinished(s) { finish(s); snapshot(at: s) }
+            return
+        }
+        guard track(s, now) else { return }
+        if phase == .pressed(at: s) {
+            finish(s)
+            phase = .idle
+            releaseFrames()
+            startPhoto(pressedAt: s, now)
+        } else if queued?.at == s {
+            queued?.gesture = .tap
+        }
+    }
+
+    private mutating func holdStarted(_ p: MonotonicTime, _ now: MonotonicTime) {
+        if case .recording = phase { return }
+        guard track(p, now) else { return }
+        if phase == .pressed(at: p) {
+            finish(p)
+            startRecording(from: p, now)
+        } else if queued?.at == p {
+            queued?.gesture = .holding
+        }
+    }
+
+    private mutating func holdEnded(_ s: MonotonicTime, _ e: MonotonicTime, _ now: MonotonicTime) {
+        if case .recording(let id, let from) = phase {
+            if from == s { stopRecording(id, at: e, now) }
+            return
+        }
+        guard track(s, now) else { return }
+        if phase == .pressed(at: s) {
+            // holdStarted was missed: record the whole hold from the kept frames.
+            finish(s)
+            startRecording(from: s, now)
+            if case .recording(let id, _) = phase { stopRecording(id, at: e, now) }
+        } else if queued?.at == s {
+            queued?.gesture = .held(end: e)
+        }
+    }
+
+    private mutating func doubleTap(_ s: MonotonicTime, _ e: MonotonicTime) {
+        flashMode = flashMode.next
+        actions += [.flashModeChanged(flashMode), .flashLED(.mode(flashMode))]
+        var dropped = false
+        if case .pressed(let p) = phase, p >= s, p <= e {
+            phase = .idle
+            finish(p)
+            dropped = true
+        }
+        if let q = queued, q.at >= s, q.at <= e {
+            queued = nil
+            finish(q.at)
+            dropped = true
+        }
+        if dropped { releaseFrames() }
+    }
+
+    private mutating func beginCountdown(_ s: MonotonicTime, _ deadline: MonotonicTime, _ now: MonotonicTime) {
+        countdown = Countdown(start: now, deadline: deadline)
+        // The press being held is the shutdown press: it captures nothing.
+        // Completed steps of the sequence (taps, a queued tap) are kept.
+        var dropped = dropPendingQueuedPress()
+        switch phase {
+        case .pressed(let p):
+            phase = .idle
+            finish(p)
+            dropped = true
+        case .recording(let id, let from) where from >= s:
+            stopRecording(id, at: now, now)
+        default:
+            break
+        }
+        if dropped { releaseFrames() }
+    }
+
+    private mutating func requestShutdown(_ now: MonotonicTime) {
+        countdown = nil
+        shutdownRequested = true
+        var dropped = dropPendingQueuedPress()
+        switch phase {
+        case .pressed(let p):
+            phase = .idle
+            finish(p)
+            dropped = true
+        case .recording(let id, _):
+            stopRecording(id, at: now, now)
+        default:
+            break
+        }
+        if dropped { releaseFrames() }
+    }
+
+    /// Drops a queued press that is still held (it belongs to the shutdown gesture).
+    private mutating func dropPendingQueuedPress() -> Bool {
+        guard let q = queued, q.gesture == .pending || q.gesture == .holding else { return false }
+        queued = nil
+        finish(q.at)
+        return true
+    }
+
+    /// Makes sure a gesture's press is known (the current or the queued press),
+    /// treating a press never reported as if it had just been reported. False
+    /// when the press was refused or already dealt with.
+    private mutating func track(_ p: MonotonicTime, _ now: MonotonicTime) -> Bool {
+        if isFinished(p) { return false }
+        if phase == .pressed(at: p) || queued?.at == p { return true }
+        press(p, now)
+        return phase == .pressed(at: p) || queued?.at == p
+    }
+
+    // MARK: - Commands
+
+    private mutating func command(_ c: CaptureCommand, _ now: MonotonicTime) {
+        if phase == .booting, c != .recordStop { return refuse(.notReady, press: nil) }
+        if shutdownRequested, c != .recordStop { return refuse(.shuttingDown, press: nil) }
+        switch (c, phase) {
+        case (.photo, .recording):
+            snapshot(at: now)
+        case (.photo, .idle):
+            if let f = worstLatchedFault { return refuse(.fault(f.ledCode), press: nil) }
+            actions.append(.startAutofocus)
+            startPhoto(pressedAt: now, now)
+        case (.photo, _):
+            guard queued == nil else { return refuse(.busy, press: nil) }
+            queued = QueuedPress(at: now, gesture: .tap)
+        case (.recordStart, .idle):
+            if let f = worstLatchedFault { return refuse(.fault(f.ledCode), press: nil) }
+            startRecording(from: now, now)
+        case (.recordStart, .recording):
+            actions.append(.refused(.alreadyRecording))
+        case (.recordStart, _):
+            refuse(.busy, press: nil)
+        case (.recordStop, .recording(let id, _)):
+            stopRecording(id, at: now, now)
+        case (.recordStop, _):
+            actions.append(.refused(.notRecording))
+        }
+    }
+
+    // MARK: - Captures
+
+    private mutating func newID() -> CaptureID {
+        lastID += 1
+        return CaptureID(lastID)
+    }
+
+    private mutating func startPhoto(pressedAt: MonotonicTime, _ now: MonotonicTime) {
+        let id = newID()
+        let flash = configuration.flash.shouldFire(mode: flashMode, scene: scene)
+        actions.append(.takePhoto(id: id, pressedAt: pressedAt, flash: flash))
+        phase = .photo(id: id, pressedAt: pressedAt, since: now)
+    }
+
+    private mutating func snapshot(at t: MonotonicTime) {
+        let id = newID()
+        snapshotsInFlight.insert(id)
+        actions.append(.takeVideoSnapshot(id: id, at: t))
+    }
+
+    private mutating func startRecording(from: MonotonicTime, _ now: MonotonicTime) {
+        let id = newID()
+        let torch = configuration.flash.shouldFire(mode: flashMode, scene: scene)
+        actions.append(.startRecording(id: id, from: from, torch: torch))
+        if torch {
+            actions.append(.flashLED(.torch))
+            torchOn = true
+        }
+        phase = .recording(id: id, from: from)
+    }
+
+    private mutating func stopRecording(_ id: CaptureID, at end: MonotonicTime, _ now: MonotonicTime) {
+        actions.append(.stopRecording(id: id, at: end))
+        torchOff()
+        phase = .finalising(id: id, since: now)
+    }
+
+    private func isCurrentRecording(_ id: CaptureID) -> Bool {
+        switch phase {
+        case .recording(id, _), .finalising(id, _): return true
+        default: return false
+        }
+    }
+
+    private mutating func endRecordingPhase() {
+        torchOff()
+        phase = .idle
+    }
+
+    private mutating func torchOff() {
+        guard torchOn else { return }
+        torchOn = false
+        actions.append(.flashLED(.off))
+    }
+
+    /// After a press stops needing kept frames: keep them for the queued press
+    /// if it may still become a clip, otherwise release them.
+    private mutating func releaseFrames() {
+        if let q = queued, q.gesture != .tap {
+            actions.append(.keepFrames(from: q.at))
+        } else {
+            actions.append(.discardKeptFrames)
+        }
+    }
+
+    // MARK: - Errors and faults
+
+    private var worstLatchedFault: CaptureFault? {
+        faults.filter(\.isLatched).min { $0.ledCode < $1.ledCode }
+    }
+
+    private mutating func apply(_ error: CaptureError, _ now: MonotonicTime) {
+        if let f = error.latchedFault {
+            addFault(f, now)
+        } else {
+            oneShots.append(.led(.errorOnce(error.ledCode, times: configuration.transientErrorRepeats)))
+        }
+    }
+
+    private mutating func addFault(_ f: CaptureFault, _ now: MonotonicTime) {
+        if f.isLatched { faults.insert(f) }
+        switch phase {
+        case .pressed(let p) where f.isLatched:
+            phase = .idle
+            finish(p)
+            releaseFrames()
+            actions.append(.refused(.fault(f.ledCode)))
+        case .recording(let id, _):
+            // Finish the file: what was recorded is kept.
+            stopRecording(id, at: now, now)
+        default:
+            break
+        }
+        if !f.isLatched {
+            oneShots.append(.led(.errorOnce(f.ledCode, times: configuration.transientErrorRepeats)))
+        }
+    }
+
+    private mutating func refuse(_ reason: CaptureRefusal, press: MonotonicTime?) {
+        if let p = press { finish(p) }
+        actions.append(.refused(reason))
+        switch reason {
+        case .fault(let code):
+            oneShots.append(.led(.errorOnce(code, times: 1)))
+            if code == .storageFull || code == .storageError { actions.append(.probeStorage) }
+        case .busy, .notReady, .shuttingDown:
+            oneShots.append(.led(.busyRefused))
+        case .notRecording, .alreadyRecording:
+            break
+        }
+    }
+
+    // MARK: - Time
+
+    private mutating func tick(_ now: MonotonicTime) {
+        switch phase {
+        case .pressed(let p) where now >= p + configuration.pressTimeout:
+            phase = .idle
+            finish(p)
+            releaseFrames()
+        case .photo(_, _, let since) where now >= since + configuration.photoTimeout:
+            phase = .idle
+            let error = CaptureError(.camera, "the still was not saved within \(configuration.photoTimeout); "
+                                     + "the camera may have stalled (the watchdog restarts it); try again")
+            actions.append(.failed(error))
+            apply(error, now)
+        case .recording(let id, let from) where now >= from + configuration.maxRecording:
+            stopRecording(id, at: from + configuration.maxRecording, now)
+        case .finalising(_, let since) where now >= since + configuration.finaliseTimeout:
+            phase = .idle
+            let error = CaptureError(.encoder, "the clip was not finalised within "
+                                     + "\(configuration.finaliseTimeout); what was written is kept; try again")
+            actions.append(.failed(error))
+            apply(error, now)
+        default:
+            break
+        }
+    }
+
+    /// Runs the queued press once idle, and powers off once everything is done.
+    /// Returns true when the machine has just powered off.
+    private mutating func settle(_ now: MonotonicTime) -> Bool {
+        if phase == .idle, let q = queued {
+            queued = nil
+            if let f = worstLatchedFault {
+                refuse(.fault(f.ledCode), press: q.at)
+                actions.append(.discardKeptFrames)
+            } else {
+                if q.gesture != .pending { finish(q.at) }
+                switch q.gesture {
+                case .pending:
+                    phase = .pressed(at: q.at)
+                    actions.append(.startAutofocus)
+                case .tap:
+                    actions += [.startAutofocus, .discardKeptFrames]
+                    startPhoto(pressedAt: q.at, now)
+                case .holding:
+                    startRecording(from: q.at, now)
+                case .held(let end):
+                    startRecording(from: q.at, now)
+                    if case .recording(let id, _) = phase { stopRecording(id, at: end, now) }
+                }
+            }
+        }
+        if shutdownRequested, phase == .idle, queued == nil {
+            torchOff()
+            phase = .poweredOff
+            return true
+        }
+        return false
+    }
+
+    // MARK: - LED
+
+    private var baseIndication: StatusIndication {
+        switch phase {
+        case .poweredOff: return .off
+        case .booting: return .booting
+        default: break
+        }
+        if let c = countdown { return .shutdownCountdown(start: c.start, deadline: c.deadline) }
+        switch phase {
+        case .recording(_, let from): return .recording(since: from, maxDuration: configuration.maxRecording)
+        case .photo, .finalising: return .saving
+        default: break
+        }
+        if let f = worstLatchedFault { return .error(f.ledCode) }
+        return .ready
+    }
+
+    // MARK: - Press bookkeeping
+
+    private func isFinished(_ p: MonotonicTime) -> Bool { finishedPresses.contains(p) }
+
+    private mutating func finish(_ p: MonotonicTime) {
+        guard !finishedPresses.contains(p) else { return }
+        finishedPresses.append(p)
+        if finishedPresses.count > 16 { finishedPresses.removeFirst(finishedPresses.count - 16) }
+    }
+}

@@ -1,0 +1,522 @@
+import XCTest
+@testable import ShutterCore
+
+private func t(_ ms: Int64) -> MonotonicTime { .milliseconds(ms) }
+private func id(_ n: UInt64) -> CaptureID { CaptureID(n) }
+private let max60 = Duration.seconds(60)
+
+/// A ready machine plus shorthand for the inputs.
+private struct Rig {
+    var m: CaptureStateMachine
+
+    init(_ config: CaptureStateMachine.Configuration = .init(), flash: FlashMode = .off) {
+        m = CaptureStateMachine(configuration: config, flashMode: flash)
+        _ = m.handle(.ready, at: t(0))
+    }
+
+    mutating func send(_ input: CaptureInput, _ ms: Int64) -> [CaptureAction] { m.handle(input, at: t(ms)) }
+    mutating func g(_ e: GestureEvent, _ ms: Int64) -> [CaptureAction] { send(.gesture(e), ms) }
+    mutating func press(_ p: Int64) -> [CaptureAction] { g(.pressed(at: t(p)), p) }
+    mutating func tap(_ p: Int64, _ r: Int64) -> [CaptureAction] { g(.tap(start: t(p), end: t(r)), r) }
+    mutating func holdStarted(_ p: Int64, _ at: Int64) -> [CaptureAction] {
+        g(.holdStarted(pressedAt: t(p), at: t(at)), at)
+    }
+    mutating func hold(_ p: Int64, _ r: Int64) -> [CaptureAction] { g(.hold(start: t(p), end: t(r)), r) }
+
+    /// A full tap → photo → saved cycle; returns the takePhoto action seen.
+    mutating func photo(_ p: Int64, expect photoID: UInt64) -> [CaptureAction] {
+        var all = press(p)
+        all += tap(p, p + 200)
+        all += send(.photoSaved(id: id(photoID), path: "/p"), p + 400)
+        return all
+    }
+}
+
+final class CaptureStateMachineTests: XCTestCase {
+    // MARK: - Boot
+
+    func testBootingRefusesPressesUntilReady() {
+        var m = CaptureStateMachine()
+        XCTAssertEqual(m.state, .booting)
+        XCTAssertEqual(m.handle(.gesture(.pressed(at: t(10))), at: t(10)), [.refused(.notReady), .led(.busyRefused)])
+        XCTAssertEqual(m.handle(.gesture(.tap(start: t(10), end: t(100))), at: t(100)), [],
+                       "the refused press's tap is ignored")
+        XCTAssertEqual(m.handle(.command(.photo), at: t(150)), [.refused(.notReady), .led(.busyRefused)])
+        XCTAssertEqual(m.handle(.ready, at: t(200)), [.led(.ready)])
+        XCTAssertEqual(m.state, .idle)
+    }
+
+    // MARK: - Tap and hold
+
+    func testPressTriggersAutofocusAndKeepsFramesFromThePress() {
+        var r = Rig()
+        XCTAssertEqual(r.press(100), [.startAutofocus, .keepFrames(from: t(100))])
+        XCTAssertEqual(r.m.state, .pressed(at: t(100)))
+    }
+
+    func testTapTakesAStillDatedAtThePressThenReturnsToIdle() {
+        var r = Rig()
+        _ = r.press(100)
+        XCTAssertEqual(r.tap(100, 300), [.discardKeptFrames, .takePhoto(id: id(1), pressedAt: t(100), flash: false),
+                                         .led(.saving)])
+        XCTAssertEqual(r.m.state, .takingPhoto(pressedAt: t(100)))
+        XCTAssertEqual(r.m.nextDeadline, t(300) + .seconds(20))
+        XCTAssertEqual(r.send(.photoSaved(id: id(1), path: "/DCIM/100SHUTR/SHTR0001.JPG"), 900),
+                       [.led(.ready), .led(.photoTaken)])
+        XCTAssertEqual(r.m.state, .idle)
+        XCTAssertNil(r.m.nextDeadline)
+    }
+
+    func testHoldRecordsAClipFromThePressNotFromHoldTime() {
+        var r = Rig()
+        _ = r.press(100)
+        XCTAssertEqual(r.holdStarted(100, 1100), [.startRecording(id: id(1), from: t(100), torch: false),
+                                                  .led(.recording(since: t(100), maxDuration: max60))])
+        XCTAssertEqual(r.m.state, .recording(from: t(100)))
+        XCTAssertEqual(r.m.nextDeadline, t(100) + max60)
+        XCTAssertEqual(r.send(.recordingStarted(id: id(1)), 1150), [])
+        XCTAssertEqual(r.hold(100, 5000), [.stopRecording(id: id(1), at: t(5000)), .led(.saving)])
+        XCTAssertEqual(r.m.state, .finalising)
+        XCTAssertEqual(r.send(.recordingFinalised(id: id(1), paths: ["/v.MP4"]), 5300),
+                       [.led(.ready), .led(.photoTaken)])
+        XCTAssertEqual(r.m.state, .idle)
+    }
+
+    func testRecordingIsCutAtTheMaxDurationEvenWithoutTheGestureEnd() {
+        var r = Rig(.init(maxRecording: .seconds(10)))
+        _ = r.press(100)
+        _ = r.holdStarted(100, 1100)
+        XCTAssertEqual(r.send(.tick, 10_099), [], "1 ms before the max: still recording")
+        XCTAssertEqual(r.send(.tick, 10_150), [.stopRecording(id: id(1), at: t(10_100)), .led(.saving)])
+        XCTAssertEqual(r.m.state, .finalising)
+        XCTAssertEqual(r.hold(100, 10_100), [], "the recognizer's own cut arrives later and is ignored")
+        XCTAssertFalse(r.m.hasQueuedPress)
+        _ = r.send(.recordingFinalised(id: id(1), paths: ["/v"]), 10_400)
+        XCTAssertEqual(r.m.state, .idle)
+    }
+
+    func testHoldWhoseHoldStartedWasMissedStillRecordsTheWholeHold() {
+        var r = Rig()
+        _ = r.press(100)
+        XCTAssertEqual(r.hold(100, 2500), [.startRecording(id: id(1), from: t(100), torch: false),
+                                           .stopRecording(id: id(1), at: t(2500)), .led(.saving)])
+    }
+
+    func testTapWithoutAReportedPressIsStillAPhoto() {
+        var r = Rig()
+        XCTAssertEqual(r.tap(100, 300), [.startAutofocus, .keepFrames(from: t(100)), .discardKeptFrames,
+                                         .takePhoto(id: id(1), pressedAt: t(100), flash: false), .led(.saving)])
+    }
+
+    // MARK: - Busy
+
+    func testAPressWhileSavingIsQueuedAndTakenWhenIdle() {
+        var r = Rig()
+        _ = r.press(100)
+        _ = r.tap(100, 300)
+        XCTAssertEqual(r.press(500), [.keepFrames(from: t(500))])
+        XCTAssertTrue(r.m.hasQueuedPress)
+        XCTAssertEqual(r.tap(500, 650), [])
+        XCTAssertEqual(r.m.state, .takingPhoto(pressedAt: t(100)))
+        XCTAssertEqual(r.send(.photoSaved(id: id(1), path: "/1"), 2000),
+                       [.startAutofocus, .discardKeptFrames, .takePhoto(id: id(2), pressedAt: t(500), flash: false),
+                        .led(.photoTaken)])
+        XCTAssertEqual(r.m.state, .takingPhoto(pressedAt: t(500)))
+        XCTAssertFalse(r.m.hasQueuedPress)
+    }
+
+    func testFurtherPressesWhileBusyAreRefusedWithTheBusySignalAndIgnored() {
+        var r = Rig()
+        _ = r.press(100)
+        _ = r.tap(100, 300)
+        _ = r.press(500)
+        XCTAssertEqual(r.press(800), [.refused(.busy), .led(.busyRefused)])
+        XCTAssertEqual(r.holdStarted(800, 1800), [], "a refused press never becomes a clip")
+        XCTAssertEqual(r.hold(800, 2200), [])
+        XCTAssertEqual(r.press(2500), [.refused(.busy), .led(.busyRefused)])
+        XCTAssertEqual(r.tap(2500, 2600), [])
+        let after = r.send(.photoSaved(id: id(1), path: "/1"), 3000)
+        XCTAssertEqual(after.filter { if case .takePhoto = $0 { return true }; return false }.count, 0,
+                       "the queued press was still pending (never tapped): it becomes the current press")
+        XCTAssertEqual(r.m.state, .pressed(at: t(500)))
+        XCTAssertEqual(after, [.startAutofocus, .led(.ready), .led(.photoTaken)])
+    }
+
+    func testAQueuedPressStillHeldBecomesTheCurrentPress() {
+        var r = Rig()
+        _ = r.press(100)
+        _ = r.tap(100, 300)
+        _ = r.press(500)
+        _ = r.send(.photoSaved(id: id(1), path: "/1"), 700)
+        XCTAssertEqual(r.m.state, .pressed(at: t(500)))
+        XCTAssertEqual(r.tap(500, 900), [.discardKeptFrames, .takePhoto(id: id(2), pressedAt: t(500), flash: false),
+                                         .led(.saving)])
+    }
+
+    func testAQueuedHoldRecordsFromItsOwnPress() {
+        var r = Rig()
+        _ = r.press(100)
+        _ = r.holdStarted(100, 1100)
+        _ = r.hold(100, 3000)
+        XCTAssertEqual(r.press(3200), [.keepFrames(from: t(3200))], "finalising: frames kept for this press")
+        XCTAssertEqual(r.holdStarted(3200, 4200), [])
+        XCTAssertEqual(r.send(.recordingFinalised(id: id(1), paths: ["/1"]), 4500),
+                       [.startRecording(id: id(2), from: t(3200), torch: false),
+                        .led(.recording(since: t(3200), maxDuration: max60)), .led(.photoTaken)])
+        XCTAssertEqual(r.hold(3200, 8000), [.stopRecording(id: id(2), at: t(8000)), .led(.saving)])
+    }
+
+    func testAQueuedHoldReleasedWhileBusyBecomesAClipOfItsKeptFrames() {
+        var r = Rig()
+        _ = r.press(100)
+        _ = r.tap(100, 300)
+        _ = r.press(400)
+        _ = r.holdStarted(400, 1400)
+        _ = r.hold(400, 2000)
+        XCTAssertEqual(r.send(.photoSaved(id: id(1), path: "/1"), 2500),
+                       [.startRecording(id: id(2), from: t(400), torch: false),
+                        .stopRecording(id: id(2), at: t(2000)), .led(.photoTaken)])
+        XCTAssertEqual(r.m.state, .finalising)
+    }
+
+    func testSecondPressDuringAPendingPressIsQueuedForTheDoubleTapCase() {
+        var r = Rig()
+        _ = r.press(100)
+        XCTAssertEqual(r.press(400), [], "frames are already kept from 100")
+        // The recognizer decided the first was a plain tap (gap too long for a double tap).
+        XCTAssertEqual(r.tap(100, 250), [.keepFrames(from: t(400)), .takePhoto(id: id(1), pressedAt: t(100), flash: false),
+                                         .led(.saving)],
+                       "frames stay kept for the queued press, which may become a clip")
+        _ = r.tap(400, 500)
+        XCTAssertEqual(r.send(.photoSaved(id: id(1), path: "/1"), 900),
+                       [.startAutofocus, .discardKeptFrames, .takePhoto(id: id(2), pressedAt: t(400), flash: false),
+                        .led(.photoTaken)])
+    }
+
+    // MARK: - Commands
+
+    func testCommandPhotoWhenIdleAndWhileBusy() {
+        var r = Rig()
+        XCTAssertEqual(r.send(.command(.photo), 100),
+                       [.startAutofocus, .takePhoto(id: id(1), pressedAt: t(100), flash: false), .led(.saving)])
+        XCTAssertEqual(r.send(.command(.photo), 200), [], "queued")
+        XCTAssertEqual(r.send(.command(.photo), 300), [.refused(.busy), .led(.busyRefused)])
+        XCTAssertEqual(r.send(.photoSaved(id: id(1), path: "/1"), 400),
+                       [.startAutofocus, .discardKeptFrames, .takePhoto(id: id(2), pressedAt: t(200), flash: false),
+                        .led(.photoTaken)])
+    }
+
+    func testPhotoDuringARecordingIsASnapshotFromTheVideoStream() {
+        var r = Rig()
+        _ = r.press(100)
+        _ = r.holdStarted(100, 1100)
+        XCTAssertEqual(r.send(.command(.photo), 2000), [.takeVideoSnapshot(id: id(2), at: t(2000))])
+        XCTAssertEqual(r.m.state, .recording(from: t(100)), "the clip is not cut")
+        XCTAssertEqual(r.send(.photoSaved(id: id(2), path: "/s"), 2300), [.led(.photoTaken)])
+        XCTAssertEqual(r.m.state, .recording(from: t(100)))
+        // A failed snapshot with a transient error does not stop the clip either.
+        _ = r.send(.command(.photo), 2500)
+        let failed = CaptureError(.encoder, "JPEG encode failed")
+        XCTAssertEqual(r.send(.photoFailed(id: id(3), failed), 2600),
+                       [.failed(failed), .led(.errorOnce(.encoderError, times: 2))])
+        XCTAssertEqual(r.m.state, .recording(from: t(100)))
+    }
+
+    func testCommandRecordingAndATapDuringIt() {
+        var r = Rig()
+        XCTAssertEqual(r.send(.command(.recordStart), 100),
+                       [.startRecording(id: id(1), from: t(100), torch: false),
+                        .led(.recording(since: t(100), maxDuration: max60))])
+        XCTAssertEqual(r.send(.command(.recordStart), 200), [.refused(.alreadyRecording)])
+        XCTAssertEqual(r.press(500), [])
+        XCTAssertEqual(r.tap(500, 600), [.takeVideoSnapshot(id: id(2), at: t(500))])
+        XCTAssertEqual(r.send(.command(.recordStop), 3000), [.stopRecording(id: id(1), at: t(3000)), .led(.saving)])
+        XCTAssertEqual(r.send(.command(.recordStop), 3100), [.refused(.notRecording)])
+        XCTAssertEqual(r.send(.command(.recordStart), 3200), [.refused(.busy), .led(.busyRefused)])
+        // A command recording also stops at the max duration.
+        _ = r.send(.recordingFinalised(id: id(1), paths: ["/1"]), 3300)
+        _ = r.send(.command(.recordStart), 4000)
+        XCTAssertEqual(r.send(.tick, 64_000), [.stopRecording(id: id(3), at: t(64_000)), .led(.saving)])
+    }
+
+    // MARK: - Flash and torch
+
+    func testDoubleTapCyclesTheFlashModeAndCapturesNothing() {
+        var r = Rig()
+        _ = r.press(100)
+        _ = r.press(300)
+        XCTAssertEqual(r.g(.doubleTap(start: t(100), end: t(400)), 400),
+                       [.flashModeChanged(.auto), .flashLED(.mode(.auto)), .discardKeptFrames])
+        XCTAssertEqual(r.m.state, .idle)
+        XCTAssertFalse(r.m.hasQueuedPress)
+        XCTAssertEqual(r.tap(100, 200), [], "the double tap's presses are spent")
+        XCTAssertEqual(r.g(.doubleTap(start: t(1000), end: t(1300)), 1300),
+                       [.flashModeChanged(.on), .flashLED(.mode(.on))])
+        XCTAssertEqual(r.g(.doubleTap(start: t(2000), end: t(2300)), 2300),
+                       [.flashModeChanged(.off), .flashLED(.mode(.off))])
+        XCTAssertEqual(r.m.flashMode, .off)
+    }
+
+    func testFlashFollowsTheModeAndTheScene() {
+        var r = Rig(flash: .auto)
+        _ = r.send(.sceneMetered(FrameMetadata(lux: 5)), 50)
+        _ = r.press(100)
+        XCTAssertTrue(r.tap(100, 200).contains(.takePhoto(id: id(1), pressedAt: t(100), flash: true)))
+        _ = r.send(.photoSaved(id: id(1), path: "/1"), 300)
+        XCTAssertEqual(r.send(.sceneMetered(FrameMetadata(lux: 800)), 350), [])
+        _ = r.press(400)
+        XCTAssertTrue(r.tap(400, 500).contains(.takePhoto(id: id(2), pressedAt: t(400), flash: false)))
+        var on = Rig(flash: .on)
+        _ = on.press(100)
+        XCTAssertTrue(on.tap(100, 200).contains(.takePhoto(id: id(1), pressedAt: t(100), flash: true)))
+    }
+
+    func testTorchLightsDuringARecordingWhenTheFlashIsOn() {
+        var r = Rig(flash: .on)
+        _ = r.press(100)
+        XCTAssertEqual(r.holdStarted(100, 1100), [.startRecording(id: id(1), from: t(100), torch: true),
+                                                  .flashLED(.torch),
+                                                  .led(.recording(since: t(100), maxDuration: max60))])
+        XCTAssertEqual(r.hold(100, 3000), [.stopRecording(id: id(1), at: t(3000)), .flashLED(.off), .led(.saving)])
+        var off = Rig(flash: .off)
+        _ = off.press(100)
+        XCTAssertFalse(off.holdStarted(100, 1100).contains(.flashLED(.torch)))
+    }
+
+    // MARK: - Errors: every one leads to a defined state, and a later tap works
+
+    func testLostCameraRefusesPressesUntilRestored() {
+        var r = Rig()
+        XCTAssertEqual(r.send(.fault(.cameraLost), 100), [.led(.error(.noCamera))])
+        XCTAssertEqual(r.m.state, .cameraUnavailable)
+        XCTAssertEqual(r.press(200), [.refused(.fault(.noCamera)), .led(.errorOnce(.noCamera, times: 1))])
+        XCTAssertEqual(r.tap(200, 300), [])
+        XCTAssertEqual(r.send(.command(.photo), 350), [.refused(.fault(.noCamera)), .led(.errorOnce(.noCamera, times: 1))])
+        XCTAssertEqual(r.send(.cameraRestored, 400), [.led(.ready)])
+        XCTAssertTrue(r.photo(500, expect: 1).contains(.takePhoto(id: id(1), pressedAt: t(500), flash: false)))
+    }
+
+    func testStorageFaultWhilePressedDropsThePressAndAsksForAProbe() {
+        var r = Rig()
+        _ = r.press(100)
+        XCTAssertEqual(r.send(.fault(.storageFull), 150),
+                       [.discardKeptFrames, .refused(.fault(.storageFull)), .led(.error(.storageFull))])
+        XCTAssertEqual(r.m.state, .storageUnavailable(.storageFull))
+        XCTAssertEqual(r.tap(100, 300), [])
+        XCTAssertEqual(r.press(400), [.refused(.fault(.storageFull)), .probeStorage,
+                                      .led(.errorOnce(.storageFull, times: 1))])
+        XCTAssertEqual(r.send(.storageRestored, 500), [.led(.ready)])
+        XCTAssertTrue(r.photo(600, expect: 1).contains(.takePhoto(id: id(1), pressedAt: t(600), flash: false)))
+    }
+
+    func testEveryErrorInEveryStateRecoversOnceTheFaultClears() {
+        struct Case {
+            let name: String
+            /// Brings the machine into a state; returns the capture id in flight (if any).
+            let setup: (inout Rig) -> UInt64?
+        }
+        let setups: [Case] = [
+            Case(name: "idle") { _ in nil },
+            Case(name: "pressed") { r in _ = r.press(100); return nil },
+            Case(name: "photo") { r in _ = r.press(100); _ = r.tap(100, 200); return 1 },
+            Case(name: "recording") { r in _ = r.press(100); _ = r.holdStarted(100, 1100); return 1 },
+            Case(name: "finalising") { r in
+                _ = r.press(100); _ = r.holdStarted(100, 1100); _ = r.hold(100, 1500); return 1
+            },
+            Case(name: "busy+queued") { r in
+                _ = r.press(100); _ = r.tap(100, 200); _ = r.press(300); _ = r.tap(300, 400); return 1
+            },
+        ]
+        struct Failure {
+            let name: String
+            let input: (UInt64?) -> [CaptureInput]
+            let clear: CaptureInput?
+        }
+        let failures: [Failure] = [
+            Failure(name: "cameraLost", input: { _ in [.fault(.cameraLost)] }, clear: .cameraRestored),
+            Failure(name: "storageFull", input: { _ in [.fault(.storageFull)] }, clear: .storageRestored),
+            Failure(name: "storageError", input: { _ in [.fault(.storageError)] }, clear: .storageRestored),
+            Failure(name: "encoderError", input: { _ in [.fault(.encoderError)] }, clear: nil),
+            Failure(name: "role camera error", input: { id in
+                id.map { [.photoFailed(id: CaptureID($0), CaptureError(.camera, "x")),
+                          .recordingFailed(id: CaptureID($0), CaptureError(.camera, "x"))] } ?? []
+            }, clear: nil),
+            Failure(name: "role storage full", input: { id in
+                id.map { [.photoFailed(id: CaptureID($0), CaptureError(.storageFull, "x")),
+                          .recordingFailed(id: CaptureID($0), CaptureError(.storageFull, "x"))] } ?? []
+            }, clear: .storageRestored),
+            Failure(name: "role storage error", input: { id in
+                id.map { [.recordingFailed(id: CaptureID($0), CaptureError(.storageError, "x")),
+                          .photoFailed(id: CaptureID($0), CaptureError(.storageError, "x"))] } ?? []
+            }, clear: .storageRestored),
+            Failure(name: "role encoder error", input: { id in
+                id.map { [.recordingFailed(id: CaptureID($0), CaptureError(.encoder, "x")),
+                          .photoFailed(id: CaptureID($0), CaptureError(.encoder, "x"))] } ?? []
+            }, clear: nil),
+            Failure(name: "no answer (timeouts)", input: { _ in [.tick] }, clear: nil),
+        ]
+        for setup in setups {
+            for failure in failures {
+                let label = "\(setup.name) / \(failure.name)"
+                var r = Rig(.init(maxRecording: .seconds(60), photoTimeout: .seconds(5), finaliseTimeout: .seconds(5)))
+                let inFlight = setup.setup(&r)
+                for input in failure.input(inFlight) { _ = r.send(input, 2000) }
+                // Time passes, the roles answer whatever is still open (a fault may
+                // have stopped a recording: its finalisation arrives), ticks fire.
+                _ = r.send(.tick, 70_000)
+                for n in 1...4 {
+                    _ = r.send(.recordingFinalised(id: id(UInt64(n)), paths: []), 70_100)
+                    _ = r.send(.photoSaved(id: id(UInt64(n)), path: "/x"), 70_100)
+                }
+                _ = r.send(.tick, 140_000)
+                for n in 1...4 {
+                    _ = r.send(.recordingFinalised(id: id(UInt64(n)), paths: []), 140_100)
+                    _ = r.send(.photoSaved(id: id(UInt64(n)), path: "/x"), 140_100)
+                }
+                if let clear = failure.clear { _ = r.send(clear, 150_000) }
+                XCTAssertEqual(r.m.state, .idle, "\(label): idle once the fault clears")
+                XCTAssertTrue(r.m.activeFaults.filter(\.isLatched).isEmpty, label)
+                _ = r.press(200_000)
+                let tap = r.tap(200_000, 200_100)
+                XCTAssertTrue(tap.contains { if case .takePhoto(_, t(200_000), _) = $0 { return true }; return false },
+                              "\(label): a later tap takes a photo, got \(tap)")
+            }
+        }
+    }
+
+    func testAFaultDuringARecordingStopsAndKeepsTheClip() {
+        var r = Rig(flash: .on)
+        _ = r.press(100)
+        _ = r.holdStarted(100, 1100)
+        XCTAssertEqual(r.send(.fault(.storageFull), 4000),
+                       [.stopRecording(id: id(1), at: t(4000)), .flashLED(.off), .led(.saving)])
+        XCTAssertEqual(r.hold(100, 6000), [], "the release after the stop changes nothing")
+        XCTAssertEqual(r.send(.recordingFinalised(id: id(1), paths: ["/1"]), 6100),
+                       [.led(.error(.storageFull)), .led(.photoTaken)])
+        XCTAssertEqual(r.m.state, .storageUnavailable(.storageFull))
+    }
+
+    func testEncoderFaultStopsTheClipShowsCodeFiveAndTheNextHoldWorks() {
+        var r = Rig()
+        _ = r.press(100)
+        _ = r.holdStarted(100, 1100)
+        XCTAssertEqual(r.send(.fault(.encoderError), 3000),
+                       [.stopRecording(id: id(1), at: t(3000)), .led(.saving), .led(.errorOnce(.encoderError, times: 2))])
+        let err = CaptureError(.encoder, "muxer failed")
+        XCTAssertEqual(r.send(.recordingFailed(id: id(1), err), 3100),
+                       [.failed(err), .led(.ready), .led(.errorOnce(.encoderError, times: 2))])
+        XCTAssertEqual(r.m.state, .idle)
+        _ = r.press(5000)
+        XCTAssertTrue(r.holdStarted(5000, 6000).contains(.startRecording(id: id(2), from: t(5000), torch: false)))
+    }
+
+    func testPhotoFailuresLatchOnlyStorageFaults() {
+        var r = Rig()
+        _ = r.press(100)
+        _ = r.tap(100, 200)
+        let cam = CaptureError(.camera, "capture request timed out")
+        XCTAssertEqual(r.send(.photoFailed(id: id(1), cam), 300),
+                       [.failed(cam), .led(.ready), .led(.errorOnce(.noCamera, times: 2))])
+        XCTAssertEqual(r.m.state, .idle, "a camera error of one still is not latched")
+        _ = r.press(400)
+        _ = r.tap(400, 500)
+        let full = CaptureError(.storageFull, "no space left on device")
+        XCTAssertEqual(r.send(.photoFailed(id: id(2), full), 600), [.failed(full), .led(.error(.storageFull))])
+        XCTAssertEqual(r.m.state, .storageUnavailable(.storageFull))
+    }
+
+    func testATimedOutStillDoesNotWedgeAndItsLateAnswerIsNotMistakenForTheNextOne() {
+        var r = Rig(.init(photoTimeout: .seconds(5)))
+        _ = r.press(100)
+        _ = r.tap(100, 200)
+        XCTAssertEqual(r.send(.tick, 5199), [])
+        let out = r.send(.tick, 5200)
+        XCTAssertEqual(out.count, 3)
+        guard case .failed(let e) = out[0] else { return XCTFail("\(out)") }
+        XCTAssertEqual(e.code, .camera)
+        XCTAssertEqual(Array(out[1...]), [.led(.ready), .led(.errorOnce(.noCamera, times: 2))])
+        _ = r.press(6000)
+        _ = r.tap(6000, 6100)
+        XCTAssertEqual(r.send(.photoSaved(id: id(1), path: "/late"), 6200), [.led(.photoTaken)])
+        XCTAssertEqual(r.m.state, .takingPhoto(pressedAt: t(6000)), "the late answer belongs to photo #1")
+        _ = r.send(.photoSaved(id: id(2), path: "/2"), 6300)
+        XCTAssertEqual(r.m.state, .idle)
+    }
+
+    func testAFinaliseThatNeverAnswersTimesOut() {
+        var r = Rig(.init(finaliseTimeout: .seconds(5)))
+        _ = r.press(100)
+        _ = r.holdStarted(100, 1100)
+        _ = r.hold(100, 2000)
+        XCTAssertEqual(r.m.nextDeadline, t(7000))
+        let out = r.send(.tick, 7000)
+        guard case .failed(let e) = out.first else { return XCTFail("\(out)") }
+        XCTAssertEqual(e.code, .encoder)
+        XCTAssertEqual(r.m.state, .idle)
+    }
+
+    func testAQueuedPressMeetingAFaultIsRefusedNotLost() {
+        var r = Rig()
+        _ = r.press(100)
+        _ = r.tap(100, 200)
+        _ = r.press(300)
+        _ = r.tap(300, 400)
+        let full = CaptureError(.storageFull, "ENOSPC")
+        XCTAssertEqual(r.send(.photoFailed(id: id(1), full), 500),
+                       [.failed(full), .refused(.fault(.storageFull)), .probeStorage, .discardKeptFrames,
+                        .led(.error(.storageFull)), .led(.errorOnce(.storageFull, times: 1))])
+    }
+
+    // MARK: - Shutdown
+
+    func testShutdownCountdownDropsTheHeldPressAndACancelReturnsToReady() {
+        var r = Rig()
+        _ = r.press(2000)
+        XCTAssertEqual(r.g(.shutdownCountdown(start: t(100), deadline: t(6000)), 3000),
+                       [.discardKeptFrames, .led(.shutdownCountdown(start: t(3000), deadline: t(6000)))])
+        XCTAssertEqual(r.m.state, .shutdownCountdown(deadline: t(6000)))
+        XCTAssertEqual(r.g(.shutdownCancelled(at: t(4000)), 4000), [.led(.ready)])
+        XCTAssertEqual(r.m.state, .idle)
+        XCTAssertEqual(r.hold(2000, 4000), [], "the cancelled shutdown press is not a clip")
+    }
+
+    func testShutdownFinishesTheCapturesInFlightThenPowersOff() {
+        var r = Rig()
+        // First steps of the sequence: two taps. The first is saving, the second queued.
+        _ = r.press(100); _ = r.tap(100, 150)
+        _ = r.press(300); _ = r.tap(300, 350)
+        _ = r.press(500)   // refused: the queue is full
+        _ = r.press(700)   // the final, held press
+        _ = r.g(.shutdownCountdown(start: t(100), deadline: t(4700)), 1700)
+        XCTAssertEqual(r.g(.shutdown(start: t(100), end: t(4700)), 4700), [.led(.saving)])
+        XCTAssertEqual(r.m.state, .shuttingDown)
+        XCTAssertEqual(r.press(5000), [.refused(.shuttingDown), .led(.busyRefused)])
+        let next = r.send(.photoSaved(id: id(1), path: "/1"), 5100)
+        XCTAssertEqual(next, [.startAutofocus, .discardKeptFrames, .takePhoto(id: id(2), pressedAt: t(300), flash: false),
+                              .led(.photoTaken)], "the sequence's second tap is kept")
+        XCTAssertEqual(r.send(.photoSaved(id: id(2), path: "/2"), 5300), [.led(.off), .led(.photoTaken), .powerOff])
+        XCTAssertEqual(r.m.state, .poweredOff)
+        XCTAssertEqual(r.press(6000), [], "nothing after power off")
+    }
+
+    func testShutdownDuringARecordingStopsAndKeepsTheClip() {
+        var r = Rig()
+        _ = r.send(.command(.recordStart), 100)
+        XCTAssertEqual(r.g(.shutdown(start: t(1000), end: t(5000)), 5000),
+                       [.stopRecording(id: id(1), at: t(5000)), .led(.saving)])
+        XCTAssertEqual(r.send(.recordingFinalised(id: id(1), paths: ["/1"]), 5200),
+                       [.led(.off), .led(.photoTaken), .powerOff])
+    }
+}
+
+final class CaptureStateMachinePressTimeoutTests: XCTestCase {
+    func testAPressThatNeverBecomesATapOrHoldIsDroppedAtItsDeadline() {
+        var r = Rig(.init(pressTimeout: .seconds(10)))
+        _ = r.press(100)
+        XCTAssertEqual(r.m.nextDeadline, t(10_100))
+        XCTAssertEqual(r.send(.tick, 10_099), [])
+        XCTAssertEqual(r.send(.tick, 10_100), [.discardKeptFrames])
+        XCTAssertEqual(r.m.state, .idle)
+        XCTAssertEqual(r.tap(100, 10_200), [], "a straggling event of the dropped press is ignored")
+    }
+}
