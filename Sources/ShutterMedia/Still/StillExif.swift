@@ -34,6 +34,7 @@ enum StillExif {
         try b.short(ifd0, EXIF_TAG_YCBCR_POSITIONING, 1)  // centred, as libjpeg subsamples
 
         try b.undefined(exif, EXIF_TAG_EXIF_VERSION, Array("0232".utf8))  // 2.31+ has OffsetTime*
+        try b.undefined(exif, EXIF_TAG_FLASH_PIX_VERSION, Array("0100".utf8))  // required by the spec
         try b.undefined(exif, EXIF_TAG_COMPONENTS_CONFIGURATION, [1, 2, 3, 0])  // Y Cb Cr
         try b.short(exif, EXIF_TAG_COLOR_SPACE, 1)  // sRGB
         try b.long(exif, EXIF_TAG_PIXEL_X_DIMENSION, UInt32(width))
@@ -45,6 +46,7 @@ enum StillExif {
             try b.ascii(ifd0, EXIF_TAG_DATE_TIME, date)
             try b.ascii(exif, EXIF_TAG_DATE_TIME_ORIGINAL, date)
             try b.ascii(exif, EXIF_TAG_DATE_TIME_DIGITIZED, date)
+            try b.ascii(exif, EXIF_TAG_SUB_SEC_TIME, subsec)
             try b.ascii(exif, EXIF_TAG_SUB_SEC_TIME_ORIGINAL, subsec)
             try b.ascii(exif, EXIF_TAG_SUB_SEC_TIME_DIGITIZED, subsec)
             try b.ascii(exif, EXIF_TAG_OFFSET_TIME, offset)
