@@ -45,7 +45,7 @@ final class StillEncoderTests: XCTestCase {
         for (w, h, f) in [(320, 240, PixelFormat.i420), (640, 480, .nv12), (96, 64, .rgb24), (320, 240, .i420)] {
             let frame = StillPattern.frame(f, width: w, height: h)
             let still = try enc.encode(frame, metadata: StillMetadata())
-            let dir = try StillTools.tempDir()
+            let dir = try StillTools.tempDir(self)
             let path = dir + "/x.jpg"
             try still.write(to: path)
             XCTAssertEqual(try StillTools.probeSize(path), "\(w)x\(h)")
@@ -97,7 +97,7 @@ final class StillEncoderTests: XCTestCase {
         let w = 320, h = 240
         let still = try StillEncoder().encode(StillPattern.frame(format, width: w, height: h),
                                               metadata: StillMetadata())
-        let dir = try StillTools.tempDir()
+        let dir = try StillTools.tempDir(self)
         let path = dir + "/\(format.rawValue).jpg"
         try still.write(to: path)
         XCTAssertEqual(try StillTools.probeSize(path), "\(w)x\(h)", file: file, line: line)
@@ -198,9 +198,11 @@ enum StillPattern {
 
 /// Runs the independent decoders and parses what they say.
 enum StillTools {
-    static func tempDir() throws -> String {
+    /// A fresh directory, removed when `test` ends.
+    static func tempDir(_ test: XCTestCase) throws -> String {
         let dir = NSTemporaryDirectory() + "still-tests-\(UUID().uuidString)"
         try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        test.addTeardownBlock { try? FileManager.default.removeItem(atPath: dir) }
         return dir
     }
 

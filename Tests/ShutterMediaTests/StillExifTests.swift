@@ -16,7 +16,7 @@ final class StillExifTests: XCTestCase {
     }
 
     func testEveryFieldIsReadBackByExiftool() throws {
-        let dir = try StillTools.tempDir()
+        let dir = try StillTools.tempDir(self)
         let path = dir + "/full.jpg"
         try StillEncoder().encode(StillPattern.frame(.i420, width: 320, height: 240),
                                   metadata: Self.fullMetadata()).write(to: path)
@@ -64,7 +64,7 @@ final class StillExifTests: XCTestCase {
     }
 
     func testThumbnailKeepsTheAspectOfAWideFrameAndOfRGB() throws {
-        let dir = try StillTools.tempDir()
+        let dir = try StillTools.tempDir(self)
         let path = dir + "/wide.jpg"
         try StillEncoder().encode(StillPattern.frame(.rgb24, width: 640, height: 360),
                                   metadata: StillMetadata()).write(to: path)
@@ -78,7 +78,7 @@ final class StillExifTests: XCTestCase {
     }
 
     func testOrientationForEveryRotationAndFlip() throws {
-        let dir = try StillTools.tempDir()
+        let dir = try StillTools.tempDir(self)
         let enc = try StillEncoder()
         let frame = StillPattern.frame(.nv12, width: 64, height: 48)
         // (rotation, hflip, vflip) -> EXIF Orientation: 180 degrees is both flips.
@@ -101,7 +101,7 @@ final class StillExifTests: XCTestCase {
     }
 
     func testUntrustedOrMissingClockWritesNoDateAtAll() throws {
-        let dir = try StillTools.tempDir()
+        let dir = try StillTools.tempDir(self)
         var untrusted = Self.fullMetadata()
         untrusted.captureTime = WallTime(secondsSinceEpoch: 12, isTrusted: false)  // 1970, fresh boot
         var missing = Self.fullMetadata()
@@ -125,7 +125,7 @@ final class StillExifTests: XCTestCase {
     }
 
     func testInfinityFocusUnknownFieldsAndNegativeOffset() throws {
-        let dir = try StillTools.tempDir()
+        let dir = try StillTools.tempDir(self)
         let path = dir + "/inf.jpg"
         let t = WallTime(secondsSinceEpoch: 1_796_019_005, nanoseconds: 999_999_999, utcOffsetSeconds: -(4 * 3600 + 1800),
                          isTrusted: true)
@@ -143,7 +143,7 @@ final class StillExifTests: XCTestCase {
     }
 
     func testExifDimensionsFollowTheFrame() throws {
-        let dir = try StillTools.tempDir()
+        let dir = try StillTools.tempDir(self)
         let path = dir + "/dims.jpg"
         try StillEncoder().encode(StillPattern.frame(.yuyv, width: 96, height: 64),
                                   metadata: StillMetadata()).write(to: path)
