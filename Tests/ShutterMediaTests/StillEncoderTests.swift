@@ -32,6 +32,35 @@ final class StillEncoderTests: XCTestCase {
         try checkPattern(.yuyv)
     }
 
+    /// NV12 goes through libjpeg's strip path, I420 through TurboJPEG: the same
+    /// pixels must decode the same, at sizes with partial blocks and strips
+    /// (102: luma rows padded in scratch; 74, 18: a partial last strip).
+    func testNV12StripsAndI420DecodeAlikeAtAwkwardSizes() throws {
+        let dir = try StillTools.tempDir(self)
+        let enc = try StillEncoder()
+        for (w, h) in [(102, 74), (64, 18), (330, 250)] {
+            var decoded: [[UInt8]] = []
+            var files: [[UInt8]] = []
+            for f in [PixelFormat.i420, .nv12] {
+                let path = dir + "/\(f.rawValue)-\(w)x\(h).jpg"
+                let still = try enc.encode(StillPattern.scene(f, width: w, height: h), metadata: StillMetadata())
+                files.append(still.jpeg)
+                try still.write(to: path)
+                XCTAssertEqual(try StillTools.probeSize(path), "\(w)x\(h)")
+                XCTAssertEqual(try StillTools.decodeErrors(path), "")
+                decoded.append(try StillTools.decodeRGB(path))
+            }
+            XCTAssertEqual(decoded[0].count, w * h * 3)
+            XCTAssertEqual(decoded[0].count, decoded[1].count)
+            let maxDiff = zip(decoded[0], decoded[1]).map { abs(Int($0) - Int($1)) }.max() ?? 255
+            XCTAssertEqual(maxDiff, 0, "\(w)x\(h): NV12 (strips) and I420 (TurboJPEG) must give the same JPEG")
+            XCTAssertTrue(files[0] == files[1], "\(w)x\(h): same settings, so byte-identical files")
+            // And the content is really there (not two equally blank images).
+            let spread = (decoded[0].max() ?? 0) - (decoded[0].min() ?? 0)
+            XCTAssertGreaterThan(spread, 100)
+        }
+    }
+
     func testDefaultQualityIs93AndQualityChangesTheSize() throws {
         XCTAssertEqual(try StillEncoder().quality, 93)
         let frame = StillPattern.noise(width: 256, height: 192)
@@ -65,6 +94,15 @@ final class StillEncoderTests: XCTestCase {
         let missing = Frame(width: 64, height: 48, format: .nv12, planes: [y], timestamp: .milliseconds(0),
                             sequence: 0, onRelease: { withExtendedLifetime(buf) {} })
         XCTAssertThrowsError(try StillEncoder().encode(missing, metadata: StillMetadata())) {
+            XCTAssertEqual(($0 as? MediaError)?.code, .invalidFrame)
+        }
+        // 4:2:0 and 4:2:2 need even sizes (TurboJPEG would read a row and column past odd ones).
+        XCTAssertThrowsError(try StillEncoder().encode(StillPattern.frame(.i420, width: 63, height: 48),
+                                                       metadata: StillMetadata())) {
+            XCTAssertEqual(($0 as? MediaError)?.code, .invalidFrame)
+        }
+        XCTAssertThrowsError(try StillEncoder().encode(StillPattern.frame(.nv12, width: 64, height: 47),
+                                                       metadata: StillMetadata())) {
             XCTAssertEqual(($0 as? MediaError)?.code, .invalidFrame)
         }
     }
@@ -177,6 +215,41 @@ enum StillPattern {
                     p(0)[o + 2] = format == .rgb24 ? b : r
                 }
             }
+        }
+        return Frame(width: w, height: h, format: format, planes: planes, timestamp: .milliseconds(0),
+                     sequence: 0, onRelease: { withExtendedLifetime(buf) {} })
+    }
+
+    /// Busy content (ramps, XOR texture, chroma gradients) as I420 or NV12 with
+    /// padded strides, identical pixels either way.
+    static func scene(_ format: PixelFormat, width w: Int, height h: Int, pad: Int = 24) -> Frame {
+        precondition(format == .i420 || format == .nv12)
+        let cw = (w + 1) / 2, ch = (h + 1) / 2
+        let ys = w + pad, cs = format == .i420 ? cw + pad : 2 * cw + pad
+        let chromaBytes = format == .i420 ? 2 * cs * ch : cs * ch
+        let buf = OwnedFrameBuffer(capacity: ys * h + chromaBytes)
+        let p = buf.bytes.assumingMemoryBound(to: UInt8.self)
+        p.initialize(repeating: 0xEE, count: ys * h + chromaBytes)
+        for y in 0..<h { for x in 0..<w { p[y * ys + x] = UInt8(truncatingIfNeeded: (x * 2 + y) ^ (x * y / 7)) } }
+        let c = p + ys * h
+        for y in 0..<ch {
+            for x in 0..<cw {
+                let u = UInt8(truncatingIfNeeded: 60 + x * 140 / cw), v = UInt8(truncatingIfNeeded: 200 - y * 140 / ch)
+                if format == .i420 {
+                    c[y * cs + x] = u
+                    c[cs * ch + y * cs + x] = v
+                } else {
+                    c[y * cs + 2 * x] = u
+                    c[y * cs + 2 * x + 1] = v
+                }
+            }
+        }
+        var planes = [FramePlane(base: UnsafeRawPointer(p), stride: ys, length: ys * h)]
+        if format == .i420 {
+            planes.append(FramePlane(base: UnsafeRawPointer(c), stride: cs, length: cs * ch))
+            planes.append(FramePlane(base: UnsafeRawPointer(c + cs * ch), stride: cs, length: cs * ch))
+        } else {
+            planes.append(FramePlane(base: UnsafeRawPointer(c), stride: cs, length: cs * ch))
         }
         return Frame(width: w, height: h, format: format, planes: planes, timestamp: .milliseconds(0),
                      sequence: 0, onRelease: { withExtendedLifetime(buf) {} })

@@ -6,9 +6,9 @@ import Foundation
 import ShutterCore
 
 /// Encodes camera frames to JPEG with EXIF, straight from the frame's planes:
-/// I420 and NV12 (with strides) go to libjpeg-turbo as YUV planes (no RGB round
-/// trip), packed RGB/BGR is compressed directly, YUYV is converted once to
-/// planar 4:2:2. One TurboJPEG handle and its buffers are reused for every photo.
+/// I420 (with strides) goes to TurboJPEG as YUV planes (no RGB round trip),
+/// NV12 through libjpeg's raw-data API in strips (no copy of the frame), packed
+/// RGB/BGR is compressed directly, YUYV is converted once to planar 4:2:2. One TurboJPEG handle and its buffers are reused for every photo.
 /// Meant for one dedicated thread; a 12 MP encode takes a good fraction of a second.
 public final class StillEncoder: @unchecked Sendable {
     // Unchecked: `lock` guards `handle` and every buffer below; encode holds it throughout.
@@ -17,7 +17,7 @@ public final class StillEncoder: @unchecked Sendable {
     /// JPEG output, sized with tjBufSize so TurboJPEG never reallocates it.
     private var output = ReusableBuffer()
     private var thumbnailOutput = ReusableBuffer()
-    /// De-interleaved NV12 chroma or planar YUYV: one conversion, reused.
+    /// NV12 strip scratch (8 chroma rows) or planar YUYV: reused.
     private var converted = ReusableBuffer()
     private var thumbnailPixels = ReusableBuffer()
 
@@ -73,7 +73,7 @@ public final class StillEncoder: @unchecked Sendable {
     // MARK: - Compression per pixel format
 
     private func compress(_ frame: Frame) throws -> Int {
-        let w = frame.width, h = frame.height, cw = (w + 1) / 2, ch = (h + 1) / 2
+        let w = frame.width, h = frame.height, cw = (w + 1) / 2
         let p = frame.planes
         func bytes(_ i: Int) -> UnsafePointer<UInt8> { p[i].base.assumingMemoryBound(to: UInt8.self) }
         switch frame.format {
@@ -82,20 +82,21 @@ public final class StillEncoder: @unchecked Sendable {
                                    strides: [p[0].stride, p[1].stride, p[2].stride],
                                    width: w, height: h, subsampling: TJSAMP_420, quality: quality, into: &output)
         case .nv12:
-            // TurboJPEG takes separate Cb/Cr planes: de-interleave the chroma (a quarter
-            // of the pixels each) into a reused buffer; luma is read in place.
-            let u = converted.reserve(2 * cw * ch), v = u + cw * ch
-            let uv = bytes(1)
-            for y in 0..<ch {
-                let row = uv + y * p[1].stride, ur = u + y * cw, vr = v + y * cw
-                for x in 0..<cw {
-                    ur[x] = row[2 * x]
-                    vr[x] = row[2 * x + 1]
-                }
+            // TurboJPEG wants separate Cb/Cr planes; libjpeg's raw-data API in 16-row
+            // strips reads luma in place and splits only 8 chroma rows at a time.
+            let scratch = converted.reserve(Int(shutter_jpeg_nv12_scratch_size(Int32(w))))
+            let dst = output.reserve(Int(tjBufSize(Int32(w), Int32(h), Int32(TJSAMP_420.rawValue))))
+            var size: UInt = 0
+            var message = [CChar](repeating: 0, count: 200)
+            let r = shutter_jpeg_compress_nv12(bytes(0), Int32(p[0].stride), bytes(1), Int32(p[1].stride),
+                                               Int32(w), Int32(h), Int32(quality), scratch, dst,
+                                               UInt(output.capacity), &size, &message, message.count)
+            guard r == 0 else {
+                throw MediaError(.encoderFailed, "libjpeg failed to encode the NV12 frame: "
+                                 + "\(String(decoding: message.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)); "
+                                 + "the photo was not taken")
             }
-            return try compressYUV(planes: [bytes(0), UnsafePointer(u), UnsafePointer(v)],
-                                   strides: [p[0].stride, cw, cw],
-                                   width: w, height: h, subsampling: TJSAMP_420, quality: quality, into: &output)
+            return Int(size)
         case .yuyv:
             // Packed 4:2:2 -> planar 4:2:2, once; the JPEG keeps the 4:2:2 chroma.
             let y = converted.reserve(w * h + 2 * cw * h), u = y + w * h, v = u + cw * h
@@ -157,6 +158,13 @@ public final class StillEncoder: @unchecked Sendable {
         let w = f.width, h = f.height, cw = (w + 1) / 2, ch = (h + 1) / 2
         guard w >= 2, h >= 2, w <= 65500, h <= 65500 else {
             throw MediaError(.invalidFrame, "frame is \(w)x\(h): JPEG needs 2...65500 pixels each way")
+        }
+        // TurboJPEG's YUV planes are padded to the chroma subsampling: an odd 4:2:0
+        // frame would be read one row and column past its end. Cameras give even sizes.
+        if f.format == .i420 || f.format == .nv12 || f.format == .yuyv,
+           w % 2 != 0 || (h % 2 != 0 && f.format != .yuyv) {
+            throw MediaError(.invalidFrame, "\(f.format.rawValue) frame is \(w)x\(h): chroma subsampling needs "
+                             + "an even width\(f.format == .yuyv ? "" : " and height"); configure an even size")
         }
         let need: [(rowBytes: Int, rows: Int)]
         switch f.format {
