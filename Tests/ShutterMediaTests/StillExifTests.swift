@@ -63,18 +63,25 @@ final class StillExifTests: XCTestCase {
         XCTAssertEqual(patch.b, 40, accuracy: 6)
     }
 
-    func testThumbnailKeepsTheAspectOfAWideFrameAndOfRGB() throws {
+    func testThumbnailKeepsTheAspectOfAWideFrameInEveryFormat() throws {
         let dir = try StillTools.tempDir(self)
-        let path = dir + "/wide.jpg"
-        try StillEncoder().encode(StillPattern.frame(.rgb24, width: 640, height: 360),
-                                  metadata: StillMetadata()).write(to: path)
-        let thumb = dir + "/thumb.jpg"
-        try StillTools.run(["exiftool", "-b", "-ThumbnailImage", path]).out.write(to: URL(fileURLWithPath: thumb))
-        XCTAssertEqual(try StillTools.probeSize(thumb), "160x90")
-        let rgb = try StillTools.decodeRGB(thumb)
-        let patch = StillTools.mean(rgb, width: 160, x: 45..<75, y: 27..<40)
-        XCTAssertEqual(patch.r, 200, accuracy: 6)
-        XCTAssertEqual(patch.b, 40, accuracy: 6)
+        let enc = try StillEncoder()
+        for f in PixelFormat.allCases {
+            let path = dir + "/wide-\(f.rawValue).jpg"
+            try enc.encode(StillPattern.frame(f, width: 640, height: 360), metadata: StillMetadata()).write(to: path)
+            let thumb = dir + "/thumb-\(f.rawValue).jpg"
+            try StillTools.run(["exiftool", "-b", "-ThumbnailImage", path]).out.write(to: URL(fileURLWithPath: thumb))
+            XCTAssertEqual(try StillTools.probeSize(thumb), "160x90", f.rawValue)
+            let rgb = try StillTools.decodeRGB(thumb)
+            XCTAssertEqual(rgb.count, 160 * 90 * 3, f.rawValue)
+            guard rgb.count == 160 * 90 * 3 else { continue }
+            let patch = StillTools.mean(rgb, width: 160, x: 45..<75, y: 27..<40)
+            let bg = StillTools.mean(rgb, width: 160, x: 100..<150, y: 60..<85)
+            XCTAssertEqual(patch.r, 200, accuracy: 6, f.rawValue)
+            XCTAssertEqual(patch.g, 60, accuracy: 6, f.rawValue)
+            XCTAssertEqual(patch.b, 40, accuracy: 6, f.rawValue)
+            XCTAssertEqual(bg.g, 128, accuracy: 4, f.rawValue)
+        }
     }
 
     func testOrientationForEveryRotationAndFlip() throws {

@@ -8,8 +8,10 @@ import ShutterCore
 /// Encodes camera frames to JPEG with EXIF, straight from the frame's planes:
 /// I420 (with strides) goes to TurboJPEG as YUV planes (no RGB round trip),
 /// NV12 through libjpeg's raw-data API in strips (no copy of the frame), packed
-/// RGB/BGR is compressed directly, YUYV is converted once to planar 4:2:2. One TurboJPEG handle and its buffers are reused for every photo.
-/// Meant for one dedicated thread; a 12 MP encode takes a good fraction of a second.
+/// RGB/BGR is compressed directly, YUYV is converted once to planar 4:2:2.
+/// One TurboJPEG handle and its buffers are reused for every photo. Call it on a
+/// dedicated thread/queue, never the task pool: 12 MP is ~35 ms on x86, several
+/// times that on a Pi.
 public final class StillEncoder: @unchecked Sendable {
     // Unchecked: `lock` guards `handle` and every buffer below; encode holds it throughout.
     private let lock = NSLock()
@@ -108,7 +110,6 @@ public final class StillEncoder: @unchecked Sendable {
                     ur[x] = s[4 * x + 1]
                     vr[x] = s[4 * x + 3]
                 }
-                if w & 1 == 1 { ur[cw - 1] = s[4 * (cw - 1) + 1]; vr[cw - 1] = s[4 * (cw - 1) + 3] }
             }
             return try compressYUV(planes: [UnsafePointer(y), UnsafePointer(u), UnsafePointer(v)],
                                    strides: [w, cw, cw],
