@@ -35,6 +35,9 @@ let package = Package(
         .executableTarget(name: "shutterd", dependencies: ["ShutterService"], swiftSettings: strict),
         .executableTarget(name: "shutterctl", dependencies: ["ShutterService", "ShutterCore"],
                           swiftSettings: strict),
+        // Still benchmark: 12 MP I420 -> JPEG + EXIF vs bare libjpeg-turbo (`bench-still`, release).
+        .executableTarget(name: "bench-still", dependencies: ["ShutterMedia", "ShutterCore", "CTurboJPEG"],
+                          swiftSettings: strict),
 
         .testTarget(name: "ShutterCoreTests", dependencies: ["ShutterCore"], swiftSettings: strict),
         .testTarget(name: "ShutterSimTests", dependencies: ["ShutterSim", "ShutterCore"], swiftSettings: strict),

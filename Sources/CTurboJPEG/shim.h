@@ -1,1 +1,2 @@
 #include <turbojpeg.h>
+#include "nv12_strips.h"
