@@ -56,4 +56,5 @@ for deb in "$APT/debs"/*.deb; do
     dpkg-deb -x "$deb" "$ROOT"
     echo "compat: unpacked $(basename "$deb")"
 done
+rm -f "$APT/debs"/*.deb # the unpacked tree is the cache
 printf '%s' "$PKGS" > "$STAMP"
