@@ -35,7 +35,7 @@ public final class GPIOButton: ButtonInput {
         }
     }
 
-    private struct State: ~Copyable {
+    private struct State {
         var input: OpaquePointer?
         var source: SourceBox?
         var continuation: AsyncStream<ButtonEdge>.Continuation?
@@ -45,7 +45,7 @@ public final class GPIOButton: ButtonInput {
     public let configuration: Configuration
     public let location: GPIOLineLocation
     private let queue = DispatchQueue(label: "shutter.gpio.button")
-    private let state: Mutex<State>
+    private let line: LineState
     private let log: @Sendable (String) -> Void
 
     /// Requests the line now, so a missing chip or a busy line fails at start-up.
@@ -63,7 +63,7 @@ public final class GPIOButton: ButtonInput {
             throw GPIOError.requestFailed(rc, what: "The button", line: location)
         }
         let fd = shutter_gpio_input_fd(handle)
-        state = Mutex(State(input: handle))
+        line = LineState(State(input: handle))
         startWatching(fd: fd)
     }
 
@@ -73,19 +73,19 @@ public final class GPIOButton: ButtonInput {
     public func edges() -> AsyncStream<ButtonEdge> {
         let (stream, continuation) = AsyncStream.makeStream(
             of: ButtonEdge.self, bufferingPolicy: .bufferingOldest(max(1, configuration.bufferedEdges)))
-        let previous = state.withLock { s in
+        let previous = line.state.withLock { s in
             let old = s.continuation
             s.continuation = s.input == nil ? nil : continuation
             return old
         }
         previous?.finish()
-        if state.withLock({ $0.input == nil }) { continuation.finish() }
+        if line.state.withLock({ $0.input == nil }) { continuation.finish() }
         return stream
     }
 
     /// True while the button is held now (read from the line, after active-low).
     public func isPressed() throws -> Bool {
-        let rc: Int32 = state.withLock { s in
+        let rc: Int32 = line.state.withLock { s in
             guard let input = s.input else { return -EBADF }
             return shutter_gpio_input_value(input)
         }
@@ -94,11 +94,11 @@ public final class GPIOButton: ButtonInput {
     }
 
     /// Edges the consumer was too slow for (the stream's buffer was full).
-    public var droppedEdges: Int { state.withLock { $0.dropped } }
+    public var droppedEdges: Int { line.state.withLock { $0.dropped } }
 
     /// Releases the line and ends the stream. Safe to call twice.
     public func close() {
-        let (source, continuation) = state.withLock { s in
+        let (source, continuation) = line.state.withLock { s in
             let r = (s.source, s.continuation)
             s.source = nil
             s.continuation = nil
@@ -108,26 +108,35 @@ public final class GPIOButton: ButtonInput {
         if let source {
             source.source.cancel() // the cancel handler releases the line, on the queue
         } else {
-            releaseLine()
+            line.release()
         }
     }
 
     private func startWatching(fd: Int32) {
         let source = DispatchSource.makeReadSource(fileDescriptor: fd, queue: queue)
         source.setEventHandler { [weak self] in self?.readEdges() }
-        source.setCancelHandler { [weak self] in self?.releaseLine() }
+        // The line is released only once the source is cancelled (libdispatch must not
+        // watch a closed fd), possibly after this object is gone: capture the state, not self.
+        source.setCancelHandler { [line] in line.release() }
         source.resume()
         let box = SourceBox(source)
-        state.withLock { $0.source = box }
+        line.state.withLock { $0.source = box }
     }
 
-    private func releaseLine() {
-        let input: OpaquePointer? = state.withLock { s in
-            let i = s.input
-            s.input = nil
-            return i
+    /// The requested line and the stream, shared by the button, its dispatch source's
+    /// handlers and close(); outlives the button until the source is cancelled.
+    private final class LineState: Sendable {
+        let state: Mutex<State>
+        init(_ state: sending State) { self.state = Mutex(state) }
+
+        func release() {
+            let input: OpaquePointer? = state.withLock { s in
+                let i = s.input
+                s.input = nil
+                return i
+            }
+            if let input { shutter_gpio_input_close(input) }
         }
-        if let input { shutter_gpio_input_close(input) }
     }
 
     // Runs on `queue`. The lock is held across the read so close() cannot free the
@@ -135,7 +144,7 @@ public final class GPIOButton: ButtonInput {
     private func readEdges() {
         var raw = [shutter_gpio_edge](repeating: shutter_gpio_edge(), count: 16)
         let activeLow = configuration.activeLow
-        let (n, continuation): (Int32, AsyncStream<ButtonEdge>.Continuation?) = state.withLock { s in
+        let (n, continuation): (Int32, AsyncStream<ButtonEdge>.Continuation?) = line.state.withLock { s in
             guard let input = s.input else { return (0, nil) }
             let n = raw.withUnsafeMutableBufferPointer {
                 shutter_gpio_input_read(input, $0.baseAddress, Int32($0.count))
@@ -155,7 +164,7 @@ public final class GPIOButton: ButtonInput {
                                   time: MonotonicTime(nanoseconds: Int64(bitPattern: e.timestamp_ns)))
             if case .dropped = continuation.yield(edge) { dropped += 1 }
         }
-        if dropped > 0 { state.withLock { $0.dropped += dropped } }
+        if dropped > 0 { line.state.withLock { $0.dropped += dropped } }
     }
 
     // Unchecked: a dispatch source is not marked Sendable; this box is only stored
