@@ -7,12 +7,20 @@ set -eu
 cd "$(dirname "$0")/../.."
 
 OUT=${OUT:-.build/compat/trixie}
-CC=${CC:-cc}
-CXX=${CXX:-c++}
+# The system compilers, else the clang that comes with the Swift toolchain.
+CC=${CC:-$(command -v cc || command -v clang || true)}
+CXX=${CXX:-$(command -v c++ || command -v clang++ || true)}
+if [ -z "$CC" ] || [ -z "$CXX" ]; then
+    echo "compat: FAIL no C/C++ compiler: install build-essential (or put the Swift toolchain's clang on PATH)" >&2
+    exit 1
+fi
+command -v apt-get >/dev/null && command -v dpkg-deb >/dev/null || {
+    echo "compat: FAIL needs apt-get and dpkg-deb (a Debian or Debian-based system)" >&2; exit 1; }
 sh deploy/compat/fetch-trixie-headers.sh
 ROOT=$(cd "$OUT/root" && pwd)
 INC="$ROOT/usr/include"
-MULTIARCH=$($CC -print-multiarch 2>/dev/null || dpkg-architecture -qDEB_HOST_MULTIARCH)
+MULTIARCH=$($CC -print-multiarch 2>/dev/null || true)
+[ -n "$MULTIARCH" ] || MULTIARCH="$(uname -m)-linux-gnu"
 # Trixie's headers first; the host's are still there for libc and libstdc++.
 TRIXIE="-I$INC -I$INC/$MULTIARCH -I$INC/libcamera"
 TMP=$(mktemp -d)

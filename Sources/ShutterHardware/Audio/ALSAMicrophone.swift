@@ -116,10 +116,24 @@ public final class ALSAMicrophone: Microphone {
         defer { snd_pcm_status_free(status) }
         var pendingDropped = 0
         var overrunPending = false
+        var silentWaits = 0
 
         while !session.stopRequested {
             let ready = snd_pcm_wait(pcm, 500)
-            if ready == 0 { continue } // no data yet: look at the stop flag again
+            if ready == 0 {
+                // No data yet: look at the stop flag again. A device that delivers
+                // nothing for 3 s without an error has stalled (a wedged USB card).
+                silentWaits += 1
+                if silentWaits >= 6 {
+                    end(session, ALSAError(code: .deviceGone,
+                                           message: "The microphone \"\(session.device)\" stopped delivering "
+                                               + "audio for 3 s. Recording continues without audio; check the "
+                                               + "device (`arecord -l`, dmesg)."))
+                    return
+                }
+                continue
+            }
+            silentWaits = 0
             var samples = [Int16](repeating: 0, count: period * channels)
             let n = ready < 0 ? Int(ready) : samples.withUnsafeMutableBytes {
                 Int(snd_pcm_readi(pcm, $0.baseAddress, snd_pcm_uframes_t(period)))
