@@ -77,7 +77,7 @@ public final class ALSAMicrophone: Microphone {
     }
 
     /// Stops capturing and ends the stream; returns once the capture thread let go of
-    /// the device (bounded: a hung driver is left behind after 2 s, with a log line).
+    /// the device (within ~200 ms; bounded: a hung driver is left behind after 2 s, with a log line).
     public func stop() {
         guard let session = current.withLock({ s -> CaptureSession? in let c = s; s = nil; return c }) else { return }
         session.requestStop()
@@ -119,12 +119,12 @@ public final class ALSAMicrophone: Microphone {
         var silentWaits = 0
 
         while !session.stopRequested {
-            let ready = snd_pcm_wait(pcm, 500)
+            let ready = snd_pcm_wait(pcm, 200)
             if ready == 0 {
                 // No data yet: look at the stop flag again. A device that delivers
                 // nothing for 3 s without an error has stalled (a wedged USB card).
                 silentWaits += 1
-                if silentWaits >= 6 {
+                if silentWaits >= 15 {
                     end(session, ALSAError(code: .deviceGone,
                                            message: "The microphone \"\(session.device)\" stopped delivering "
                                                + "audio for 3 s. Recording continues without audio; check the "
