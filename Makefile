@@ -29,3 +29,9 @@ bench: release
 
 clean:
 	rm -rf .build
+
+# The C/C++ shims against Debian trixie's headers (libgpiod 2.x, libcamera 0.4,
+# FFmpeg 7), fetched with apt-get download into .build/compat (cached).
+.PHONY: compat
+compat:
+	@sh deploy/compat/check-trixie.sh

@@ -17,6 +17,9 @@ let package = Package(
         .systemLibrary(name: "CTurboJPEG", path: "Sources/CTurboJPEG", pkgConfig: "libturbojpeg"),
         .systemLibrary(name: "CExif", path: "Sources/CExif", pkgConfig: "libexif"),
         .systemLibrary(name: "CFFmpeg", path: "Sources/CFFmpeg", pkgConfig: "libavformat"),
+        .systemLibrary(name: "CALSA", path: "Sources/CALSA", pkgConfig: "alsa"),
+        // libgpiod v1 (bookworm) and v2 (trixie) behind one plain C header.
+        .target(name: "CGPIODShim", path: "Sources/CGPIODShim", linkerSettings: [.linkedLibrary("gpiod")]),
 
         // Pure Swift heart: values, roles, state machines, policies. Imports no C module.
         .target(name: "ShutterCore", swiftSettings: strict),
@@ -25,7 +28,8 @@ let package = Package(
                 dependencies: ["ShutterCore", "CTurboJPEG", "CExif", "CFFmpeg"],
                 swiftSettings: strict),
         // Real devices: libcamera, libgpiod, ALSA.
-        .target(name: "ShutterHardware", dependencies: ["ShutterCore"], swiftSettings: strict),
+        .target(name: "ShutterHardware", dependencies: ["ShutterCore", "CGPIODShim", "CALSA"],
+                swiftSettings: strict),
         // The simulated board, shipped: runs the whole service on any Linux box.
         .target(name: "ShutterSim", dependencies: ["ShutterCore"], swiftSettings: strict),
         // Wiring: service loop, control socket, systemd notify, signals.
@@ -42,6 +46,8 @@ let package = Package(
         .testTarget(name: "ShutterCoreTests", dependencies: ["ShutterCore"], swiftSettings: strict),
         .testTarget(name: "ShutterSimTests", dependencies: ["ShutterSim", "ShutterCore"], swiftSettings: strict),
         .testTarget(name: "ShutterMediaTests", dependencies: ["ShutterMedia", "ShutterCore"],
+                    swiftSettings: strict),
+        .testTarget(name: "ShutterHardwareTests", dependencies: ["ShutterHardware", "ShutterCore"],
                     swiftSettings: strict),
     ]
 )

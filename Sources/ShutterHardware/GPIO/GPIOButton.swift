@@ -1,0 +1,181 @@
+import CGPIODShim
+import Dispatch
+import ShutterCore
+import Synchronization
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The shutter button on a GPIO line: input with pull-up, both edges, the kernel's
+/// CLOCK_MONOTONIC edge timestamps, hardware debounce where libgpiod v2 offers it.
+/// The request fd is watched by a DispatchSource on a serial queue, which yields raw
+/// edges (after active-low) into a bounded AsyncStream; the core's stability filter
+/// does the rest (and all the debouncing on libgpiod v1).
+public final class GPIOButton: ButtonInput {
+    public struct Configuration: Sendable, Equatable {
+        public var line: GPIOLineSpec
+        /// True for the usual wiring: button to ground, pull-up, pressed = low.
+        public var activeLow: Bool
+        public var pullUp: Bool
+        /// Kernel debounce (libgpiod v2 only; zero disables it).
+        public var debounce: Duration
+        /// Edges kept for a slow consumer; older ones are kept, newer ones counted as dropped.
+        public var bufferedEdges: Int
+        public var consumer: String
+
+        public init(line: GPIOLineSpec, activeLow: Bool = true, pullUp: Bool = true,
+                    debounce: Duration = .milliseconds(5), bufferedEdges: Int = 64,
+                    consumer: String = "shutter-button") {
+            self.line = line
+            self.activeLow = activeLow
+            self.pullUp = pullUp
+            self.debounce = debounce
+            self.bufferedEdges = bufferedEdges
+            self.consumer = consumer
+        }
+    }
+
+    private struct State {
+        var input: OpaquePointer?
+        var source: SourceBox?
+        var continuation: AsyncStream<ButtonEdge>.Continuation?
+        var dropped = 0
+    }
+
+    public let configuration: Configuration
+    public let location: GPIOLineLocation
+    private let queue = DispatchQueue(label: "shutter.gpio.button")
+    private let line: LineState
+    private let log: @Sendable (String) -> Void
+
+    /// Requests the line now, so a missing chip or a busy line fails at start-up.
+    public init(_ configuration: Configuration,
+                log: @escaping @Sendable (String) -> Void = GPIOButton.logToStderr) throws {
+        self.configuration = configuration
+        self.log = log
+        let location = try GPIOChips.locate(configuration.line)
+        self.location = location
+        var handle: OpaquePointer?
+        let debounceUs = UInt32(clamping: max(0, configuration.debounce.nanoseconds / 1000))
+        let rc = shutter_gpio_input_open(location.chipPath, location.offset, configuration.consumer,
+                                         configuration.pullUp ? 1 : 0, debounceUs, &handle)
+        guard rc == 0, let handle else {
+            throw GPIOError.requestFailed(rc, what: "The button", line: location)
+        }
+        let fd = shutter_gpio_input_fd(handle)
+        line = LineState(State(input: handle))
+        startWatching(fd: fd)
+    }
+
+    deinit { close() }
+
+    /// Edges from now on. A second call ends the first stream: one consumer at a time.
+    public func edges() -> AsyncStream<ButtonEdge> {
+        let (stream, continuation) = AsyncStream.makeStream(
+            of: ButtonEdge.self, bufferingPolicy: .bufferingOldest(max(1, configuration.bufferedEdges)))
+        let previous = line.state.withLock { s in
+            let old = s.continuation
+            s.continuation = s.input == nil ? nil : continuation
+            return old
+        }
+        previous?.finish()
+        if line.state.withLock({ $0.input == nil }) { continuation.finish() }
+        return stream
+    }
+
+    /// True while the button is held now (read from the line, after active-low).
+    public func isPressed() throws -> Bool {
+        let rc: Int32 = line.state.withLock { s in
+            guard let input = s.input else { return -EBADF }
+            return shutter_gpio_input_value(input)
+        }
+        guard rc >= 0 else { throw GPIOError.requestFailed(rc, what: "The button", line: location) }
+        return (rc != 0) != configuration.activeLow
+    }
+
+    /// Edges the consumer was too slow for (the stream's buffer was full).
+    public var droppedEdges: Int { line.state.withLock { $0.dropped } }
+
+    /// Releases the line and ends the stream. Safe to call twice.
+    public func close() {
+        let (source, continuation) = line.state.withLock { s in
+            let r = (s.source, s.continuation)
+            s.source = nil
+            s.continuation = nil
+            return r
+        }
+        continuation?.finish()
+        if let source {
+            source.source.cancel() // the cancel handler releases the line, on the queue
+        } else {
+            line.release()
+        }
+    }
+
+    private func startWatching(fd: Int32) {
+        let source = DispatchSource.makeReadSource(fileDescriptor: fd, queue: queue)
+        source.setEventHandler { [weak self] in self?.readEdges() }
+        // The line is released only once the source is cancelled (libdispatch must not
+        // watch a closed fd), possibly after this object is gone: capture the state, not self.
+        source.setCancelHandler { [line] in line.release() }
+        source.resume()
+        let box = SourceBox(source)
+        line.state.withLock { $0.source = box }
+    }
+
+    /// The requested line and the stream, shared by the button, its dispatch source's
+    /// handlers and close(); outlives the button until the source is cancelled.
+    private final class LineState: Sendable {
+        let state: Mutex<State>
+        init(_ state: sending State) { self.state = Mutex(state) }
+
+        func release() {
+            let input: OpaquePointer? = state.withLock { s in
+                let i = s.input
+                s.input = nil
+                return i
+            }
+            if let input { shutter_gpio_input_close(input) }
+        }
+    }
+
+    // Runs on `queue`. The lock is held across the read so close() cannot free the
+    // handle under it; the read does not block (the fd is readable).
+    private func readEdges() {
+        var raw = [shutter_gpio_edge](repeating: shutter_gpio_edge(), count: 16)
+        let activeLow = configuration.activeLow
+        let (n, continuation): (Int32, AsyncStream<ButtonEdge>.Continuation?) = line.state.withLock { s in
+            guard let input = s.input else { return (0, nil) }
+            let n = raw.withUnsafeMutableBufferPointer {
+                shutter_gpio_input_read(input, $0.baseAddress, Int32($0.count))
+            }
+            return (n, s.continuation)
+        }
+        if n < 0 {
+            log("<3>shutter.gpio: reading button edges on \(location.chipPath) line \(location.offset) failed "
+                + "(\(String(cString: strerror(-n)))); the button stops working until the service restarts.")
+            close()
+            return
+        }
+        guard let continuation else { return } // no consumer yet: stale edges are not replayed
+        var dropped = 0
+        for e in raw.prefix(Int(n)) {
+            let edge = ButtonEdge(pressed: (e.rising != 0) != activeLow,
+                                  time: MonotonicTime(nanoseconds: Int64(bitPattern: e.timestamp_ns)))
+            if case .dropped = continuation.yield(edge) { dropped += 1 }
+        }
+        if dropped > 0 { line.state.withLock { $0.dropped += dropped } }
+    }
+
+    // Unchecked: a dispatch source is not marked Sendable; this box is only stored
+    // and taken out under `state`'s Mutex, and cancel() is thread-safe in libdispatch.
+    private final class SourceBox: @unchecked Sendable {
+        let source: any DispatchSourceRead
+        init(_ source: any DispatchSourceRead) { self.source = source }
+    }
+
+    public static let logToStderr: @Sendable (String) -> Void = { line in
+        var text = line + "\n"
+        text.withUTF8 { _ = Glibc.write(2, $0.baseAddress, $0.count) }
+    }
+}
