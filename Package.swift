@@ -17,6 +17,10 @@ let package = Package(
         .systemLibrary(name: "CTurboJPEG", path: "Sources/CTurboJPEG", pkgConfig: "libturbojpeg"),
         .systemLibrary(name: "CExif", path: "Sources/CExif", pkgConfig: "libexif"),
         .systemLibrary(name: "CFFmpeg", path: "Sources/CFFmpeg", pkgConfig: "libavformat"),
+        // libcamera (C++): pkg-config flags for the shim; never imported by Swift.
+        .systemLibrary(name: "CLibcamera", path: "Sources/CLibcamera", pkgConfig: "libcamera"),
+        // C++17 shim with a plain C header: owns every libcamera object and thread.
+        .target(name: "CLibcameraShim", dependencies: ["CLibcamera"]),
 
         // Pure Swift heart: values, roles, state machines, policies. Imports no C module.
         .target(name: "ShutterCore", swiftSettings: strict),
@@ -25,7 +29,8 @@ let package = Package(
                 dependencies: ["ShutterCore", "CTurboJPEG", "CExif", "CFFmpeg"],
                 swiftSettings: strict),
         // Real devices: libcamera, libgpiod, ALSA.
-        .target(name: "ShutterHardware", dependencies: ["ShutterCore"], swiftSettings: strict),
+        .target(name: "ShutterHardware", dependencies: ["ShutterCore", "CLibcameraShim"],
+                swiftSettings: strict),
         // The simulated board, shipped: runs the whole service on any Linux box.
         .target(name: "ShutterSim", dependencies: ["ShutterCore"], swiftSettings: strict),
         // Wiring: service loop, control socket, systemd notify, signals.
@@ -39,5 +44,8 @@ let package = Package(
         .testTarget(name: "ShutterCoreTests", dependencies: ["ShutterCore"], swiftSettings: strict),
         .testTarget(name: "ShutterMediaTests", dependencies: ["ShutterMedia", "ShutterCore"],
                     swiftSettings: strict),
-    ]
+        .testTarget(name: "ShutterHardwareTests", dependencies: ["ShutterHardware", "ShutterCore"],
+                    swiftSettings: strict),
+    ],
+    cxxLanguageStandard: .cxx17
 )
