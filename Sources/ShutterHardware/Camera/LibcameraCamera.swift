@@ -65,23 +65,27 @@ public final class LibcameraCamera: CameraDevice {
                           pixelArraySize: description.pixelArraySize.map { ($0.width, $0.height) })
         state = Mutex(State(settings: settings))
 
-        let source = DispatchSource.makeReadSource(fileDescriptor: shc_camera_event_fd(handle.pointer),
-                                                   queue: eventQueue)
-        source.setEventHandler { [weak self] in self?.drain() }
-        state.withLock { $0.source = source }
-        source.resume()
+        let fd = shc_camera_event_fd(handle.pointer)
+        let queue = eventQueue
+        // Created inside the lock: a DispatchSource is not Sendable, so it never leaves State.
+        state.withLock { s in
+            let source = DispatchSource.makeReadSource(fileDescriptor: fd, queue: queue)
+            source.setEventHandler { [weak self] in self?.drain() }
+            source.resume()
+            s.source = source
+        }
         _ = try? apply(settings.controls)
     }
 
     deinit {
         // No event handler can be running: each holds a strong reference while
         // it runs. The shim stops, releases the camera and its manager reference.
-        let source = state.withLock { s -> (any DispatchSourceRead)? in
+        state.withLock { s in
             s.continuation?.finish()
             s.continuation = nil
-            return s.source
+            s.source?.cancel()
+            s.source = nil
         }
-        source?.cancel()
         shc_camera_close(handle.pointer)
     }
 
