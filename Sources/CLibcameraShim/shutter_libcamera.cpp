@@ -483,6 +483,7 @@ int shc_camera_configure(shc_camera *c, const shc_stream_request *req, shc_strea
         // the pipeline adjusted it.
         std::unique_ptr<CameraConfiguration> chosen;
         std::unique_ptr<CameraConfiguration> fallback;
+        std::unique_ptr<CameraConfiguration> anyValid; // reported, Swift explains the format
         bool exact = false;
         for (size_t si = 0; si < sizes.size() && !chosen; si++) {
             for (size_t fi = 0; fi < fourccs.size() && !chosen; fi++) {
@@ -509,16 +510,25 @@ int shc_camera_configure(shc_camera *c, const shc_stream_request *req, shc_strea
                 const StreamConfiguration &got = config->at(0);
                 bool sizeOK = anySize || got.size == sizes[si];
                 bool formatOK = !fourccs[fi] || got.pixelFormat == PixelFormat(fourccs[fi]);
+                // A fallback must still be in a format the caller can read
+                // (a webcam may adjust everything to MJPEG).
+                bool usable = !fourccs[0];
+                for (uint32_t f : fourccs)
+                    usable = usable || (f && got.pixelFormat == PixelFormat(f));
                 if (sizeOK && formatOK) {
                     exact = si == 0 && fi == 0;
                     chosen = std::move(config);
-                } else if (!fallback) {
+                } else if (usable && !fallback) {
                     fallback = std::move(config);
+                } else if (!anyValid) {
+                    anyValid = std::move(config);
                 }
             }
         }
         if (!chosen)
             chosen = std::move(fallback);
+        if (!chosen)
+            chosen = std::move(anyValid);
         if (!chosen)
             return -EINVAL;
 
