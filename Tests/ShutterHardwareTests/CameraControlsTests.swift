@@ -30,6 +30,17 @@ final class CameraControlsTests: XCTestCase {
         XCTAssertEqual(c.libcameraControls(hasModeControls: false).first, ControlSetting(name: "AeEnable", values: [0]))
     }
 
+    func testDefaultSettingsMatchTheDesign() {
+        let s = LibcameraCameraSettings()
+        XCTAssertEqual(s.videoSizes, [CameraSize(width: 1920, height: 1080)])
+        XCTAssertEqual(s.framesPerSecond, 30)
+        XCTAssertEqual(s.videoFormats.first, .i420)
+        XCTAssertEqual(s.autofocusTimeout, .milliseconds(300))
+        XCTAssertEqual(s.videoAutofocus, .continuous)
+        XCTAssertTrue(s.stillSizes.isEmpty, "stills default to the full pixel array")
+        XCTAssertLessThan(s.streamDepth, 4, "the stream must never hold every camera buffer")
+    }
+
     func testFlickerMeteringAndWhiteBalance() {
         var c = CameraControls()
         XCTAssertFalse(c.libcameraControls(hasModeControls: false).contains { $0.name.hasPrefix("AeFlicker") },

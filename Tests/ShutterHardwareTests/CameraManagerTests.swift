@@ -79,6 +79,11 @@ final class CameraManagerTests: XCTestCase {
         XCTAssertEqual(shc_manager_acquire(nil), -EINVAL)
         XCTAssertEqual(shc_manager_acquire(&raw), 0)
         defer { shc_manager_release(raw) }
+        // One CameraManager per process: a second acquire shares the first.
+        var again: OpaquePointer?
+        XCTAssertEqual(shc_manager_acquire(&again), 0)
+        XCTAssertEqual(again, raw)
+        shc_manager_release(again)
         XCTAssertEqual(shc_manager_cameras(raw, nil, 0), 0)
         XCTAssertEqual(shc_manager_cameras(raw, nil, 4), -EINVAL)
         var cam: OpaquePointer?

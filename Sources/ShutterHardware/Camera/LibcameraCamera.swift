@@ -193,6 +193,18 @@ public final class LibcameraCamera: CameraDevice {
         if r < 0 { throw CameraError.fromShim(r, "set \(setting)") }
     }
 
+    /// Whether this camera has a libcamera control of that name ("AfMode", "AeFlickerMode", ...).
+    public func supportsControl(_ name: String) -> Bool {
+        shc_camera_has_control(handle.pointer, name) != 0
+    }
+
+    /// Range and default of a numeric control, nil when the camera lacks it.
+    public func controlRange(_ name: String) -> (min: Double, max: Double, default: Double?)? {
+        var lo = 0.0, hi = 0.0, def = 0.0
+        guard shc_camera_control_range(handle.pointer, name, &lo, &hi, &def) == 0 else { return nil }
+        return (lo, hi, def.isNaN ? nil : def)
+    }
+
     /// Manual focus, in dioptres (0 = infinity). Ends continuous AF.
     public func setLensPosition(_ dioptres: Double) throws {
         guard descriptor.lensPositionRange != nil else {
