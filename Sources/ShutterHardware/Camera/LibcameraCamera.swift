@@ -65,12 +65,17 @@ public final class LibcameraCamera: CameraDevice {
                           pixelArraySize: description.pixelArraySize.map { ($0.width, $0.height) })
         state = Mutex(State(settings: settings))
 
-        let fd = shc_camera_event_fd(handle.pointer)
+        // The source watches its own duplicate of the shim's eventfd and closes
+        // it in the cancel handler: Dispatch may still poll the fd after cancel(),
+        // while the shim closes its copy as soon as the camera state goes.
+        let fd = dup(shc_camera_event_fd(handle.pointer))
         let queue = eventQueue
         // Created inside the lock: a DispatchSource is not Sendable, so it never leaves State.
         state.withLock { s in
+            guard fd >= 0 else { return } // EMFILE: no frames arrive, the watchdog sees a stalled camera
             let source = DispatchSource.makeReadSource(fileDescriptor: fd, queue: queue)
             source.setEventHandler { [weak self] in self?.drain() }
+            source.setCancelHandler { close(fd) }
             source.resume()
             s.source = source
         }
