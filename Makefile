@@ -23,9 +23,9 @@ run: release
 	@mkdir -p shutter-data
 	.build/release/shutterd --board sim --storage ./shutter-data
 
-bench: release
-	$(SWIFT) build -c release --product shutter-bench
-	.build/release/shutter-bench
+bench: deps
+	$(SWIFT) build -c release --product bench-still
+	.build/release/bench-still
 
 clean:
 	rm -rf .build

@@ -20,6 +20,10 @@ let package = Package(
         .systemLibrary(name: "CALSA", path: "Sources/CALSA", pkgConfig: "alsa"),
         // libgpiod v1 (bookworm) and v2 (trixie) behind one plain C header.
         .target(name: "CGPIODShim", path: "Sources/CGPIODShim", linkerSettings: [.linkedLibrary("gpiod")]),
+        // libcamera (C++): pkg-config flags for the shim; never imported by Swift.
+        .systemLibrary(name: "CLibcamera", path: "Sources/CLibcamera", pkgConfig: "libcamera"),
+        // C++17 shim with a plain C header: owns every libcamera object and thread.
+        .target(name: "CLibcameraShim", dependencies: ["CLibcamera"]),
 
         // Pure Swift heart: values, roles, state machines, policies. Imports no C module.
         .target(name: "ShutterCore", swiftSettings: strict),
@@ -28,7 +32,7 @@ let package = Package(
                 dependencies: ["ShutterCore", "CTurboJPEG", "CExif", "CFFmpeg"],
                 swiftSettings: strict),
         // Real devices: libcamera, libgpiod, ALSA.
-        .target(name: "ShutterHardware", dependencies: ["ShutterCore", "CGPIODShim", "CALSA"],
+        .target(name: "ShutterHardware", dependencies: ["ShutterCore", "CGPIODShim", "CALSA", "CLibcameraShim"],
                 swiftSettings: strict),
         // The simulated board, shipped: runs the whole service on any Linux box.
         .target(name: "ShutterSim", dependencies: ["ShutterCore"], swiftSettings: strict),
@@ -49,5 +53,6 @@ let package = Package(
                     swiftSettings: strict),
         .testTarget(name: "ShutterHardwareTests", dependencies: ["ShutterHardware", "ShutterCore"],
                     swiftSettings: strict),
-    ]
+    ],
+    cxxLanguageStandard: .cxx17
 )

@@ -102,7 +102,7 @@ public final class SimCamera: CameraDevice {
         let generation: UInt64 = try state.withLock { s in
             switch s.fault {
             case .disappear: throw CameraError(.noDevice, "simulated camera is unplugged (fault injected)")
-            case .error: throw CameraError(.failed, "simulated camera failed to start (fault injected)")
+            case .error: throw CameraError(.system, "simulated camera failed to start (fault injected)")
             case .none, .stall: break
             }
             s.continuation?.finish()
@@ -135,7 +135,7 @@ public final class SimCamera: CameraDevice {
         let (buffer, lux): (OwnedFrameBuffer, Double) = try state.withLock { s in
             switch s.fault {
             case .disappear: throw CameraError(.noDevice, "simulated camera is unplugged (fault injected)")
-            case .error: throw CameraError(.failed, "simulated still capture failed (fault injected)")
+            case .error: throw CameraError(.system, "simulated still capture failed (fault injected)")
             case .stall: throw CameraError(.timeout, "simulated camera is stalled (fault injected)")
             case .none: break
             }

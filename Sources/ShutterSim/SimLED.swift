@@ -17,7 +17,7 @@ public final class SimLED: LEDOutput {
 
     public func set(_ on: Bool) throws {
         try state.withLock { s in
-            if s.failing { throw CameraError(.failed, "simulated LED \(name) write failed (fault injected)") }
+            if s.failing { throw CameraError(.system, "simulated LED \(name) write failed (fault injected)") }
             if s.on != on { s.changes += 1 }
             s.on = on
         }

@@ -1,0 +1,2 @@
+// Intentionally empty: libcamera's headers are C++ and only the C++ shim
+// (Sources/CLibcameraShim) includes them.

@@ -1,0 +1,924 @@
+// The libcamera shim: owns the CameraManager, cameras, allocators, requests and
+// mappings; hands completed requests to Swift through an eventfd. Compiles
+// against libcamera 0.0.3 (bookworm), 0.4 (trixie) and the Raspberry Pi fork
+// 0.7.x; version drift is kept to the few #if blocks marked "drift".
+
+#include "shutter_libcamera.h"
+
+#include <libcamera/libcamera.h>
+#include <libcamera/version.h>
+
+#include <sys/eventfd.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cerrno>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <deque>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <new>
+#include <string>
+#include <vector>
+
+using namespace libcamera;
+
+#define SHC_STR2(x) #x
+#define SHC_STR(x) SHC_STR2(x)
+
+namespace {
+
+// Converts any exception into -errno so nothing unwinds into Swift.
+template <typename F>
+int guarded(F &&body) noexcept
+{
+    try {
+        return body();
+    } catch (const std::bad_alloc &) {
+        return -ENOMEM;
+    } catch (...) {
+        return -EIO;
+    }
+}
+
+void copyString(char *dst, size_t cap, const std::string &src)
+{
+    size_t n = src.size() < cap - 1 ? src.size() : cap - 1;
+    memcpy(dst, src.data(), n);
+    dst[n] = '\0';
+}
+
+// Looks a control up by name in what this camera supports: version-proof (no
+// compile-time dependency on controls added or renamed between releases).
+const ControlId *findControl(const ControlInfoMap &map, const char *name)
+{
+    for (const auto &entry : map) {
+        if (std::string(entry.first->name()) == name)
+            return entry.first;
+    }
+    return nullptr;
+}
+
+bool numericValue(const ControlValue &v, double *out)
+{
+    if (v.isNone() || v.isArray())
+        return false;
+    switch (v.type()) {
+    case ControlTypeBool: *out = v.get<bool>() ? 1 : 0; return true;
+    case ControlTypeByte: *out = v.get<uint8_t>(); return true;
+    case ControlTypeInteger32: *out = v.get<int32_t>(); return true;
+    case ControlTypeInteger64: *out = static_cast<double>(v.get<int64_t>()); return true;
+    case ControlTypeFloat: *out = v.get<float>(); return true;
+    default: return false;
+    }
+}
+
+// A ControlValue of the control's own type from doubles; None when impossible.
+ControlValue makeValue(const ControlId *id, const double *values, size_t count)
+{
+    if (count == 0)
+        return ControlValue();
+    switch (id->type()) {
+    case ControlTypeBool:
+        if (count == 1)
+            return ControlValue(values[0] != 0);
+        break;
+    case ControlTypeInteger32: {
+        if (count == 1)
+            return ControlValue(static_cast<int32_t>(std::lround(values[0])));
+        std::vector<int32_t> v;
+        for (size_t i = 0; i < count; i++)
+            v.push_back(static_cast<int32_t>(std::lround(values[i])));
+        return ControlValue(Span<const int32_t>(v.data(), v.size()));
+    }
+    case ControlTypeInteger64: {
+        if (count == 1)
+            return ControlValue(static_cast<int64_t>(std::llround(values[0])));
+        std::vector<int64_t> v;
+        for (size_t i = 0; i < count; i++)
+            v.push_back(static_cast<int64_t>(std::llround(values[i])));
+        return ControlValue(Span<const int64_t>(v.data(), v.size()));
+    }
+    case ControlTypeFloat: {
+        if (count == 1)
+            return ControlValue(static_cast<float>(values[0]));
+        std::vector<float> v;
+        for (size_t i = 0; i < count; i++)
+            v.push_back(static_cast<float>(values[i]));
+        return ControlValue(Span<const float>(v.data(), v.size()));
+    }
+    default:
+        break;
+    }
+    return ControlValue();
+}
+
+// The mmaps of one started session. Shared by every frame handed out, so a
+// frame held past stop(), reconfigure or close stays readable; unmapped with
+// the last holder.
+struct Mappings {
+    std::vector<std::pair<void *, size_t>> regions;
+    ~Mappings()
+    {
+        for (auto &r : regions)
+            munmap(r.first, r.second);
+    }
+};
+
+struct Slot {
+    std::unique_ptr<Request> request;
+    FrameBuffer *buffer = nullptr;
+    const uint8_t *plane[SHC_MAX_PLANES] = {};
+    uint32_t length[SHC_MAX_PLANES] = {};
+    uint32_t planes = 0;
+    uint64_t afCycle = 0;
+};
+
+struct CameraState;
+
+// What a handed-out frame carries back to shc_frame_release.
+struct Token {
+    std::shared_ptr<CameraState> state;
+    std::shared_ptr<Mappings> mappings;
+    uint64_t generation;
+    size_t slot;
+};
+
+} // namespace
+
+struct shc_manager {
+    std::unique_ptr<CameraManager> cm;
+    int refs = 0;
+};
+
+namespace {
+
+std::mutex gManagerMutex; // guards gManager and its refs
+shc_manager *gManager = nullptr;
+
+// Everything one open camera owns. Outlives shc_camera_close while frames are
+// still held (tokens keep it), but all libcamera objects are gone by then.
+struct CameraState {
+    // stateMutex guards every field below up to queueMutex. Never taken by the
+    // libcamera completion handler, since Camera::stop() blocks on libcamera's
+    // thread while that thread emits requestCompleted.
+    std::mutex stateMutex;
+    std::shared_ptr<Camera> camera;
+    std::unique_ptr<CameraConfiguration> config;
+    Stream *stream = nullptr;
+    std::unique_ptr<FrameBufferAllocator> allocator;
+    std::vector<Slot> slots;
+    std::shared_ptr<Mappings> mappings;
+    std::unique_ptr<ControlList> persistent;
+    std::unique_ptr<ControlList> pending;
+    bool running = false;
+    bool closed = false;
+    uint64_t generation = 0;
+    uint64_t afCycles = 0;
+    uint64_t requeueErrors = 0;
+
+    // queueMutex guards `completed` only: the libcamera thread's whole job is
+    // to push here and write the eventfd.
+    std::mutex queueMutex;
+    std::deque<Request *> completed;
+
+    std::atomic<bool> stopping{ false };
+    std::atomic<bool> disconnected{ false };
+    std::atomic<uint64_t> completedCount{ 0 };
+    std::atomic<uint64_t> cancelledWhileRunning{ 0 };
+    std::atomic<uint64_t> failedCount{ 0 };
+    int efd = -1;
+
+    ~CameraState()
+    {
+        if (efd >= 0)
+            close(efd);
+    }
+
+    void signal()
+    {
+        uint64_t one = 1;
+        ssize_t r;
+        do {
+            r = write(efd, &one, sizeof(one));
+        } while (r < 0 && errno == EINTR);
+    }
+
+    // libcamera's thread: queue and signal, nothing else.
+    void onRequestCompleted(Request *request)
+    {
+        if (stopping.load())
+            return;
+        {
+            std::lock_guard<std::mutex> lock(queueMutex);
+            completed.push_back(request);
+        }
+        signal();
+    }
+
+    void onDisconnected()
+    {
+        disconnected.store(true);
+        signal();
+    }
+
+    // Caller holds stateMutex. Pending one-shot controls go to this request.
+    int queueLocked(Slot &slot)
+    {
+        uint64_t cycle = afCycles;
+        if (pending && !pending->empty()) {
+            for (const auto &entry : *pending) {
+                if (entry.first == controls::AfTrigger.id() &&
+                    entry.second.type() == ControlTypeInteger32 &&
+                    entry.second.get<int32_t>() == controls::AfTriggerStart)
+                    cycle = ++afCycles;
+                slot.request->controls().set(entry.first, entry.second);
+            }
+            pending->clear();
+        }
+        slot.afCycle = cycle;
+        return camera->queueRequest(slot.request.get());
+    }
+
+    // Caller holds stateMutex. Order: stop -> requests -> allocator.
+    void stopLocked()
+    {
+        if (running) {
+            stopping.store(true);
+            camera->stop();
+            running = false;
+        }
+        {
+            std::lock_guard<std::mutex> lock(queueMutex);
+            completed.clear();
+        }
+        generation++;
+        slots.clear();
+        if (allocator && stream)
+            allocator->free(stream);
+        allocator.reset();
+        mappings.reset();
+        stopping.store(false);
+    }
+};
+
+} // namespace
+
+struct shc_camera {
+    std::shared_ptr<CameraState> state;
+    shc_manager *manager = nullptr;
+};
+
+extern "C" {
+
+const char *shc_libcamera_header_version(void)
+{
+    return SHC_STR(LIBCAMERA_VERSION_MAJOR) "." SHC_STR(LIBCAMERA_VERSION_MINOR) "." SHC_STR(
+        LIBCAMERA_VERSION_PATCH);
+}
+
+int shc_manager_acquire(shc_manager **out)
+{
+    if (!out)
+        return -EINVAL;
+    return guarded([&] {
+        std::lock_guard<std::mutex> lock(gManagerMutex);
+        if (!gManager) {
+            auto m = std::make_unique<shc_manager>();
+            m->cm = std::make_unique<CameraManager>();
+            int ret = m->cm->start();
+            if (ret < 0)
+                return ret;
+            gManager = m.release();
+        }
+        gManager->refs++;
+        *out = gManager;
+        return 0;
+    });
+}
+
+void shc_manager_release(shc_manager *m)
+{
+    if (!m)
+        return;
+    guarded([&] {
+        std::lock_guard<std::mutex> lock(gManagerMutex);
+        if (m != gManager || --m->refs > 0)
+            return 0;
+        m->cm->stop();
+        m->cm.reset();
+        delete m;
+        gManager = nullptr;
+        return 0;
+    });
+}
+
+const char *shc_manager_library_version(shc_manager *m)
+{
+    if (!m)
+        return "";
+    // Copied once: version() is a std::string in some releases and may become
+    // a string_view; the copy keeps a stable NUL-terminated pointer.
+    static const std::string version(CameraManager::version());
+    return version.c_str();
+}
+
+int shc_manager_cameras(shc_manager *m, shc_camera_info *out, size_t capacity)
+{
+    if (!m || (capacity > 0 && !out))
+        return -EINVAL;
+    return guarded([&] {
+        std::vector<std::shared_ptr<Camera>> cams = m->cm->cameras();
+        for (size_t i = 0; i < cams.size() && i < capacity; i++) {
+            const std::shared_ptr<Camera> &cam = cams[i];
+            shc_camera_info &info = out[i];
+            memset(&info, 0, sizeof(info));
+            copyString(info.id, sizeof(info.id), std::string(cam->id()));
+            const ControlList &props = cam->properties();
+            // drift: string properties are std::string before 0.6, string_view after.
+            if (auto model = props.get(properties::Model))
+                copyString(info.model, sizeof(info.model), std::string(*model));
+            auto location = props.get(properties::Location);
+            info.location = location ? *location : SHC_LOCATION_UNKNOWN;
+            auto rotation = props.get(properties::Rotation);
+            info.rotation = rotation ? *rotation : -1;
+            if (auto size = props.get(properties::PixelArraySize)) {
+                info.pixel_array_width = static_cast<int32_t>(size->width);
+                info.pixel_array_height = static_cast<int32_t>(size->height);
+            }
+            const ControlInfoMap &ctrls = cam->controls();
+            info.has_autofocus = findControl(ctrls, "AfMode") != nullptr;
+            info.lens_position_min = info.lens_position_max = info.lens_position_default = NAN;
+            if (const ControlId *lp = findControl(ctrls, "LensPosition")) {
+                info.has_lens_position = 1;
+                const ControlInfo &ci = ctrls.at(lp);
+                double v;
+                if (numericValue(ci.min(), &v))
+                    info.lens_position_min = static_cast<float>(v);
+                if (numericValue(ci.max(), &v))
+                    info.lens_position_max = static_cast<float>(v);
+                if (numericValue(ci.def(), &v))
+                    info.lens_position_default = static_cast<float>(v);
+            }
+        }
+        return static_cast<int>(cams.size());
+    });
+}
+
+int shc_camera_open(shc_manager *m, const char *id, shc_camera **out)
+{
+    if (!m || !id || !out)
+        return -EINVAL;
+    return guarded([&] {
+        std::shared_ptr<Camera> cam = m->cm->get(id);
+        if (!cam)
+            return -ENODEV;
+        int ret = cam->acquire();
+        if (ret < 0)
+            return ret;
+        auto state = std::make_shared<CameraState>();
+        state->efd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+        if (state->efd < 0) {
+            int e = errno;
+            cam->release();
+            return -e;
+        }
+        state->camera = cam;
+        state->persistent = std::make_unique<ControlList>(controls::controls);
+        state->pending = std::make_unique<ControlList>(controls::controls);
+        CameraState *raw = state.get();
+        cam->requestCompleted.connect(raw, &CameraState::onRequestCompleted);
+        cam->disconnected.connect(raw, &CameraState::onDisconnected);
+
+        shc_manager *ref = nullptr;
+        shc_manager_acquire(&ref); // the camera's own reference on the manager
+        auto handle = std::make_unique<shc_camera>();
+        handle->state = state;
+        handle->manager = ref;
+        *out = handle.release();
+        return 0;
+    });
+}
+
+void shc_camera_close(shc_camera *c)
+{
+    if (!c)
+        return;
+    guarded([&] {
+        CameraState &s = *c->state;
+        std::lock_guard<std::mutex> lock(s.stateMutex);
+        if (!s.closed) {
+            s.stopLocked();
+            s.camera->requestCompleted.disconnect(&s);
+            s.camera->disconnected.disconnect(&s);
+            s.config.reset();
+            s.stream = nullptr;
+            s.camera->release();
+            s.camera.reset();
+            s.closed = true;
+        }
+        return 0;
+    });
+    shc_manager_release(c->manager);
+    delete c;
+}
+
+int shc_camera_event_fd(shc_camera *c)
+{
+    return c ? c->state->efd : -EINVAL;
+}
+
+void shc_camera_consume_event(shc_camera *c)
+{
+    if (!c)
+        return;
+    uint64_t v;
+    ssize_t r;
+    do {
+        r = read(c->state->efd, &v, sizeof(v));
+    } while (r < 0 && errno == EINTR);
+}
+
+int shc_camera_configure(shc_camera *c, const shc_stream_request *req, shc_stream_info *out)
+{
+    if (!c || !req || !out)
+        return -EINVAL;
+    if (req->rotation != 0 && req->rotation != 180)
+        return -EINVAL;
+    return guarded([&] {
+        CameraState &s = *c->state;
+        std::lock_guard<std::mutex> lock(s.stateMutex);
+        if (s.closed)
+            return -ENODEV;
+        if (s.running)
+            return -EBUSY;
+        // Buffers of the previous configuration go before configure().
+        s.stopLocked();
+
+        Transform transform = Transform::Identity;
+        if (req->rotation == 180)
+            transform = Transform::Rot180;
+        if (req->hflip)
+            transform = transform ^ Transform::HFlip;
+        if (req->vflip)
+            transform = transform ^ Transform::VFlip;
+
+        StreamRole role = req->role == SHC_ROLE_STILL ? StreamRole::StillCapture
+                                                      : StreamRole::VideoRecording;
+        std::vector<Size> sizes;
+        for (size_t i = 0; i < req->size_count; i++)
+            sizes.emplace_back(req->sizes[i].width, req->sizes[i].height);
+        if (sizes.empty())
+            sizes.emplace_back(0, 0); // the pipeline's default for the role
+        std::vector<uint32_t> fourccs(req->fourccs, req->fourccs + req->fourcc_count);
+        if (fourccs.empty())
+            fourccs.push_back(0);
+
+        // The seeds' fallback: the first preference (size outer, format
+        // inner) granted exactly wins; failing all, the first valid one as
+        // the pipeline adjusted it.
+        std::unique_ptr<CameraConfiguration> chosen;
+        std::unique_ptr<CameraConfiguration> fallback;
+        std::unique_ptr<CameraConfiguration> anyValid; // reported, Swift explains the format
+        bool exact = false;
+        for (size_t si = 0; si < sizes.size() && !chosen; si++) {
+            for (size_t fi = 0; fi < fourccs.size() && !chosen; fi++) {
+                // drift: StreamRoles is a vector before 0.2 and a span after;
+                // an initializer list works with both.
+                std::unique_ptr<CameraConfiguration> config = s.camera->generateConfiguration({ role });
+                if (!config || config->empty())
+                    return -EINVAL;
+                StreamConfiguration &sc = config->at(0);
+                bool anySize = !(sizes[si].width && sizes[si].height);
+                if (!anySize)
+                    sc.size = sizes[si];
+                if (fourccs[fi])
+                    sc.pixelFormat = PixelFormat(fourccs[fi]);
+                if (req->buffer_count)
+                    sc.bufferCount = req->buffer_count;
+#if LIBCAMERA_VERSION_MAJOR == 0 && LIBCAMERA_VERSION_MINOR < 2
+                config->transform = transform; // drift: `transform` until 0.1
+#else
+                config->orientation = Orientation::Rotate0 * transform; // 0.2+
+#endif
+                if (config->validate() == CameraConfiguration::Invalid)
+                    continue;
+                const StreamConfiguration &got = config->at(0);
+                bool sizeOK = anySize || got.size == sizes[si];
+                bool formatOK = !fourccs[fi] || got.pixelFormat == PixelFormat(fourccs[fi]);
+                // A fallback must still be in a format the caller can read
+                // (a webcam may adjust everything to MJPEG).
+                bool usable = !fourccs[0];
+                for (uint32_t f : fourccs)
+                    usable = usable || (f && got.pixelFormat == PixelFormat(f));
+                if (sizeOK && formatOK) {
+                    exact = si == 0 && fi == 0;
+                    chosen = std::move(config);
+                } else if (usable && !fallback) {
+                    fallback = std::move(config);
+                } else if (!anyValid) {
+                    anyValid = std::move(config);
+                }
+            }
+        }
+        if (!chosen)
+            chosen = std::move(fallback);
+        if (!chosen)
+            chosen = std::move(anyValid);
+        if (!chosen)
+            return -EINVAL;
+
+        int ret = s.camera->configure(chosen.get());
+        if (ret < 0)
+            return ret;
+        const StreamConfiguration &got = chosen->at(0);
+        memset(out, 0, sizeof(*out));
+        out->width = got.size.width;
+        out->height = got.size.height;
+        out->stride = got.stride;
+        out->frame_size = got.frameSize;
+        out->fourcc = got.pixelFormat.fourcc();
+        out->buffer_count = got.bufferCount;
+        out->exact = exact;
+#if LIBCAMERA_VERSION_MAJOR == 0 && LIBCAMERA_VERSION_MINOR < 2
+        out->transform_granted = chosen->transform == transform;
+#else
+        out->transform_granted = chosen->orientation == Orientation::Rotate0 * transform;
+#endif
+        copyString(out->description, sizeof(out->description), got.toString());
+        s.stream = got.stream();
+        s.config = std::move(chosen);
+        return 0;
+    });
+}
+
+int shc_camera_start(shc_camera *c)
+{
+    if (!c)
+        return -EINVAL;
+    return guarded([&] {
+        CameraState &s = *c->state;
+        std::lock_guard<std::mutex> lock(s.stateMutex);
+        if (s.closed || s.disconnected.load())
+            return -ENODEV;
+        if (s.running)
+            return 0;
+        if (!s.stream)
+            return -EINVAL; // configure first
+
+        s.allocator = std::make_unique<FrameBufferAllocator>(s.camera);
+        int ret = s.allocator->allocate(s.stream);
+        if (ret < 0) {
+            s.stopLocked();
+            return ret;
+        }
+        auto mappings = std::make_shared<Mappings>();
+        std::vector<Slot> slots;
+        const auto &buffers = s.allocator->buffers(s.stream);
+        for (size_t i = 0; i < buffers.size(); i++) {
+            FrameBuffer *buffer = buffers[i].get();
+            Slot slot;
+            slot.buffer = buffer;
+            slot.request = s.camera->createRequest(i);
+            if (!slot.request || slot.request->addBuffer(s.stream, buffer) < 0) {
+                s.stopLocked();
+                return -ENOMEM;
+            }
+            // One mapping per dmabuf (planes often share one with offsets);
+            // mapped once here, never per frame.
+            std::map<int, size_t> spans;
+            for (const FrameBuffer::Plane &p : buffer->planes()) {
+                size_t end = static_cast<size_t>(p.offset) + p.length;
+                if (spans[p.fd.get()] < end)
+                    spans[p.fd.get()] = end;
+            }
+            std::map<int, uint8_t *> bases;
+            for (const auto &entry : spans) {
+                void *base = mmap(nullptr, entry.second, PROT_READ, MAP_SHARED, entry.first, 0);
+                if (base == MAP_FAILED) {
+                    int e = errno;
+                    s.stopLocked();
+                    return -e;
+                }
+                mappings->regions.emplace_back(base, entry.second);
+                bases[entry.first] = static_cast<uint8_t *>(base);
+            }
+            for (const FrameBuffer::Plane &p : buffer->planes()) {
+                if (slot.planes == SHC_MAX_PLANES)
+                    break;
+                slot.plane[slot.planes] = bases[p.fd.get()] + p.offset;
+                slot.length[slot.planes] = p.length;
+                slot.planes++;
+            }
+            slots.push_back(std::move(slot));
+        }
+        s.slots = std::move(slots);
+        s.mappings = mappings;
+
+        ret = s.camera->start(s.persistent->empty() ? nullptr : s.persistent.get());
+        if (ret < 0) {
+            s.stopLocked();
+            return ret;
+        }
+        s.running = true;
+        s.generation++;
+        for (Slot &slot : s.slots) {
+            ret = s.queueLocked(slot);
+            if (ret < 0) {
+                s.stopLocked();
+                return ret;
+            }
+        }
+        return 0;
+    });
+}
+
+int shc_camera_stop(shc_camera *c)
+{
+    if (!c)
+        return -EINVAL;
+    return guarded([&] {
+        CameraState &s = *c->state;
+        std::lock_guard<std::mutex> lock(s.stateMutex);
+        if (!s.closed)
+            s.stopLocked();
+        return 0;
+    });
+}
+
+int shc_camera_next_frame(shc_camera *c, shc_frame *out)
+{
+    if (!c || !out)
+        return -EINVAL;
+    return guarded([&] {
+        std::shared_ptr<CameraState> state = c->state;
+        CameraState &s = *state;
+        std::lock_guard<std::mutex> lock(s.stateMutex);
+        for (;;) {
+            Request *request = nullptr;
+            {
+                std::lock_guard<std::mutex> qlock(s.queueMutex);
+                if (!s.completed.empty()) {
+                    request = s.completed.front();
+                    s.completed.pop_front();
+                }
+            }
+            if (!request)
+                return s.disconnected.load() ? -ENODEV : -EAGAIN;
+            if (!s.running)
+                continue;
+            size_t index = static_cast<size_t>(request->cookie());
+            if (index >= s.slots.size() || s.slots[index].request.get() != request)
+                continue;
+            Slot &slot = s.slots[index];
+            FrameBuffer *buffer = slot.buffer;
+            bool cancelled = request->status() == Request::RequestCancelled;
+            bool failed = !cancelled && buffer->metadata().status != FrameMetadata::FrameSuccess;
+            if (cancelled || failed) {
+                // A cancelled request while running means the pipeline gave
+                // up on a frame: a camera timeout for the watchdog.
+                if (cancelled)
+                    s.cancelledWhileRunning++;
+                else
+                    s.failedCount++;
+                slot.request->reuse(Request::ReuseBuffers);
+                if (s.queueLocked(slot) < 0)
+                    s.requeueErrors++;
+                continue;
+            }
+            s.completedCount++;
+
+            memset(out, 0, sizeof(*out));
+            const FrameMetadata &fm = buffer->metadata();
+            out->plane_count = slot.planes;
+            size_t i = 0;
+            for (const FrameMetadata::Plane &p : fm.planes()) { // drift: vector/span
+                if (i >= slot.planes)
+                    break;
+                out->plane_data[i] = slot.plane[i];
+                out->plane_length[i] =
+                    p.bytesused > 0 && p.bytesused <= slot.length[i] ? p.bytesused : slot.length[i];
+                i++;
+            }
+            for (; i < slot.planes; i++) {
+                out->plane_data[i] = slot.plane[i];
+                out->plane_length[i] = slot.length[i];
+            }
+            out->sequence = fm.sequence;
+            out->timestamp_ns = static_cast<int64_t>(fm.timestamp);
+            out->af_cycle = slot.afCycle;
+
+            // drift: metadata() is const from 0.7; a const reference reads both.
+            const ControlList &md = request->metadata();
+            if (auto v = md.get(controls::SensorTimestamp))
+                out->timestamp_ns = *v;
+            if (auto v = md.get(controls::ExposureTime)) {
+                out->has_exposure_time = 1;
+                out->exposure_time_us = *v;
+            }
+            if (auto v = md.get(controls::AnalogueGain)) {
+                out->has_analogue_gain = 1;
+                out->analogue_gain = *v;
+            }
+            if (auto v = md.get(controls::DigitalGain)) {
+                out->has_digital_gain = 1;
+                out->digital_gain = *v;
+            }
+            if (auto v = md.get(controls::Lux)) {
+                out->has_lux = 1;
+                out->lux = *v;
+            }
+            if (auto v = md.get(controls::ColourTemperature)) {
+                out->has_colour_temperature = 1;
+                out->colour_temperature = *v;
+            }
+            if (auto v = md.get(controls::AfState)) {
+                out->has_af_state = 1;
+                out->af_state = *v;
+            }
+            if (auto v = md.get(controls::LensPosition)) {
+                out->has_lens_position = 1;
+                out->lens_position = *v;
+            }
+            out->token = new Token{ state, s.mappings, s.generation, index };
+            return 0;
+        }
+    });
+}
+
+void shc_frame_release(void *token)
+{
+    if (!token)
+        return;
+    guarded([&] {
+        std::unique_ptr<Token> t(static_cast<Token *>(token));
+        CameraState &s = *t->state;
+        std::lock_guard<std::mutex> lock(s.stateMutex);
+        // A frame of an older session (stopped, reconfigured, closed) only
+        // drops its mapping reference.
+        if (s.closed || !s.running || t->generation != s.generation || t->slot >= s.slots.size())
+            return 0;
+        Slot &slot = s.slots[t->slot];
+        slot.request->reuse(Request::ReuseBuffers);
+        if (s.queueLocked(slot) < 0)
+            s.requeueErrors++;
+        return 0;
+    });
+}
+
+void shc_camera_counters(shc_camera *c, shc_counters *out)
+{
+    if (!c || !out)
+        return;
+    CameraState &s = *c->state;
+    memset(out, 0, sizeof(*out));
+    out->completed = s.completedCount.load();
+    out->cancelled_while_running = s.cancelledWhileRunning.load();
+    out->failed = s.failedCount.load();
+    out->disconnected = s.disconnected.load();
+    std::lock_guard<std::mutex> lock(s.stateMutex);
+    out->requeue_errors = s.requeueErrors;
+    out->running = s.running;
+}
+
+int shc_camera_has_control(shc_camera *c, const char *name)
+{
+    if (!c || !name)
+        return 0;
+    int r = guarded([&] {
+        CameraState &s = *c->state;
+        std::lock_guard<std::mutex> lock(s.stateMutex);
+        if (s.closed)
+            return 0;
+        return findControl(s.camera->controls(), name) ? 1 : 0;
+    });
+    return r > 0 ? 1 : 0;
+}
+
+int shc_camera_control_range(shc_camera *c, const char *name, double *min, double *max, double *def)
+{
+    if (!c || !name || !min || !max || !def)
+        return -EINVAL;
+    return guarded([&] {
+        CameraState &s = *c->state;
+        std::lock_guard<std::mutex> lock(s.stateMutex);
+        if (s.closed)
+            return -ENODEV;
+        const ControlInfoMap &map = s.camera->controls();
+        const ControlId *id = findControl(map, name);
+        if (!id)
+            return -ENOTSUP;
+        const ControlInfo &info = map.at(id);
+        *min = *max = *def = NAN;
+        if (!numericValue(info.min(), min) || !numericValue(info.max(), max))
+            return -ENOTSUP;
+        numericValue(info.def(), def);
+        return 0;
+    });
+}
+
+int shc_camera_set_control(shc_camera *c, const char *name, const double *values, size_t count,
+                           int32_t persistence)
+{
+    if (!c || !name || (count > 0 && !values))
+        return -EINVAL;
+    return guarded([&] {
+        CameraState &s = *c->state;
+        std::lock_guard<std::mutex> lock(s.stateMutex);
+        if (s.closed)
+            return -ENODEV;
+        const ControlId *id = findControl(s.camera->controls(), name);
+        if (!id)
+            return -ENOTSUP;
+        ControlValue value = makeValue(id, values, count);
+        if (value.isNone())
+            return -EINVAL;
+        if (persistence == SHC_CONTROL_PERSISTENT)
+            s.persistent->set(id->id(), value);
+        s.pending->set(id->id(), value);
+        return 0;
+    });
+}
+
+int shc_camera_set_af_windows(shc_camera *c, const int32_t *rects, size_t count)
+{
+    if (!c || (count > 0 && !rects))
+        return -EINVAL;
+    return guarded([&] {
+        CameraState &s = *c->state;
+        std::lock_guard<std::mutex> lock(s.stateMutex);
+        if (s.closed)
+            return -ENODEV;
+        const ControlInfoMap &map = s.camera->controls();
+        if (!findControl(map, "AfWindows") || !findControl(map, "AfMetering"))
+            return -ENOTSUP;
+        std::vector<Rectangle> windows;
+        for (size_t i = 0; i < count; i++) {
+            const int32_t *r = rects + 4 * i;
+            if (r[2] <= 0 || r[3] <= 0)
+                return -EINVAL;
+            windows.emplace_back(r[0], r[1], static_cast<unsigned>(r[2]), static_cast<unsigned>(r[3]));
+        }
+        int32_t metering = windows.empty() ? controls::AfMeteringAuto : controls::AfMeteringWindows;
+        for (ControlList *list : { s.persistent.get(), s.pending.get() }) {
+            list->set(controls::AfMetering.id(), ControlValue(metering));
+            if (!windows.empty())
+                list->set(controls::AfWindows.id(),
+                          ControlValue(Span<const Rectangle>(windows.data(), windows.size())));
+        }
+        return 0;
+    });
+}
+
+int shc_camera_crop_maximum(shc_camera *c, int32_t *x, int32_t *y, int32_t *width, int32_t *height)
+{
+    if (!c || !x || !y || !width || !height)
+        return -EINVAL;
+    return guarded([&] {
+        CameraState &s = *c->state;
+        std::lock_guard<std::mutex> lock(s.stateMutex);
+        if (s.closed)
+            return -ENODEV;
+        const ControlList &props = s.camera->properties();
+        Rectangle r;
+        if (auto crop = props.get(properties::ScalerCropMaximum))
+            r = *crop;
+        else if (auto size = props.get(properties::PixelArraySize))
+            r = Rectangle(0, 0, size->width, size->height);
+        else
+            return -ENOTSUP;
+        *x = r.x;
+        *y = r.y;
+        *width = static_cast<int32_t>(r.width);
+        *height = static_cast<int32_t>(r.height);
+        return 0;
+    });
+}
+
+int64_t shc_camera_af_trigger(shc_camera *c)
+{
+    if (!c)
+        return -EINVAL;
+    int64_t cycle = -ENOTSUP;
+    int r = guarded([&] {
+        CameraState &s = *c->state;
+        std::lock_guard<std::mutex> lock(s.stateMutex);
+        if (s.closed)
+            return -ENODEV;
+        const ControlInfoMap &map = s.camera->controls();
+        if (!findControl(map, "AfMode") || !findControl(map, "AfTrigger"))
+            return -ENOTSUP;
+        s.persistent->set(controls::AfMode.id(), ControlValue(int32_t(controls::AfModeAuto)));
+        s.pending->set(controls::AfMode.id(), ControlValue(int32_t(controls::AfModeAuto)));
+        s.pending->set(controls::AfTrigger.id(), ControlValue(int32_t(controls::AfTriggerStart)));
+        cycle = static_cast<int64_t>(s.afCycles + 1);
+        return 0;
+    });
+    return r < 0 ? r : cycle;
+}
+
+} // extern "C"

@@ -1,0 +1,102 @@
+import CLibcameraShim
+import ShutterCore
+
+/// What the pipeline granted for one configuration (video or still).
+public struct GrantedStream: Sendable, Equatable, CustomStringConvertible {
+    public var size: CameraSize
+    public var format: PixelFormat
+    /// Bytes per line of the first plane.
+    public var stride: Int
+    public var bufferCount: Int
+    /// The first size and format preference were granted unchanged.
+    public var exact: Bool
+    /// The rotation/flip was accepted unchanged.
+    public var transformGranted: Bool
+    /// libcamera's own text, e.g. "1920x1080-YUV420".
+    public var libcameraDescription: String
+
+    public var description: String {
+        "\(libcameraDescription) stride \(stride), \(bufferCount) buffers"
+            + (exact ? "" : " (adjusted)") + (transformGranted ? "" : " (transform not granted)")
+    }
+}
+
+/// Turns the shim's POD frame into ShutterCore's `Frame`, pointing at the
+/// buffers mapped once at start; the frame's release returns its request.
+enum CameraFrameAssembly {
+    static func frame(from f: shc_frame, stream: GrantedStream, token: ShimFrameToken) -> Frame {
+        let count = min(Int(f.plane_count), Int(SHC_MAX_PLANES))
+        var bases: [UnsafePointer<UInt8>] = []
+        var lengths: [Int] = []
+        withUnsafeBytes(of: f.plane_data) { raw in
+            for i in 0..<count {
+                let p = raw.load(fromByteOffset: i * MemoryLayout<UnsafePointer<UInt8>?>.stride,
+                                 as: UnsafePointer<UInt8>?.self)
+                if let p { bases.append(p) }
+            }
+        }
+        withUnsafeBytes(of: f.plane_length) { raw in
+            for i in 0..<bases.count {
+                lengths.append(Int(raw.load(fromByteOffset: i * 4, as: UInt32.self)))
+            }
+        }
+        let planes = planes(bases: bases, lengths: lengths, stream: stream)
+        return Frame(width: stream.size.width, height: stream.size.height, format: stream.format,
+                     planes: planes, timestamp: MonotonicTime(nanoseconds: f.timestamp_ns),
+                     sequence: f.sequence, metadata: metadata(from: f),
+                     onRelease: { token.release() })
+    }
+
+    /// Plane layout by format; a single contiguous plane is split by stride
+    /// (some pipelines give one plane for 4:2:0).
+    static func planes(bases: [UnsafePointer<UInt8>], lengths: [Int], stream: GrantedStream) -> [FramePlane] {
+        let h = stream.size.height
+        let stride = stream.stride
+        switch stream.format {
+        case .i420:
+            let cStride = stride / 2, cRows = (h + 1) / 2
+            if bases.count >= 3 {
+                return [FramePlane(base: UnsafeRawPointer(bases[0]), stride: stride, length: lengths[0]),
+                        FramePlane(base: UnsafeRawPointer(bases[1]), stride: cStride, length: lengths[1]),
+                        FramePlane(base: UnsafeRawPointer(bases[2]), stride: cStride, length: lengths[2])]
+            }
+            guard let base = bases.first.map(UnsafeRawPointer.init) else { return [] }
+            let y = stride * h, c = cStride * cRows
+            return [FramePlane(base: base, stride: stride, length: y),
+                    FramePlane(base: base + y, stride: cStride, length: c),
+                    FramePlane(base: base + y + c, stride: cStride, length: c)]
+        case .nv12:
+            if bases.count >= 2 {
+                return [FramePlane(base: UnsafeRawPointer(bases[0]), stride: stride, length: lengths[0]),
+                        FramePlane(base: UnsafeRawPointer(bases[1]), stride: stride, length: lengths[1])]
+            }
+            guard let base = bases.first.map(UnsafeRawPointer.init) else { return [] }
+            let y = stride * h
+            return [FramePlane(base: base, stride: stride, length: y),
+                    FramePlane(base: base + y, stride: stride, length: stride * ((h + 1) / 2))]
+        case .yuyv, .rgb24, .bgr24:
+            return zip(bases, lengths).map { FramePlane(base: UnsafeRawPointer($0.0), stride: stride, length: $0.1) }
+        }
+    }
+
+    static func metadata(from f: shc_frame) -> FrameMetadata {
+        FrameMetadata(
+            exposureTimeMicroseconds: f.has_exposure_time != 0 ? Int(f.exposure_time_us) : nil,
+            analogueGain: f.has_analogue_gain != 0 ? Double(f.analogue_gain) : nil,
+            digitalGain: f.has_digital_gain != 0 ? Double(f.digital_gain) : nil,
+            lux: f.has_lux != 0 ? Double(f.lux) : nil,
+            colourTemperature: f.has_colour_temperature != 0 ? Int(f.colour_temperature) : nil,
+            autofocusState: f.has_af_state != 0 ? autofocusState(f.af_state) : nil,
+            lensPosition: f.has_lens_position != 0 ? Double(f.lens_position) : nil)
+    }
+
+    /// libcamera's AfStateEnum.
+    static func autofocusState(_ v: Int32) -> AutofocusState {
+        switch v {
+        case 1: return .scanning
+        case 2: return .focused
+        case 3: return .failed
+        default: return .idle
+        }
+    }
+}

@@ -1,0 +1,480 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import CLibcameraShim
+import Dispatch
+import ShutterCore
+import Synchronization
+
+/// The real camera, through libcamera. Configuration changes (start, stop,
+/// the switch to stills and back) run on a dedicated serial queue; completed
+/// requests arrive through the shim's eventfd, watched by a DispatchSource on
+/// a second serial queue that yields into a bounded AsyncStream. A `Frame`
+/// points into buffers mapped once; dropping it requeues its request.
+public final class LibcameraCamera: CameraDevice {
+    public let info: CameraInfo
+    public let descriptor: LibcameraCameraDescription
+
+    private let handle: ShimCameraHandle
+    // Keeps the Swift manager (and so the process's CameraManager) alive at
+    // least as long as this camera: teardown order camera -> manager.
+    private let manager: LibcameraCameraManager
+    private let controlQueue = DispatchQueue(label: "shutter.camera.control")
+    private let eventQueue = DispatchQueue(label: "shutter.camera.events")
+    private let state: Mutex<State>
+
+    private enum Mode {
+        case idle
+        case video
+        case still(StillCollector)
+    }
+
+    private struct AutofocusWaiter {
+        let id: UInt64
+        let cycle: UInt64
+        var lastState: AutofocusState?
+        let continuation: CheckedContinuation<AutofocusResult, Never>
+    }
+
+    private struct State {
+        var settings: LibcameraCameraSettings
+        var mode: Mode = .idle
+        /// The running configuration's geometry (video or still).
+        var stream: GrantedStream?
+        var videoStream: GrantedStream?
+        var lastStillStream: GrantedStream?
+        var continuation: AsyncStream<Frame>.Continuation?
+        var droppedFrames = 0
+        var waiter: AutofocusWaiter?
+        var nextWaiterID: UInt64 = 0
+        var lastGoodLensPosition: Double?
+        var lastMetadata: FrameMetadata?
+        var disconnected = false
+        var source: (any DispatchSourceRead)?
+    }
+
+    init(handle: ShimCameraHandle, description: LibcameraCameraDescription,
+         settings: LibcameraCameraSettings, manager: LibcameraCameraManager) {
+        self.handle = handle
+        self.descriptor = description
+        self.manager = manager
+        let model = description.model.lowercased()
+        let make = model.hasPrefix("imx") ? "Sony" : model.hasPrefix("ov") ? "OmniVision" : ""
+        info = CameraInfo(make: make, model: description.model, id: description.id,
+                          hasAutofocus: description.hasAutofocus,
+                          pixelArraySize: description.pixelArraySize.map { ($0.width, $0.height) })
+        state = Mutex(State(settings: settings))
+
+        // The source watches its own duplicate of the shim's eventfd and closes
+        // it in the cancel handler: Dispatch may still poll the fd after cancel(),
+        // while the shim closes its copy as soon as the camera state goes.
+        let fd = dup(shc_camera_event_fd(handle.pointer))
+        let queue = eventQueue
+        // Created inside the lock: a DispatchSource is not Sendable, so it never leaves State.
+        state.withLock { s in
+            guard fd >= 0 else { return } // EMFILE: no frames arrive, the watchdog sees a stalled camera
+            let source = DispatchSource.makeReadSource(fileDescriptor: fd, queue: queue)
+            source.setEventHandler { [weak self] in self?.drain() }
+            source.setCancelHandler { close(fd) }
+            source.resume()
+            s.source = source
+        }
+        _ = try? apply(settings.controls)
+    }
+
+    deinit {
+        // No event handler can be running: each holds a strong reference while
+        // it runs. The shim stops, releases the camera and its manager reference.
+        state.withLock { s in
+            s.continuation?.finish()
+            s.continuation = nil
+            s.source?.cancel()
+            s.source = nil
+        }
+        shc_camera_close(handle.pointer)
+    }
+
+    // MARK: CameraDevice
+
+    public var droppedFrames: Int { state.withLock { $0.droppedFrames } }
+
+    public func start() async throws -> AsyncStream<Frame> {
+        try await onControlQueue { try self.startVideoBlocking() }
+    }
+
+    public func stop() async {
+        _ = try? await onControlQueue {
+            shc_camera_stop(self.handle.pointer)
+            let c = self.state.withLock { s -> AsyncStream<Frame>.Continuation? in
+                s.mode = .idle
+                s.stream = nil
+                defer { s.continuation = nil }
+                return s.continuation
+            }
+            c?.finish()
+        }
+    }
+
+    public func captureStill() async throws -> Frame {
+        try await onControlQueue { try self.captureStillBlocking() }
+    }
+
+    public func autofocus(timeout: Duration) async -> AutofocusResult {
+        guard descriptor.hasAutofocus else {
+            // Fixed-focus lens: nothing to wait for.
+            return AutofocusResult(state: .idle, lensPosition: nil, timedOut: false)
+        }
+        let cycle = shc_camera_af_trigger(handle.pointer)
+        if cycle < 0 {
+            return AutofocusResult(state: .failed, lensPosition: applyFallbackLensPosition(), timedOut: false)
+        }
+        return await withCheckedContinuation { (c: CheckedContinuation<AutofocusResult, Never>) in
+            let (id, superseded) = state.withLock { s -> (UInt64, AutofocusWaiter?) in
+                s.nextWaiterID += 1
+                let old = s.waiter
+                s.waiter = AutofocusWaiter(id: s.nextWaiterID, cycle: UInt64(cycle), lastState: nil,
+                                           continuation: c)
+                return (s.nextWaiterID, old)
+            }
+            superseded?.continuation.resume(
+                returning: AutofocusResult(state: superseded?.lastState ?? .idle, lensPosition: nil, timedOut: true))
+            let ns = max(0, Int(timeout.nanoseconds))
+            eventQueue.asyncAfter(deadline: .now() + .nanoseconds(ns)) { [weak self] in
+                self?.autofocusDeadline(id: id)
+            }
+        }
+    }
+
+    // MARK: More than the role
+
+    /// What the pipeline granted for video at the last start.
+    public var videoStream: GrantedStream? { state.withLock { $0.videoStream } }
+    /// What the pipeline granted for the last still.
+    public var lastStillStream: GrantedStream? { state.withLock { $0.lastStillStream } }
+    /// Metadata of the most recent frame (for auto-flash and EXIF between stills).
+    public var lastMetadata: FrameMetadata? { state.withLock { $0.lastMetadata } }
+    public var isDisconnected: Bool { state.withLock { $0.disconnected } }
+
+    public struct Counters: Sendable, Equatable {
+        public var completed: UInt64
+        /// Requests cancelled while running: camera timeouts for the watchdog.
+        public var timeouts: UInt64
+        public var failed: UInt64
+        public var requeueErrors: UInt64
+        public var dropped: Int
+        public var running: Bool
+        public var disconnected: Bool
+    }
+
+    public var counters: Counters {
+        var c = shc_counters()
+        shc_camera_counters(handle.pointer, &c)
+        return Counters(completed: c.completed, timeouts: c.cancelled_while_running, failed: c.failed,
+                        requeueErrors: c.requeue_errors, dropped: droppedFrames, running: c.running != 0,
+                        disconnected: c.disconnected != 0)
+    }
+
+    /// Applies exposure and white balance (kept for every later start). Returns
+    /// the control names this camera lacks (skipped). Throws `.rejected` for a bad value.
+    @discardableResult
+    public func apply(_ controls: CameraControls) throws -> [String] {
+        state.withLock { $0.settings.controls = controls }
+        let modes = shc_camera_has_control(handle.pointer, "ExposureTimeMode") != 0
+        var unsupported: [String] = []
+        for setting in controls.libcameraControls(hasModeControls: modes) {
+            let r = setControl(setting.name, setting.values, persistent: true)
+            if r == -ENOTSUP {
+                unsupported.append(setting.name)
+            } else if r < 0 {
+                throw CameraError.fromShim(r, "set \(setting)")
+            }
+        }
+        return unsupported
+    }
+
+    /// Any libcamera control by name (the escape hatch for what CameraControls lacks).
+    public func setControl(_ setting: ControlSetting, persistent: Bool = true) throws {
+        let r = setControl(setting.name, setting.values, persistent: persistent)
+        if r < 0 { throw CameraError.fromShim(r, "set \(setting)") }
+    }
+
+    /// Whether this camera has a libcamera control of that name ("AfMode", "AeFlickerMode", ...).
+    public func supportsControl(_ name: String) -> Bool {
+        shc_camera_has_control(handle.pointer, name) != 0
+    }
+
+    /// Range and default of a numeric control, nil when the camera lacks it.
+    public func controlRange(_ name: String) -> (min: Double, max: Double, default: Double?)? {
+        var lo = 0.0, hi = 0.0, def = 0.0
+        guard shc_camera_control_range(handle.pointer, name, &lo, &hi, &def) == 0 else { return nil }
+        return (lo, hi, def.isNaN ? nil : def)
+    }
+
+    /// Manual focus, in dioptres (0 = infinity). Ends continuous AF.
+    public func setLensPosition(_ dioptres: Double) throws {
+        guard descriptor.lensPositionRange != nil else {
+            throw CameraError(.unsupported, "\(descriptor.summary) has no focus motor; the lens position is fixed")
+        }
+        try setControl(ControlSetting(name: "AfMode", values: [0]))
+        try setControl(ControlSetting(name: "LensPosition", values: [dioptres]))
+    }
+
+    /// Continuous AF again (after a press's AF cycle or a manual position).
+    public func resumeContinuousAutofocus() {
+        guard descriptor.hasAutofocus else { return }
+        _ = setControl("AfMode", [2], persistent: true)
+    }
+
+    /// The seeds' tap-to-focus: AF (and its metering) on a window around a point
+    /// given in 0...1 image coordinates, `size` the window's fraction of the frame.
+    public func setFocusPoint(x: Double, y: Double, size: Double = 0.125) throws {
+        var cx: Int32 = 0, cy: Int32 = 0, cw: Int32 = 0, ch: Int32 = 0
+        let r = shc_camera_crop_maximum(handle.pointer, &cx, &cy, &cw, &ch)
+        if r < 0 { throw CameraError.fromShim(r, "ScalerCropMaximum") }
+        let w = max(1, Int32(Double(cw) * min(1, max(0.01, size))))
+        let h = max(1, Int32(Double(ch) * min(1, max(0.01, size))))
+        let px = cx + Int32(Double(cw) * min(1, max(0, x))) - w / 2
+        let py = cy + Int32(Double(ch) * min(1, max(0, y))) - h / 2
+        let rect: [Int32] = [min(max(cx, px), cx + cw - w), min(max(cy, py), cy + ch - h), w, h]
+        let s = shc_camera_set_af_windows(handle.pointer, rect, 1)
+        if s < 0 { throw CameraError.fromShim(s, "AfWindows") }
+    }
+
+    /// AF metering back to the whole frame.
+    public func clearFocusPoint() {
+        _ = shc_camera_set_af_windows(handle.pointer, nil, 0)
+    }
+
+    // MARK: Control queue (blocking libcamera calls live here)
+
+    private func onControlQueue<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
+        try await withCheckedThrowingContinuation { (c: CheckedContinuation<T, any Error>) in
+            controlQueue.async { c.resume(with: Result { try body() }) }
+        }
+    }
+
+    private func startVideoBlocking() throws -> AsyncStream<Frame> {
+        let depth = max(1, state.withLock { $0.settings.streamDepth })
+        let (stream, continuation) = AsyncStream<Frame>.makeStream(bufferingPolicy: .bufferingNewest(depth))
+        let old = state.withLock { s -> AsyncStream<Frame>.Continuation? in
+            defer { s.continuation = continuation }
+            return s.continuation
+        }
+        old?.finish()
+        do {
+            try runVideoBlocking()
+        } catch {
+            continuation.finish()
+            state.withLock { $0.continuation = nil }
+            throw error
+        }
+        return stream
+    }
+
+    /// Configures and starts the video stream; frames go to the current continuation.
+    private func runVideoBlocking() throws {
+        shc_camera_stop(handle.pointer)
+        state.withLock { $0.mode = .idle }
+        let settings = state.withLock { $0.settings }
+        let granted = try configureBlocking(still: false, settings: settings)
+        if settings.framesPerSecond > 0 {
+            let us = (1_000_000 / settings.framesPerSecond).rounded()
+            // USB webcams may lack the control: the pipeline's own rate then.
+            _ = setControl("FrameDurationLimits", [us, us], persistent: true)
+        }
+        if settings.videoAutofocus == .continuous { resumeContinuousAutofocus() }
+        state.withLock { s in
+            s.mode = .video
+            s.stream = granted
+            s.videoStream = granted
+        }
+        let r = shc_camera_start(handle.pointer)
+        if r < 0 {
+            state.withLock { $0.mode = .idle }
+            throw CameraError.fromShim(r, "Camera.start(video \(granted.libcameraDescription))")
+        }
+    }
+
+    private func captureStillBlocking() throws -> Frame {
+        let (wasVideo, settings) = state.withLock { s -> (Bool, LibcameraCameraSettings) in
+            if case .video = s.mode { return (true, s.settings) }
+            return (false, s.settings)
+        }
+        shc_camera_stop(handle.pointer)
+        state.withLock { $0.mode = .idle }
+        defer {
+            if wasVideo {
+                do {
+                    try runVideoBlocking()
+                } catch {
+                    // The stream ends so the service sees the camera failed and restarts it.
+                    let c = state.withLock { s -> AsyncStream<Frame>.Continuation? in
+                        defer { s.continuation = nil }
+                        return s.continuation
+                    }
+                    c?.finish()
+                }
+            }
+        }
+        let granted = try configureBlocking(still: true, settings: settings)
+        let collector = StillCollector(warmupFrames: settings.stillWarmupFrames)
+        state.withLock { s in
+            s.mode = .still(collector)
+            s.stream = granted
+            s.lastStillStream = granted
+        }
+        let r = shc_camera_start(handle.pointer)
+        if r < 0 {
+            state.withLock { $0.mode = .idle }
+            throw CameraError.fromShim(r, "Camera.start(still \(granted.libcameraDescription))")
+        }
+        let frame = collector.wait(timeout: settings.stillTimeout)
+        shc_camera_stop(handle.pointer)
+        state.withLock { $0.mode = .idle }
+        guard let frame else {
+            if isDisconnected {
+                throw CameraError(.disconnected, "the camera disappeared during a still; check the cable, the service will retry")
+            }
+            throw CameraError(.timeout, "no still frame within \(settings.stillTimeout) after switching to \(granted.libcameraDescription); the camera may be stalled")
+        }
+        return frame
+    }
+
+    private func configureBlocking(still: Bool, settings: LibcameraCameraSettings) throws -> GrantedStream {
+        guard settings.rotation == 0 || settings.rotation == 180 else {
+            throw CameraError(.rejected, "camera rotation \(settings.rotation) is not possible; use 0 or 180 (with hflip/vflip for mirrors)")
+        }
+        var sizes = still ? settings.stillSizes : settings.videoSizes
+        if still && sizes.isEmpty, let full = descriptor.pixelArraySize { sizes = [full] }
+        let cSizes = sizes.map { shc_size(width: UInt32(clamping: $0.width), height: UInt32(clamping: $0.height)) }
+        let fourccs = (still ? settings.stillFormats : settings.videoFormats).map(CameraFourCC.fourcc(for:))
+        var out = shc_stream_info()
+        let r: Int32 = cSizes.withUnsafeBufferPointer { sp in
+            fourccs.withUnsafeBufferPointer { fp in
+                var req = shc_stream_request()
+                req.role = still ? SHC_ROLE_STILL : SHC_ROLE_VIDEO
+                req.sizes = sp.baseAddress
+                req.size_count = sp.count
+                req.fourccs = fp.baseAddress
+                req.fourcc_count = fp.count
+                req.rotation = Int32(settings.rotation)
+                req.hflip = settings.horizontalFlip ? 1 : 0
+                req.vflip = settings.verticalFlip ? 1 : 0
+                req.buffer_count = still ? 0 : UInt32(clamping: settings.videoBufferCount)
+                return shc_camera_configure(handle.pointer, &req, &out)
+            }
+        }
+        let what = still ? "still" : "video"
+        if r < 0 { throw CameraError.fromShim(r, "Camera.configure(\(what) \(sizes))") }
+        let description = String(cTuple: out.description)
+        guard let format = CameraFourCC.format(for: out.fourcc) else {
+            throw CameraError(.unsupported, "the camera offers only \(description) for \(what); Shutter needs YUV420, NV12, YUYV, RGB888 or BGR888 (MJPEG-only webcams are not supported)")
+        }
+        return GrantedStream(size: CameraSize(width: Int(out.width), height: Int(out.height)), format: format,
+                             stride: Int(out.stride), bufferCount: Int(out.buffer_count), exact: out.exact != 0,
+                             transformGranted: out.transform_granted != 0, libcameraDescription: description)
+    }
+
+    // MARK: Event queue
+
+    private func drain() {
+        shc_camera_consume_event(handle.pointer)
+        while true {
+            var f = shc_frame()
+            let r = shc_camera_next_frame(handle.pointer, &f)
+            if r == -ENODEV {
+                disconnected()
+                return
+            }
+            guard r == 0, let raw = f.token else { return }
+            let token = ShimFrameToken(pointer: raw)
+            guard let stream = state.withLock({ $0.stream }) else {
+                token.release()
+                continue
+            }
+            let frame = CameraFrameAssembly.frame(from: f, stream: stream, token: token)
+            observeAutofocus(frame, cycle: f.af_cycle)
+            let route = state.withLock { s -> (AsyncStream<Frame>.Continuation?, StillCollector?) in
+                s.lastMetadata = frame.metadata
+                switch s.mode {
+                case .video: return (s.continuation, nil)
+                case .still(let collector): return (nil, collector)
+                case .idle: return (nil, nil)
+                }
+            }
+            if let continuation = route.0 {
+                if case .dropped = continuation.yield(frame) {
+                    state.withLock { $0.droppedFrames += 1 }
+                }
+            } else if let collector = route.1 {
+                collector.offer(frame)
+            }
+        }
+    }
+
+    private func observeAutofocus(_ frame: Frame, cycle: UInt64) {
+        guard let afState = frame.metadata.autofocusState else { return }
+        let done = state.withLock { s -> (AutofocusWaiter, Double?)? in
+            if afState == .focused, let lens = frame.metadata.lensPosition { s.lastGoodLensPosition = lens }
+            guard var w = s.waiter, cycle >= w.cycle else { return nil }
+            w.lastState = afState
+            s.waiter = w
+            guard afState == .focused || afState == .failed else { return nil }
+            s.waiter = nil
+            return (w, frame.metadata.lensPosition)
+        }
+        guard let (waiter, lens) = done else { return }
+        if waiter.lastState == .focused {
+            waiter.continuation.resume(returning: AutofocusResult(state: .focused, lensPosition: lens, timedOut: false))
+        } else {
+            waiter.continuation.resume(returning: AutofocusResult(state: .failed, lensPosition: applyFallbackLensPosition(),
+                                                                  timedOut: false))
+        }
+    }
+
+    private func autofocusDeadline(id: UInt64) {
+        let waiter = state.withLock { s -> AutofocusWaiter? in
+            guard let w = s.waiter, w.id == id else { return nil }
+            s.waiter = nil
+            return w
+        }
+        guard let waiter else { return }
+        let lens = applyFallbackLensPosition()
+        waiter.continuation.resume(returning: AutofocusResult(state: waiter.lastState ?? .scanning, lensPosition: lens,
+                                                              timedOut: true))
+    }
+
+    /// The last position that focused, else the tuning's default (hyperfocal);
+    /// set manually so a hung scan cannot keep the lens moving.
+    private func applyFallbackLensPosition() -> Double? {
+        let position = state.withLock { $0.lastGoodLensPosition } ?? descriptor.defaultLensPosition
+        guard let position else { return nil }
+        _ = setControl("AfMode", [0], persistent: true)
+        _ = setControl("LensPosition", [position], persistent: true)
+        return position
+    }
+
+    private func disconnected() {
+        let (continuation, collector, waiter) = state.withLock {
+            s -> (AsyncStream<Frame>.Continuation?, StillCollector?, AutofocusWaiter?) in
+            s.disconnected = true
+            var collector: StillCollector?
+            if case .still(let c) = s.mode { collector = c }
+            defer {
+                s.continuation = nil
+                s.waiter = nil
+            }
+            return (s.continuation, collector, s.waiter)
+        }
+        continuation?.finish()
+        collector?.abandon()
+        waiter?.continuation.resume(returning: AutofocusResult(state: .failed, lensPosition: nil, timedOut: false))
+    }
+
+    private func setControl(_ name: String, _ values: [Double], persistent: Bool) -> Int32 {
+        values.withUnsafeBufferPointer { vp in
+            shc_camera_set_control(handle.pointer, name, vp.baseAddress, vp.count,
+                                   persistent ? SHC_CONTROL_PERSISTENT : SHC_CONTROL_ONCE)
+        }
+    }
+}

@@ -1,0 +1,33 @@
+import CLibcameraShim
+
+// Sendable wrappers for the shim's opaque pointers. The pointees are guarded
+// inside the shim: the manager by its global manager mutex (gManagerMutex),
+// a camera by its CameraState::stateMutex (and queueMutex for the completion
+// queue), so any thread may call through them.
+
+struct ShimManagerHandle: @unchecked Sendable {
+    let pointer: OpaquePointer
+}
+
+struct ShimCameraHandle: @unchecked Sendable {
+    let pointer: OpaquePointer
+}
+
+/// A completed frame's claim on its request; released exactly once (Frame's deinit).
+struct ShimFrameToken: @unchecked Sendable {
+    // Unchecked: the token is touched only by shc_frame_release, under stateMutex.
+    let pointer: UnsafeMutableRawPointer
+
+    func release() { shc_frame_release(pointer) }
+}
+
+extension String {
+    /// A String from a fixed-size C char array imported as a tuple.
+    init<T>(cTuple: T) {
+        self = withUnsafeBytes(of: cTuple) { raw in
+            let bytes = raw.bindMemory(to: UInt8.self)
+            let end = bytes.firstIndex(of: 0) ?? bytes.count
+            return String(decoding: bytes[..<end], as: UTF8.self)
+        }
+    }
+}
