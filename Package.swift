@@ -16,13 +16,16 @@ let package = Package(
         // System libraries (Debian -dev packages, installed by deploy/install-deps.sh).
         .systemLibrary(name: "CTurboJPEG", path: "Sources/CTurboJPEG", pkgConfig: "libturbojpeg"),
         .systemLibrary(name: "CExif", path: "Sources/CExif", pkgConfig: "libexif"),
-        .systemLibrary(name: "CFFmpeg", path: "Sources/CFFmpeg", pkgConfig: "libavformat"),
+        // All FFmpeg calls (libavcodec, libavformat, libswscale) behind one plain C header.
+        .target(name: "CShutterAV",
+                linkerSettings: [.linkedLibrary("avformat"), .linkedLibrary("avcodec"),
+                                 .linkedLibrary("swscale"), .linkedLibrary("avutil")]),
 
         // Pure Swift heart: values, roles, state machines, policies. Imports no C module.
         .target(name: "ShutterCore", swiftSettings: strict),
         // Stills (libjpeg-turbo + libexif) and recordings (FFmpeg).
         .target(name: "ShutterMedia",
-                dependencies: ["ShutterCore", "CTurboJPEG", "CExif", "CFFmpeg"],
+                dependencies: ["ShutterCore", "CTurboJPEG", "CExif", "CShutterAV"],
                 swiftSettings: strict),
         // Real devices: libcamera, libgpiod, ALSA.
         .target(name: "ShutterHardware", dependencies: ["ShutterCore"], swiftSettings: strict),
@@ -34,6 +37,11 @@ let package = Package(
                 swiftSettings: strict),
         .executableTarget(name: "shutterd", dependencies: ["ShutterService"], swiftSettings: strict),
         .executableTarget(name: "shutterctl", dependencies: ["ShutterService", "ShutterCore"],
+                          swiftSettings: strict),
+        // Records synthetic frames + tone at real-time pace (crash and signal tests, demos).
+        .executableTarget(name: "shutter-media-tool", dependencies: ["ShutterMedia", "ShutterCore"],
+                          swiftSettings: strict),
+        .executableTarget(name: "bench-recording", dependencies: ["ShutterMedia", "ShutterCore"],
                           swiftSettings: strict),
 
         .testTarget(name: "ShutterCoreTests", dependencies: ["ShutterCore"], swiftSettings: strict),
