@@ -25,10 +25,13 @@ final class RecordingQueue: @unchecked Sendable {
     private var result: RecordingSummary?
 
     let frameCapacity: Int
-    /// Audio chunks that may wait (a few seconds of microphone periods).
-    let audioCapacity = 512
+    /// Audio chunks that may wait: several per queued frame, at least ~5 s of 20 ms periods.
+    let audioCapacity: Int
 
-    init(frameCapacity: Int) { self.frameCapacity = frameCapacity }
+    init(frameCapacity: Int) {
+        self.frameCapacity = frameCapacity
+        audioCapacity = max(256, frameCapacity * 8)
+    }
 
     /// Copies the frame into a pooled buffer and queues it. False when dropped.
     func push(frame: Frame) -> (accepted: Bool, firstDrop: Bool) {
