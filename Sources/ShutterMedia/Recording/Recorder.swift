@@ -51,6 +51,15 @@ public final class Recorder: Sendable {
         return r.accepted
     }
 
+    /// Like `append(_:)` but waits for room instead of dropping: for encoding stored or
+    /// synthetic frames as fast as the encoder goes (benchmarks, tools). Never call it from
+    /// a camera callback.
+    @discardableResult
+    public func appendWaiting(_ frame: Frame) -> Bool {
+        if frame.timestamp < start { queue.countSkipped(); return false }
+        return queue.push(frame: frame, wait: true).accepted
+    }
+
     /// Queues microphone samples. Overruns (`droppedFramesBefore`) become silence on the
     /// timeline and are counted.
     public func append(_ audio: AudioChunk) {

@@ -34,9 +34,11 @@ final class RecordingQueue: @unchecked Sendable {
     }
 
     /// Copies the frame into a pooled buffer and queues it. False when dropped.
-    func push(frame: Frame) -> (accepted: Bool, firstDrop: Bool) {
+    /// `wait`: block while the pool is full instead of dropping (offline use, never the camera).
+    func push(frame: Frame, wait: Bool = false) -> (accepted: Bool, firstDrop: Bool) {
         let needed = QueuedFrame.byteCount(of: frame)
         cond.lock()
+        while wait && framesInFlight >= frameCapacity && !finishing && failure == nil { cond.wait() }
         if finishing || failure != nil { cond.unlock(); return (false, false) }
         if framesInFlight >= frameCapacity {
             framesDropped += 1
@@ -52,7 +54,7 @@ final class RecordingQueue: @unchecked Sendable {
         let queued = QueuedFrame(copying: frame, into: buffer!)
         cond.lock()
         items.append(.video(queued))
-        cond.signal()
+        cond.broadcast()
         cond.unlock()
         return (true, false)
     }
@@ -69,7 +71,7 @@ final class RecordingQueue: @unchecked Sendable {
             }
             audioQueued += 1
             items.append(.audio(audio))
-            cond.signal()
+            cond.broadcast()
         }
     }
 
@@ -94,13 +96,19 @@ final class RecordingQueue: @unchecked Sendable {
         cond.withLock {
             framesInFlight -= 1
             freeBuffers.append(frame.buffer)
+            cond.broadcast()
         }
     }
 
     func finish() { cond.withLock { finishing = true; cond.broadcast() } }
 
     /// The encoder thread hit an error: producers stop queueing, the error is visible.
-    func fail(_ error: RecordingError) { cond.withLock { if failure == nil { failure = error } } }
+    func fail(_ error: RecordingError) {
+        cond.withLock {
+            if failure == nil { failure = error }
+            cond.broadcast()
+        }
+    }
     var error: RecordingError? { cond.withLock { failure } }
     var framesDroppedNow: Int { cond.withLock { framesDropped } }
 
