@@ -11,7 +11,6 @@ import ShutterCore
 /// file is finalised and synced.
 public final class Recorder: Sendable {
     private let queue: RecordingQueue
-    private let done = DispatchSemaphore(value: 0)
     private let start: MonotonicTime
 
     /// - Parameter nextPath: called on the encoder thread for each new file (the first at
@@ -28,10 +27,8 @@ public final class Recorder: Sendable {
         self.start = start
         let queue = RecordingQueue(frameCapacity: settings.queueFrames)
         self.queue = queue
-        let done = self.done
         let thread = Thread {
             RecordingPipeline(settings: settings, start: start, nextPath: nextPath, queue: queue).run()
-            done.signal()
         }
         thread.name = "shutter.recording"
         thread.start()
@@ -72,11 +69,15 @@ public final class Recorder: Sendable {
     /// Frames dropped so far because the encoder was behind.
     public var framesDropped: Int { queue.framesDroppedNow }
 
-    /// Flushes, finalises and syncs every file; blocks until done. Call once.
+    /// A recorder dropped without `finish()` still finalises its files, on its own thread.
+    deinit { queue.finish() }
+
+    /// Flushes, finalises and syncs every file; blocks until done. Later calls return the
+    /// same summary.
     public func finish() -> RecordingSummary {
         queue.finish()
-        done.wait()
-        let s = queue.waitForResult()
+        let (s, first) = queue.waitForResult()
+        guard first else { return s }
         if s.framesDropped > 0 || s.audioOverrunFrames > 0 || s.audioFramesDropped > 0 {
             RecordingLog.warning("clip lost \(s.framesDropped) video frames (encoder behind), \(s.audioOverrunFrames) audio frames (microphone overrun, filled with silence), \(s.audioFramesDropped) audio frames (queue full)")
         }

@@ -75,7 +75,10 @@ final class RecordingPipeline {
                   (frame.timestamp - cur.origin).nanoseconds >= Int64(settings.segmentSeconds * 1e9) {
             try rotate(at: frame)
         }
-        try current!.video(frame)
+        guard try current!.video(frame) else {
+            queue.countSkipped()
+            return
+        }
         summary.framesWritten += 1
         lastFrameTime = frame.timestamp
         try releaseAudio(upTo: audio.index(of: frame.timestamp))

@@ -23,6 +23,7 @@ final class RecordingQueue: @unchecked Sendable {
     private(set) var audioOverrunFrames = 0
     private(set) var audioFramesDropped = 0
     private var result: RecordingSummary?
+    private var resultTaken = false
 
     let frameCapacity: Int
     /// Audio chunks that may wait: several per queued frame, at least ~5 s of 20 ms periods.
@@ -117,15 +118,18 @@ final class RecordingQueue: @unchecked Sendable {
         cond.withLock { result = summary; cond.broadcast() }
     }
 
-    func waitForResult() -> RecordingSummary {
+    /// The summary, and whether this is the first call to get it.
+    func waitForResult() -> (RecordingSummary, Bool) {
         cond.lock()
         defer { cond.unlock() }
         while result == nil { cond.wait() }
+        let first = !resultTaken
+        resultTaken = true
         var s = result!
         s.framesDropped = framesDropped
         s.framesSkipped += framesSkipped
         s.audioOverrunFrames = audioOverrunFrames
         s.audioFramesDropped = audioFramesDropped
-        return s
+        return (s, first)
     }
 }

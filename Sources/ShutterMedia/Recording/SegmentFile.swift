@@ -80,10 +80,12 @@ final class SegmentFile {
         if let writer { sav_writer_free(writer) }
     }
 
-    func video(_ frame: QueuedFrame) throws(RecordingError) {
-        guard let writer else { return }
+    /// False when the frame is not after the previous one on the 90 kHz clock (skipped).
+    func video(_ frame: QueuedFrame) throws(RecordingError) -> Bool {
+        guard let writer else { return false }
         // 90 kHz, the MP4 video clock: ns * 90000 / 1e9.
         let pts = (frame.timestamp - origin).nanoseconds * 9 / 100_000
+        if pts <= lastFramePTS { return false }
         let base = UnsafePointer<UInt8>(frame.buffer.bytes.assumingMemoryBound(to: UInt8.self))
         var planes: (UnsafePointer<UInt8>?, UnsafePointer<UInt8>?, UnsafePointer<UInt8>?) = (nil, nil, nil)
         var strides: (Int32, Int32, Int32) = (0, 0, 0)
@@ -104,6 +106,7 @@ final class SegmentFile {
         try check(r)
         framesWritten += 1
         lastFramePTS = pts
+        return true
     }
 
     /// `samples` interleaved; `pts` in samples from `origin`.
