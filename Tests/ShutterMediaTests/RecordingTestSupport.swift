@@ -107,6 +107,8 @@ struct SyntheticRecording {
     var audioSeconds: Double? = nil         // default: as long as the video
     var stamp = false
     var format: PixelFormat = .i420
+    /// Chunks the "microphone" loses (overrun): the next chunk reports them as dropped.
+    var lostAudioChunks: Set<Int> = []
 
     func record(_ settings: RecordingSettings, to dir: String, name: String = "clip") throws -> RecordingSummary {
         let start = MonotonicTime(nanoseconds: 1_000_000_000_000)
@@ -119,19 +121,25 @@ struct SyntheticRecording {
         let audioStart = start + audioOffset
         let audioChunks = Int(((audioSeconds ?? Double(frames) / Double(fps)) * 48_000 / Double(audio.chunkFrames)).rounded(.up))
         var nextChunk = 0
+        var lost = 0
+        func appendAudio(_ k: Int) {
+            if lostAudioChunks.contains(k) { lost += audio.chunkFrames; return }
+            recorder.append(audio.chunk(index: k, start: audioStart, droppedFramesBefore: lost))
+            lost = 0
+        }
         for i in 0..<frames {
             let t = start + videoOffset + .nanoseconds(Int64(i) * 1_000_000_000 / Int64(fps))
             // Audio up to this frame's time first, as a live microphone would deliver it.
             while settings.audioChannels > 0, nextChunk < audioChunks,
                   audioStart + .nanoseconds(Int64(nextChunk * audio.chunkFrames) * 1_000_000_000 / 48_000) <= t {
-                recorder.append(audio.chunk(index: nextChunk, start: audioStart))
+                appendAudio(nextChunk)
                 nextChunk += 1
             }
             let f = stamp ? video.stampedFrame(index: i, timestamp: t) : video.frame(index: i, timestamp: t)
             recorder.append(format == .i420 ? f : convert(f, to: format))
         }
         while settings.audioChannels > 0, nextChunk < audioChunks {
-            recorder.append(audio.chunk(index: nextChunk, start: audioStart))
+            appendAudio(nextChunk)
             nextChunk += 1
         }
         return recorder.finish()

@@ -63,6 +63,24 @@ final class RecordingTests: XCTestCase {
         XCTAssertEqual(try RecordingProbe.decodeErrors(path), "")
     }
 
+    /// Samples the microphone lost become silence in place: the track keeps its length and
+    /// everything after the overrun stays in sync; the loss is counted.
+    func testAudioOverrunsAreCountedAndFilledWithSilence() throws {
+        let dir = RecordingProbe.tempDir("overrun")
+        let rec = SyntheticRecording(frames: 90, lostAudioChunks: [40, 41, 42, 100])
+        let summary = try rec.record(settings(), to: dir)
+        XCTAssertNil(summary.error)
+        XCTAssertEqual(summary.audioOverrunFrames, 4 * 960)
+        XCTAssertEqual(summary.audioFramesWritten, 146 * 960, "3 s of chunks but the 4 lost")
+        let path = try XCTUnwrap(summary.paths.first)
+        let streams = try RecordingProbe.streams(path)
+        XCTAssertEqual(streams[1].duration, 3.0, accuracy: 1.0 / 30)
+        let a = try RecordingProbe.packetTimes(path, "a")
+        // Evenly spaced packets: no hole and no jump in the audio timeline.
+        for k in 2..<a.count { XCTAssertEqual(a[k] - a[k - 1], 1024.0 / 48_000, accuracy: 1e-4, "packet \(k)") }
+        XCTAssertEqual(try RecordingProbe.decodeErrors(path), "")
+    }
+
     func testNV12AndRGBFramesAreEncoded() throws {
         for format in [PixelFormat.nv12, .rgb24, .bgr24] {
             let dir = RecordingProbe.tempDir("fmt")

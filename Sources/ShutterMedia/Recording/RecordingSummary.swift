@@ -9,7 +9,8 @@ public struct RecordingSummary: Sendable, Equatable {
     public var framesSkipped = 0
     /// Frames of another size or pixel format than the clip's first frame.
     public var framesRejected = 0
-    /// Audio sample frames (per channel) encoded, including silence for overruns.
+    /// Microphone sample frames (per channel) encoded; overrun gaps are filled with silence
+    /// on top of these (counted in `audioOverrunFrames`).
     public var audioFramesWritten = 0
     /// Sample frames the microphone lost (AudioChunk.droppedFramesBefore), filled with silence.
     public var audioOverrunFrames = 0
