@@ -301,7 +301,7 @@ static int push_samples(sav_writer *w, const int16_t *s, int64_t n) {
             if (s) for (int i = 0; i < take; i++) dst[i] = s[i * ch + c] * (1.0f / 32768.0f);
             else memset(dst, 0, sizeof(float) * (size_t)take);
         }
-        if (s) s += (size_t)take * ch;
+        if (s) s += (size_t)take * (size_t)ch;
         w->afill += take;
         w->anext += take;
         n -= take;
@@ -322,7 +322,7 @@ int sav_writer_audio(sav_writer *w, const int16_t *samples, int frames, int64_t 
         // The first sample sits at its own pts; before the origin is cut.
         if (pts < 0) {
             if (-pts >= frames) { w->trimmed += frames; return 0; }
-            samples += (size_t)(-pts) * ch;
+            samples += (size_t)(-pts) * (size_t)ch;
             frames -= (int)(-pts);
             w->trimmed += -pts;
             pts = 0;
@@ -333,7 +333,7 @@ int sav_writer_audio(sav_writer *w, const int16_t *samples, int frames, int64_t 
     if (pts < w->anext) {
         int64_t over = w->anext - pts;
         if (over >= frames) { w->trimmed += frames; return 0; }
-        samples += (size_t)over * ch;
+        samples += (size_t)over * (size_t)ch;
         frames -= (int)over;
         w->trimmed += over;
     } else if (pts > w->anext) {

@@ -1,6 +1,7 @@
 import Foundation
 import ShutterCore
 import ShutterMedia
+import Synchronization
 import XCTest
 
 /// Checks recordings with FFmpeg's command-line tools (not with the code under test).
@@ -87,14 +88,11 @@ enum RecordingProbe {
     }
 }
 
-final class LockedData: @unchecked Sendable {
-    // Unchecked: `data` and `done` are guarded by `lock`.
-    private let lock = NSLock()
-    private var data = Data()
-    private var done = false
-    func set(_ d: Data) { lock.withLock { data = d; done = true } }
-    func get() -> Data { lock.withLock { data } }
-    var isSet: Bool { lock.withLock { done } }
+final class LockedData: Sendable {
+    private let state = Mutex<(data: Data, done: Bool)>((Data(), false))
+    func set(_ d: Data) { state.withLock { $0 = (d, true) } }
+    func get() -> Data { state.withLock { $0.data } }
+    var isSet: Bool { state.withLock { $0.done } }
 }
 
 /// Feeds a Recorder with synthetic frames and tone on synthetic timestamps (as fast as it
@@ -184,9 +182,7 @@ struct SyntheticRecording {
     }
 }
 
-final class LockedCounter: @unchecked Sendable {
-    // Unchecked: `value` is guarded by `lock`.
-    private let lock = NSLock()
-    private var value = 0
-    func next() -> Int { lock.withLock { value += 1; return value } }
+final class LockedCounter: Sendable {
+    private let value = Mutex(0)
+    func next() -> Int { value.withLock { $0 += 1; return $0 } }
 }

@@ -60,10 +60,10 @@ final class RecordingQueue: @unchecked Sendable {
         return (true, false)
     }
 
-    func countSkipped() { cond.withLock { framesSkipped += 1 } }
+    func countSkipped() { cond.locked { framesSkipped += 1 } }
 
     func push(audio: AudioChunk) {
-        cond.withLock {
+        cond.locked {
             audioOverrunFrames += audio.droppedFramesBefore
             if finishing || failure != nil { return }
             if audioQueued >= audioCapacity {
@@ -94,28 +94,28 @@ final class RecordingQueue: @unchecked Sendable {
 
     /// The encoder is done with a frame copy: its buffer goes back to the pool.
     func recycle(_ frame: QueuedFrame) {
-        cond.withLock {
+        cond.locked {
             framesInFlight -= 1
             freeBuffers.append(frame.buffer)
             cond.broadcast()
         }
     }
 
-    func finish() { cond.withLock { finishing = true; cond.broadcast() } }
+    func finish() { cond.locked { finishing = true; cond.broadcast() } }
 
     /// The encoder thread hit an error: producers stop queueing, the error is visible.
     func fail(_ error: RecordingError) {
-        cond.withLock {
+        cond.locked {
             if failure == nil { failure = error }
             cond.broadcast()
         }
     }
-    var error: RecordingError? { cond.withLock { failure } }
-    var framesDroppedNow: Int { cond.withLock { framesDropped } }
+    var error: RecordingError? { cond.locked { failure } }
+    var framesDroppedNow: Int { cond.locked { framesDropped } }
 
     /// Set by the encoder thread as its last act; waited for by `finish()`.
     func complete(_ summary: RecordingSummary) {
-        cond.withLock { result = summary; cond.broadcast() }
+        cond.locked { result = summary; cond.broadcast() }
     }
 
     /// The summary, and whether this is the first call to get it.
@@ -131,5 +131,14 @@ final class RecordingQueue: @unchecked Sendable {
         s.audioOverrunFrames = audioOverrunFrames
         s.audioFramesDropped = audioFramesDropped
         return (s, first)
+    }
+}
+
+extension NSCondition {
+    // Own helper: NSLocking.withLock is not in every Swift 6.0 Foundation on Linux.
+    fileprivate func locked<R>(_ body: () throws -> R) rethrows -> R {
+        lock()
+        defer { unlock() }
+        return try body()
     }
 }
