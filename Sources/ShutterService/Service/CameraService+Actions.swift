@@ -80,8 +80,8 @@ extension CameraService {
         let flashDriver = self.flashDriver
         Task {
             _ = await af?.value  // bounded by afTimeoutMs
-            guard let cam = await self.camera else {
-                await self.photoDone(id: id, result: .failure(CaptureError(.camera, "no camera: the photo was not taken")))
+            guard let cam = self.camera else {
+                self.photoDone(id: id, result: .failure(CaptureError(.camera, "no camera: the photo was not taken")))
                 return
             }
             if flash { await flashDriver?.show(LEDPattern.steady(true)) }
@@ -90,11 +90,11 @@ extension CameraService {
                 frame = try await cam.captureStill()
             } catch {
                 if flash { await flashDriver?.show(LEDPattern.steady(false)) }
-                await self.photoDone(id: id, result: .failure(CaptureError(.camera, "still capture failed: \(error)")))
+                self.photoDone(id: id, result: .failure(CaptureError(.camera, "still capture failed: \(error)")))
                 return
             }
             if flash { await flashDriver?.show(LEDPattern.steady(false)) }
-            await self.savePhoto(id: id, frame: frame, flash: flash)
+            self.savePhoto(id: id, frame: frame, flash: flash)
         }
     }
 
@@ -107,18 +107,19 @@ extension CameraService {
             make: config.exif.make.isEmpty ? (camera?.info.make ?? "Shutter") : config.exif.make,
             model: config.exif.model.isEmpty ? (camera?.info.model ?? "Camera") : config.exif.model,
             software: "Shutter",
-            captureTime: wallClock.wallTime(at: frame.timestamp, monotonic: clock),
+            captureTime: wallClock.now().adding(frame.timestamp - clock.now()),
             focalLengthMillimetres: config.exif.focalLengthMm, fNumber: config.exif.fNumber,
             rotation: roles.cameraAppliesTransform ? 0 : config.camera.rotation,
             hflip: roles.cameraAppliesTransform ? false : config.camera.hflip,
             vflip: roles.cameraAppliesTransform ? false : config.camera.vflip)
         meta.take(frame.metadata)
+        let metadata = meta
         let storage = self.storage
         Task {
             let result: Result<String, CaptureError> = await Blocking.run(on: photoQueue) {
                 do {
                     _ = try storage.ensureSpace(for: .photo)
-                    let still = try encoder.encode(frame, metadata: meta)
+                    let still = try encoder.encode(frame, metadata: metadata)
                     let name = try storage.savePhoto(bytes: still.jpeg)
                     return .success(name.path)
                 } catch let e as StorageError {
@@ -127,7 +128,7 @@ extension CameraService {
                     return .failure(CaptureError(.encoder, "could not save the photo: \(error)"))
                 }
             }
-            await self.photoDone(id: id, result: result)
+            self.photoDone(id: id, result: result)
         }
     }
 

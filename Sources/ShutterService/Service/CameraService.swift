@@ -121,8 +121,9 @@ public actor CameraService {
             stillEncoder = nil
             stillEncoderError = "\(error)"
         }
-        statusDriver = roles.statusLED.map { LEDDriver(output: $0, clock: clock) }
-        flashDriver = roles.flashLED.map { LEDDriver(output: $0, clock: clock) }
+        let ledLog = Log("shutter.led")
+        statusDriver = roles.statusLED.map { LEDDriver(output: $0, clock: clock, log: { ledLog.warning($0) }) }
+        flashDriver = roles.flashLED.map { LEDDriver(output: $0, clock: clock, log: { ledLog.warning($0) }) }
     }
 
     // MARK: - Run
@@ -389,7 +390,9 @@ public actor CameraService {
     func probeStorage() async {
         let storage = self.storage
         let result: Result<FileSystemSpace, StorageError> = await Blocking.run(on: storageQueue) {
-            do { return .success(try storage.checkHealth()) } catch { return .failure(error) }
+            do { return .success(try storage.checkHealth()) } catch let e as StorageError { return .failure(e) } catch {
+                return .failure(StorageError(.ioError, "\(error)"))
+            }
         }
         let now = clock.now()
         switch result {
