@@ -24,6 +24,7 @@ public actor CameraService {
     // Camera
     var camera: (any CameraDevice)?
     var frameTask: Task<Void, Never>?
+    var streamGeneration: UInt64 = 0
     var ring: FrameRing
     var cameraHealthy = false
     var framesSinceMeter = 0
@@ -63,10 +64,18 @@ public actor CameraService {
     var lastFiles: [String] = []
     var freeBytes: UInt64?
     var origins: [CaptureID: MonotonicTime] = [:]
+    /// Where each clip's first frame is, for the control socket's timing figures.
+    var clipStarts: [CaptureID: MonotonicTime] = [:]
+
+    struct CaptureOutcome: Sendable {
+        var files: [String]
+        var pressToDurableMs: Double
+        var clipStartOffsetMs: Double?
+    }
     struct Waiter {
         var id: UInt64
         var after: MonotonicTime
-        var continuation: CheckedContinuation<Result<[String], ServiceFailure>, Never>
+        var continuation: CheckedContinuation<Result<CaptureOutcome, ServiceFailure>, Never>
     }
 
     var waiters: [Waiter] = []
@@ -134,6 +143,11 @@ public actor CameraService {
         log.notice("board \(roles.name); storage \(storage.root); button hold \(config.button.holdMs) ms, max clip \(config.video.maxSeconds) s")
         if let e = stillEncoderError { log.error("still encoder unavailable: \(e)") }
         await statusDriver?.show(.booting)
+        if !config.storage.requireMountPoint {
+            // A plain directory (make run, a test, a card mounted at boot): create it.
+            // With requireMountPoint the service waits for the card instead.
+            try? FileManager.default.createDirectory(atPath: storage.root, withIntermediateDirectories: true)
+        }
         ClipFiles.removeLeftovers(in: storage.root)
         await probeStorage()
         startInputs()
@@ -276,12 +290,15 @@ public actor CameraService {
             let frames = try await cam.start()
             log.notice("camera \(cam.info.model) started (\(reason))")
             frameTask?.cancel()
+            streamGeneration += 1
+            let generation = streamGeneration
             frameTask = Task { [weak self] in
                 for await f in frames {
                     guard let self else { return }
                     await self.frame(f)
                 }
-                await self?.cameraStreamEnded()
+                if Task.isCancelled { return }
+                await self?.cameraStreamEnded(generation: generation)
             }
             if reason != "start" { watchdog.cameraRestartSucceeded(at: clock.now()) }
         } catch {
@@ -332,8 +349,9 @@ public actor CameraService {
         if let cam = camera { counters.droppedFrames = cam.droppedFrames }
     }
 
-    func cameraStreamEnded() {
-        guard exitCode == nil, !stopping else { return }
+    func cameraStreamEnded(generation: UInt64) {
+        // A stream we stopped ourselves (restart) is not a lost camera.
+        guard exitCode == nil, !stopping, generation == streamGeneration else { return }
         cameraHealthy = false
         camera = nil
         log.warning("camera stream ended (unplugged or failed); will retry")
@@ -366,6 +384,7 @@ public actor CameraService {
     private func restartCamera() async {
         frameTask?.cancel()
         frameTask = nil
+        streamGeneration += 1
         if let cam = camera { await cam.stop() }
         ring.removeAll()
         await startCamera(reason: "restart")
@@ -404,9 +423,9 @@ public actor CameraService {
             if isReady { publishStatus(readyStatusLine()) }
         case .failure(let e):
             watchdog.storageFailed(at: now)
+            if lastError != e.message { log.warning("storage: \(e.message)") }
             lastError = e.message
             if case .storageUnavailable = machine.state {} else {
-                log.warning("storage: \(e.message)")
                 apply(machine.handle(.fault(e.code == .full ? .storageFull : .storageError), at: now))
             }
             publishStatus("storage problem: \(e.message)")
