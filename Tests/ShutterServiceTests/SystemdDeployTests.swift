@@ -60,9 +60,20 @@ final class SystemdDeployTests: XCTestCase {
         // The example does not override the board's hardware (it layers above the board file).
         XCTAssertEqual(config.board.name, "rpi5")
         XCTAssertEqual(config.gpio.chipLabel, "pinctrl-rp1")
-        // The in-process frame watchdog and restarts act well inside WatchdogSec.
+        // The in-process escalation (no pings while it runs) ends before systemd's
+        // watchdog fires: frame timeout, then per restart its backoff and the
+        // first-frame wait; encoder/storage: detection plus the stall give-up.
         let watchdogSec = try XCTUnwrap(unit["WatchdogSec"]?.first.flatMap { Int($0) })
-        XCTAssertLessThan(config.watchdog.frameTimeoutMs, watchdogSec * 1000 / 2)
+        let policy = WatchdogConfiguration(frameTimeout: .milliseconds(config.watchdog.frameTimeoutMs),
+                                           initialBackoff: .milliseconds(config.watchdog.restartBackoffMs),
+                                           maxConsecutiveRestartFailures: config.watchdog.maxRestarts)
+        var cameraEscalation = policy.frameTimeout
+        for attempt in 1...max(1, policy.maxConsecutiveRestartFailures) {
+            cameraEscalation += policy.backoff(attempt: attempt) + policy.firstFrameTimeout
+        }
+        let stallEscalation = max(policy.encoderTimeout, policy.storageTimeout) + policy.stallGiveUp
+        XCTAssertLessThan(cameraEscalation, .seconds(watchdogSec), "camera restarts cut short by WatchdogSec")
+        XCTAssertLessThan(stallEscalation, .seconds(watchdogSec), "stall give-up cut short by WatchdogSec")
         for board in ["rpi3", "rpi4", "rpi5", "zero2w", "sim", "qemu"] {
             XCTAssertNoThrow(try ConfigLoader.load(configFile: deploy + "/shutter.json.example", defaultConfigFile: nil,
                                                    detectedBoard: board, boardSearchPath: [packageRoot() + "/boards"]), board)
