@@ -15,14 +15,14 @@ final class SystemdPowerOffTests: XCTestCase {
         guard geteuid() == 0 else { throw XCTSkip("needs root to check the root refusal") }
         let marker = NSTemporaryDirectory() + "shutter-poweroff-ran-\(getpid())"
         let guarded = SystemctlPowerOff(command: ["/bin/sh", "-c", "touch \(marker)"], environment: [], refuseRoot: true)
-        do {
+        do throws(PowerOffError) {
             try await guarded.powerOff()
             XCTFail("powered off as root")
         } catch {
             XCTAssertEqual(error.code, .runningAsRoot)
         }
         XCTAssertFalse(FileManager.default.fileExists(atPath: marker), "the command ran")
-        do {
+        do throws(PowerOffError) {
             try await SystemctlPowerOff().powerOff()
             XCTFail("powered off as root")
         } catch {
@@ -51,7 +51,7 @@ final class SystemdPowerOffTests: XCTestCase {
     func testRefusalCarriesTheCommandsOwnWords() async {
         let runner = SystemctlPowerOff(command: ["/bin/sh", "-c", "echo 'Call to PowerOff failed: Access denied' >&2; exit 1"],
                                        environment: [], refuseRoot: false)
-        do {
+        do throws(PowerOffError) {
             try await runner.powerOff()
             XCTFail("a failing command was taken as accepted")
         } catch {
@@ -64,7 +64,7 @@ final class SystemdPowerOffTests: XCTestCase {
 
     func testKilledCommandIsARefusal() async {
         let runner = SystemctlPowerOff(command: ["/bin/sh", "-c", "kill -9 $$"], environment: [], refuseRoot: false)
-        do {
+        do throws(PowerOffError) {
             try await runner.powerOff()
             XCTFail("a killed command was taken as accepted")
         } catch {
@@ -75,7 +75,7 @@ final class SystemdPowerOffTests: XCTestCase {
 
     func testMissingCommandIsASpawnFailure() async {
         let runner = SystemctlPowerOff(command: ["/nonexistent/systemctl", "poweroff"], environment: [], refuseRoot: false)
-        do {
+        do throws(PowerOffError) {
             try await runner.powerOff()
             XCTFail("a missing command was taken as accepted")
         } catch {
@@ -97,7 +97,7 @@ final class SystemdPowerOffTests: XCTestCase {
         XCTAssertFalse(twoArrived)
 
         let refusing = RecordingPowerOff(failure: PowerOffError(.refused, "denied"))
-        do {
+        do throws(PowerOffError) {
             try await refusing.powerOff()
             XCTFail("the configured failure was not thrown")
         } catch {
