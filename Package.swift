@@ -63,6 +63,8 @@ let package = Package(
                     swiftSettings: strict),
         .testTarget(name: "ShutterHardwareTests", dependencies: ["ShutterHardware", "ShutterCore"],
                     swiftSettings: strict),
+        .testTarget(name: "ShutterServiceTests", dependencies: ["ShutterService", "ShutterCore"],
+                    swiftSettings: strict),
     ],
     cxxLanguageStandard: .cxx17
 )
