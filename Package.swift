@@ -63,8 +63,6 @@ let package = Package(
                     swiftSettings: strict),
         .testTarget(name: "ShutterHardwareTests", dependencies: ["ShutterHardware", "ShutterCore"],
                     swiftSettings: strict),
-        .testTarget(name: "ShutterServiceTests", dependencies: ["ShutterService", "ShutterCore"],
-                    swiftSettings: strict),
     ],
     cxxLanguageStandard: .cxx17
 )
