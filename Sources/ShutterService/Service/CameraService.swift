@@ -32,6 +32,7 @@ public actor CameraService {
     var autofocusTask: Task<AutofocusResult, Never>?
     var pendingSnapshots: [CaptureID] = []
     var isReady = false
+    var storageProbed = false
 
     // Recording
     struct ActiveClip: Sendable {
@@ -409,11 +410,17 @@ public actor CameraService {
     func probeStorage() async {
         let storage = self.storage
         let result: Result<FileSystemSpace, StorageError> = await Blocking.run(on: storageQueue) {
-            do { return .success(try storage.checkHealth()) } catch let e as StorageError { return .failure(e) } catch {
+            do {
+                // Healthy means a photo fits too: a full card keeps its LED code
+                // until space is freed (with delete-oldest-videos this makes room).
+                _ = try storage.ensureSpace(for: .photo)
+                return .success(try storage.checkHealth())
+            } catch let e as StorageError { return .failure(e) } catch {
                 return .failure(StorageError(.ioError, "\(error)"))
             }
         }
         let now = clock.now()
+        storageProbed = true
         switch result {
         case .success(let space):
             freeBytes = space.availableBytes
@@ -428,12 +435,15 @@ public actor CameraService {
             if case .storageUnavailable = machine.state {} else {
                 apply(machine.handle(.fault(e.code == .full ? .storageFull : .storageError), at: now))
             }
+            becomeReadyIfPossible()
             publishStatus("storage problem: \(e.message)")
         }
     }
 
     private func becomeReadyIfPossible() {
-        guard !isReady, cameraHealthy, freeBytes != nil else { return }
+        // A full or missing card does not hold READY back: the service is up and
+        // shows the storage code; it recovers when the card does.
+        guard !isReady, cameraHealthy, storageProbed else { return }
         isReady = true
         apply(machine.handle(.ready, at: clock.now()))
         let line = readyStatusLine()
