@@ -11,6 +11,7 @@ final class DaemonHarness {
     var process: Process?
     let logPath: String
     var extraArgs: [String]
+    var board = "sim"
 
     static var binDir: String {
         // The test bundle sits beside the products in .build/<triple>/debug.
@@ -47,7 +48,7 @@ final class DaemonHarness {
     func start(waitReady: Bool = true) throws {
         let p = Process()
         p.executableURL = URL(fileURLWithPath: Self.binDir + "/shutterd")
-        p.arguments = ["--board", "sim", "--storage", storage, "--control-socket", socket] + extraArgs
+        p.arguments = ["--board", board, "--storage", storage, "--control-socket", socket] + extraArgs
         _ = FileManager.default.createFile(atPath: logPath, contents: nil)
         let log = FileHandle(forWritingAtPath: logPath)!
         log.seekToEndOfFile()

@@ -304,11 +304,16 @@ public actor CameraService {
             if reason != "start" { watchdog.cameraRestartSucceeded(at: clock.now()) }
         } catch {
             cameraHealthy = false
+            let absent = (error as? CameraError)?.code == .noDevice
+            if lastError != "\(error)" { log.warning("camera unavailable (\(reason)): \(error)") }
             lastError = "\(error)"
-            if reason == "start" || !(error is CameraError && (error as! CameraError).code == .noDevice) {
-                log.warning("camera unavailable (\(reason)): \(error)")
+            if absent && !isReady {
+                // No camera at boot: wait for one, retrying quietly, never giving up
+                // (the LED shows code 2; systemd sees STATUS "waiting for camera").
+                watchdog = WatchdogPolicy(configuration: watchdog.configuration, startedAt: clock.now())
+            } else if reason != "start" {
+                watchdog.cameraRestartFailed(at: clock.now())
             }
-            if reason != "start" { watchdog.cameraRestartFailed(at: clock.now()) }
             apply(machine.handle(.fault(.cameraLost), at: clock.now()))
             publishStatus("waiting for camera")
         }
@@ -366,12 +371,14 @@ public actor CameraService {
             if isReady { hooks.watchdogPing() }
         case let .restartCamera(attempt, backoff):
             counters.cameraRestarts += 1
-            log.warning("no camera frames: restart attempt \(attempt) (after \(backoff.milliseconds) ms backoff)")
+            if isReady || attempt == 1 {
+                log.warning("no camera frames: restart attempt \(attempt) (after \(backoff.milliseconds) ms backoff)")
+            }
             if cameraHealthy {
                 cameraHealthy = false
                 apply(machine.handle(.fault(.cameraLost), at: now))
             }
-            publishStatus("camera stalled, restarting (attempt \(attempt))")
+            publishStatus(isReady ? "camera stalled, restarting (attempt \(attempt))" : "waiting for camera")
             Task { await self.restartCamera() }
         case .waiting, .unhealthy:
             if cameraHealthy, watchdog.consecutiveFailures > 0 { cameraHealthy = false }
