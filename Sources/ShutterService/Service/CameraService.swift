@@ -150,6 +150,7 @@ public actor CameraService {
             try? FileManager.default.createDirectory(atPath: storage.root, withIntermediateDirectories: true)
         }
         ClipFiles.removeLeftovers(in: storage.root)
+        await recoverLastClip()
         await probeStorage()
         startInputs()
         await startCamera(reason: "start")
@@ -413,6 +414,25 @@ public actor CameraService {
     }
 
     // MARK: - Storage
+
+    /// A clip open when the power went (or the process was killed inside a write)
+    /// may end in a partial fragment: cut it back to its last whole one.
+    private func recoverLastClip() async {
+        let dcim = storage.dcim
+        let log = self.log
+        await Blocking.run(on: storageQueue) {
+            guard let e = FileManager.default.enumerator(atPath: dcim) else { return }
+            let clips = e.compactMap { $0 as? String }.filter { $0.hasSuffix(".MP4") }.sorted()
+            guard let last = clips.last else { return }
+            let path = (dcim as NSString).appendingPathComponent(last)
+            do {
+                let cut = try FragmentedMP4Recovery.truncateToLastWholeFragment(path: path)
+                if cut > 0 { log.notice("repaired \(path): cut \(cut) bytes of an unfinished fragment") }
+            } catch {
+                log.warning("could not check \(path) for an unfinished fragment: \(error)")
+            }
+        }
+    }
 
     func probeStorage() async {
         let storage = self.storage
