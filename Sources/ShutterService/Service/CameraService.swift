@@ -341,11 +341,13 @@ public actor CameraService {
         if var c = clip, let r = c.recorder {
             if let stop = c.stopAt {
                 if f.timestamp <= stop { r.append(f) }
-            } else {
-                if !r.append(f), r.error != nil, c.setupError == nil {
-                    c.setupError = r.error.map { "\($0)" }
-                    clip = c
-                }
+            } else if r.append(f) {
+                // The encoder took the frame: it is keeping up (a stalled encoder
+                // fills its queue and stops taking frames).
+                if c.id != nil { watchdog.encoderProgress(at: now) }
+            } else if r.error != nil, c.setupError == nil {
+                c.setupError = r.error.map { "\($0)" }
+                clip = c
             }
         }
         if !pendingSnapshots.isEmpty {
@@ -381,6 +383,15 @@ public actor CameraService {
             }
             publishStatus(isReady ? "camera stalled, restarting (attempt \(attempt))" : "waiting for camera")
             Task { await self.restartCamera() }
+        case .unhealthy(.encoderStalled):
+            // Finish what can be finished: end the clip (what was written stays
+            // playable); the next press starts a fresh encoder.
+            if clip?.id != nil, clip?.stopAt == nil {
+                log.error("the video encoder stopped making progress: ending the clip")
+                counters.errors += 1
+                lastError = WatchdogReason.encoderStalled.message
+                clip?.stopAt = now
+            }
         case .waiting, .unhealthy:
             if cameraHealthy, watchdog.consecutiveFailures > 0 { cameraHealthy = false }
         case let .giveUp(reason):
