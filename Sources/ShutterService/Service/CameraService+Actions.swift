@@ -217,7 +217,11 @@ extension CameraService {
         clip = nil
         watchdog.encoderStopped()
         guard let r = c.recorder else { return }
-        let summary = await Blocking.run(on: clipQueue) { r.finish() }
+        let summary = await Blocking.run(on: clipQueue) {
+            let s = r.finish()
+            releaseFreedMemory()
+            return s
+        }
         let paths = c.files.finalNames(summary.paths).filter { FileManager.default.fileExists(atPath: $0) }
         let now = clock.now()
         if let e = summary.error {
@@ -255,6 +259,17 @@ extension CameraService {
         clipQueue.async {
             _ = c.recorder?.finish()
             c.files.discard()
+            releaseFreedMemory()
         }
     }
 }
+
+/// An encoder's buffers (x264 at 1080p is ~100 MB) go back to malloc when a clip
+/// ends; hand the free pages back to the kernel so an idle camera stays small.
+func releaseFreedMemory() {
+    _ = glibcMallocTrim(0)
+}
+
+/// glibc's malloc_trim(3); <malloc.h> is not in Swift's Glibc module.
+@_silgen_name("malloc_trim")
+private func glibcMallocTrim(_ pad: Int) -> Int32

@@ -325,10 +325,9 @@ public actor CameraService {
         watchdog.frameArrived(at: now)
         if !cameraHealthy {
             cameraHealthy = true
-            if isReady {
-                log.notice("camera frames are back")
-                apply(machine.handle(.cameraRestored, at: now))
-            }
+            if isReady || lastError != nil { log.notice("camera frames are coming") }
+            // Clears a no-camera fault latched while booting or running.
+            apply(machine.handle(.cameraRestored, at: now))
             becomeReadyIfPossible()
         }
         lastMetadata = f.metadata
