@@ -1,0 +1,46 @@
+# Helpers for the VM-side scenario scripts (sourced). $HIL_GPIO is the gpio-sim chip's
+# sysfs directory, $HIL_OUT the scenario's output directory on the data disk.
+
+# now_ms: milliseconds since boot (CLOCK_BOOTTIME via /proc/uptime, 10 ms steps, no fork).
+now_ms() {
+    read -r _up _idle < /proc/uptime
+    _s=${_up%.*}; _c=${_up#*.}
+    echo $(( _s * 1000 + ${_c#0} * 10 ))
+}
+
+# Button (active low, pull-up): press = pull the line down.
+press()   { echo pull-down > "$HIL_GPIO/sim_gpio17/pull"; echo "$(now_ms) press" >> "$HIL_OUT/button.log"; }
+release() { echo pull-up > "$HIL_GPIO/sim_gpio17/pull"; echo "$(now_ms) release" >> "$HIL_OUT/button.log"; }
+
+# led_sampler_start: logs "ms status flash" to $HIL_OUT/led.log whenever either LED changes.
+led_sampler_start() {
+    (
+        last=""
+        while :; do
+            read -r s < "$HIL_GPIO/sim_gpio27/value"
+            read -r f < "$HIL_GPIO/sim_gpio22/value"
+            if [ "$s $f" != "$last" ]; then
+                echo "$(now_ms) $s $f" >> "$HIL_OUT/led.log"
+                last="$s $f"
+            fi
+            usleep 5000
+        done
+    ) &
+    HIL_SAMPLER=$!
+}
+led_sampler_stop() { [ -n "${HIL_SAMPLER:-}" ] && kill "$HIL_SAMPLER" 2>/dev/null; }
+
+# wait_for TIMEOUT_S COMMAND...: runs COMMAND every 50 ms until it succeeds; 1 on timeout.
+wait_for() {
+    _deadline=$(( $(now_ms) + $1 * 1000 )); shift
+    while ! "$@" 2>/dev/null; do
+        [ "$(now_ms)" -ge "$_deadline" ] && return 1
+        usleep 50000
+    done
+    return 0
+}
+
+# tone_start: plays the test tone into the loopback card's playback side (the "microphone"
+# the service records is its capture side, hw:Loopback,1,0).
+tone_start() { aplay -q -D hw:Loopback,0,0 /hil/tone.wav > "$HIL_OUT/aplay.log" 2>&1 & HIL_TONE=$!; }
+tone_stop()  { [ -n "${HIL_TONE:-}" ] && kill "$HIL_TONE" 2>/dev/null; }
