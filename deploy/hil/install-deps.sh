@@ -5,7 +5,7 @@
 set -eu
 PKGS="linux-source-6.1 xz-utils bc flex bison libelf-dev libssl-dev make gcc \
 qemu-system-x86 busybox-static cpio udev libcamera-ipa libcamera-tools \
-e2fsprogs gpiod alsa-utils ffmpeg libimage-exiftool-perl"
+e2fsprogs gpiod alsa-utils socat sox ffmpeg libimage-exiftool-perl"
 missing=""
 for p in $PKGS; do
     dpkg-query -W -f='${Status}\n' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"

@@ -41,7 +41,7 @@ done
 
 # Probe tools: prove the environment independently of shutterd, and help when it fails.
 for b in /usr/bin/cam /usr/bin/gpiodetect /usr/bin/gpioinfo /usr/bin/gpioget /usr/bin/gpioset \
-         /usr/bin/gpiomon /usr/bin/aplay /usr/bin/arecord /usr/bin/amixer; do
+         /usr/bin/gpiomon /usr/bin/aplay /usr/bin/arecord /usr/bin/amixer /usr/bin/socat; do
     add_elf "$b"
 done
 

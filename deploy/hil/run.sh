@@ -28,7 +28,7 @@ sh "$here/make-initramfs.sh" "$INITRD" $bindir
 export KERNEL INITRD
 
 if [ $# -eq 0 ]; then
-    set -- $(cd "$here/scenarios" && ls *.sh | sed 's/\.sh$//' | grep -v '^probe$')
+    set -- $(cd "$here/scenarios" && ls *.sh | sed 's/\.sh$//' | grep -v "^probe$")
 fi
 passed=0; failed=0
 for SCENARIO in "$@"; do

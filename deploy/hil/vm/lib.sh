@@ -44,3 +44,40 @@ wait_for() {
 # the service records is its capture side, hw:Loopback,1,0).
 tone_start() { aplay -q -D hw:Loopback,0,0 /hil/tone.wav > "$HIL_OUT/aplay.log" 2>&1 & HIL_TONE=$!; }
 tone_stop()  { [ -n "${HIL_TONE:-}" ] && kill "$HIL_TONE" 2>/dev/null; }
+
+# shutterd_start [ARGS...]: starts the service on the qemu board with its storage on the data
+# disk; its stderr goes to shutterd.log. sd_notify messages are received on a socket and
+# logged with their time to notify.log ("ms READY=1" ...), the start time first.
+shutterd_start() {
+    rm -f /run/hil-notify.sock
+    socat -u UNIX-RECV:/run/hil-notify.sock - 2>> "$HIL_OUT/socat.log" | while read -r line; do
+        echo "$(now_ms) $line" >> "$HIL_OUT/notify.log"
+    done &
+    wait_for 10 test -S /run/hil-notify.sock
+    echo "$(now_ms) START" >> "$HIL_OUT/notify.log"
+    NOTIFY_SOCKET=/run/hil-notify.sock shutterd --board qemu --storage /mnt/data "$@" \
+        >> "$HIL_OUT/shutterd.log" 2>&1 &
+    HIL_SHUTTERD=$!
+}
+# wait_ready TIMEOUT_S: until the service sent READY=1.
+wait_ready() { wait_for "$1" grep -q 'READY=1' "$HIL_OUT/notify.log"; }
+# shutterd_stop: SIGTERM (the service finishes an open clip), then waits up to 30 s.
+shutterd_stop() {
+    kill -TERM "$HIL_SHUTTERD" 2>/dev/null
+    wait_for 30 sh -c "! kill -0 $HIL_SHUTTERD" || { echo "shutterd ignored SIGTERM"; kill -9 "$HIL_SHUTTERD"; }
+    wait "$HIL_SHUTTERD" 2>/dev/null; echo "shutterd exit $?" >> "$HIL_OUT/notify.log"
+}
+# media [EXT]: the service's files (DCIM/100SHUTR/SHTR*.EXT), one per line.
+media() { ls /mnt/data/DCIM/*/SHTR*."${1:-*}" 2>/dev/null; }
+# wait_media_count EXT N TIMEOUT_S: until at least N files with that extension exist; polls
+# every 10 ms and records in $HIL_T the ms at which the count was reached.
+wait_media_count() {
+    _deadline=$(( $(now_ms) + $3 * 1000 ))
+    while [ "$(media "$1" | wc -l)" -lt "$2" ]; do
+        [ "$(now_ms)" -ge "$_deadline" ] && return 1
+        usleep 10000
+    done
+    HIL_T=$(now_ms)
+}
+# console MSG: a line on the serial console, which the host watches (power-cut timing).
+console() { echo "$*" > /dev/console; }
