@@ -16,7 +16,6 @@ let package = Package(
         // System libraries (Debian -dev packages, installed by deploy/install-deps.sh).
         .systemLibrary(name: "CTurboJPEG", path: "Sources/CTurboJPEG", pkgConfig: "libturbojpeg"),
         .systemLibrary(name: "CExif", path: "Sources/CExif", pkgConfig: "libexif"),
-        .systemLibrary(name: "CFFmpeg", path: "Sources/CFFmpeg", pkgConfig: "libavformat"),
         .systemLibrary(name: "CALSA", path: "Sources/CALSA", pkgConfig: "alsa"),
         // libgpiod v1 (bookworm) and v2 (trixie) behind one plain C header.
         .target(name: "CGPIODShim", path: "Sources/CGPIODShim", linkerSettings: [.linkedLibrary("gpiod")]),
@@ -24,12 +23,16 @@ let package = Package(
         .systemLibrary(name: "CLibcamera", path: "Sources/CLibcamera", pkgConfig: "libcamera"),
         // C++17 shim with a plain C header: owns every libcamera object and thread.
         .target(name: "CLibcameraShim", dependencies: ["CLibcamera"]),
+        // All FFmpeg calls (libavcodec, libavformat, libswscale) behind one plain C header.
+        .target(name: "CShutterAV",
+                linkerSettings: [.linkedLibrary("avformat"), .linkedLibrary("avcodec"),
+                                 .linkedLibrary("swscale"), .linkedLibrary("avutil")]),
 
         // Pure Swift heart: values, roles, state machines, policies. Imports no C module.
         .target(name: "ShutterCore", swiftSettings: strict),
         // Stills (libjpeg-turbo + libexif) and recordings (FFmpeg).
         .target(name: "ShutterMedia",
-                dependencies: ["ShutterCore", "CTurboJPEG", "CExif", "CFFmpeg"],
+                dependencies: ["ShutterCore", "CTurboJPEG", "CExif", "CShutterAV"],
                 swiftSettings: strict),
         // Real devices: libcamera, libgpiod, ALSA.
         .target(name: "ShutterHardware", dependencies: ["ShutterCore", "CGPIODShim", "CALSA", "CLibcameraShim"],
@@ -45,6 +48,11 @@ let package = Package(
                           swiftSettings: strict),
         // Still benchmark: 12 MP I420 -> JPEG + EXIF vs bare libjpeg-turbo (`bench-still`, release).
         .executableTarget(name: "bench-still", dependencies: ["ShutterMedia", "ShutterCore", "CTurboJPEG"],
+                          swiftSettings: strict),
+        // Records synthetic frames + tone at real-time pace (crash and signal tests, demos).
+        .executableTarget(name: "shutter-media-tool", dependencies: ["ShutterMedia", "ShutterCore"],
+                          swiftSettings: strict),
+        .executableTarget(name: "bench-recording", dependencies: ["ShutterMedia", "ShutterCore"],
                           swiftSettings: strict),
 
         .testTarget(name: "ShutterCoreTests", dependencies: ["ShutterCore"], swiftSettings: strict),

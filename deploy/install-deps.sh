@@ -3,7 +3,7 @@
 # Called by `make test`, `make run` and `make bench`; safe to run again.
 set -eu
 PKGS="pkg-config libturbojpeg0-dev libjpeg62-turbo-dev libexif-dev \
-libavcodec-dev libavformat-dev libavutil-dev libswresample-dev ffmpeg \
+libavcodec-dev libavformat-dev libavutil-dev libswresample-dev libswscale-dev ffmpeg \
 libcamera-dev libgpiod-dev gpiod libasound2-dev alsa-utils sox tmux \
 libimage-exiftool-perl"
 missing=""

@@ -1,2 +1,6 @@
-// shutterd: the camera service. Wiring lives in ShutterService.
+// shutterd: the camera service. Everything lives in ShutterService.
+import Foundation
 import ShutterService
+
+let code = await ShutterdCommand.main(Array(CommandLine.arguments.dropFirst()))
+exit(code)

@@ -509,6 +509,23 @@ final class CaptureStateMachineTests: XCTestCase {
     }
 }
 
+extension CaptureStateMachineTests {
+    /// The recognizer's real order for the shutdown press: holdStarted, then the
+    /// countdown. The clip runs through the countdown and is kept.
+    func testShutdownHoldKeepsRecordingThroughTheCountdownThenPowersOff() {
+        var r = Rig()
+        _ = r.press(700)
+        XCTAssertEqual(r.g(.holdStarted(pressedAt: t(700), at: t(1700)), 1700).first,
+                       .startRecording(id: id(1), from: t(700), torch: false))
+        let countdown = r.g(.shutdownCountdown(start: t(700), deadline: t(4700)), 1700)
+        XCTAssertFalse(countdown.contains(.stopRecording(id: id(1), at: t(1700))), "the clip is not cut by the countdown")
+        XCTAssertEqual(r.g(.hold(start: t(700), end: t(4700)), 4700).first, .stopRecording(id: id(1), at: t(4700)))
+        _ = r.g(.shutdown(start: t(100), end: t(4700)), 4700)
+        XCTAssertEqual(r.m.state, .shuttingDown)
+        XCTAssertEqual(r.send(.recordingFinalised(id: id(1), paths: ["/1"]), 5000).last, .powerOff)
+    }
+}
+
 final class CaptureStateMachinePressTimeoutTests: XCTestCase {
     func testAPressThatNeverBecomesATapOrHoldIsDroppedAtItsDeadline() {
         var r = Rig(.init(pressTimeout: .seconds(10)))

@@ -63,7 +63,6 @@ final class ConfigDefaultsTests: ConfigTestCase {
         XCTAssertEqual(c.video.segmentSeconds, 0)
         XCTAssertEqual(c.shutdown.taps, 3)
         XCTAssertEqual(c.shutdown.gapMs, 400)
-        XCTAssertEqual(c.shutdown.holdMs, 1000)
         XCTAssertEqual(c.shutdown.countdownMs, 3000)
         XCTAssertEqual(c.video.keyframeIntervalMs, 1000)
         XCTAssertEqual(c.still.quality, 93)

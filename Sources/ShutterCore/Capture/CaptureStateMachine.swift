@@ -20,9 +20,9 @@
 ///   fails the capture (or drops an undecided press), so a role or recognizer
 ///   that never answers cannot wedge the machine.
 /// - Double tap cycles the flash mode off → auto → on.
-/// - Shutdown gesture: the countdown drops the press being held (it captures
-///   nothing; earlier taps of the sequence are kept and still run); `shutdown`
-///   stops a recording, lets every capture in flight finish, then `powerOff`.
+/// - Shutdown gesture (quick taps, then a hold through a countdown): the taps'
+///   photos and the hold's clip are kept like any others; `shutdown` stops the
+///   recording, lets every capture in flight finish, then `powerOff`.
 public struct CaptureStateMachine: Sendable {
     public struct Configuration: Equatable, Sendable {
         /// `video.maxSeconds`: a recording is cut at its press + this.
@@ -311,8 +311,11 @@ public struct CaptureStateMachine: Sendable {
             phase = .idle
             finish(p)
             dropped = true
-        case .recording(let id, let from) where from >= s:
-            stopRecording(id, at: now, now)
+        case .recording:
+            // The shutdown press is a hold (the recognizer says holdStarted first):
+            // its clip keeps running through the countdown and is finalised by
+            // `shutdown`, or ends with the release like any hold.
+            break
         default:
             break
         }

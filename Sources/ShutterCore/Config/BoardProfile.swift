@@ -20,6 +20,15 @@ public struct BoardProfile: Equatable, Sendable {
         if let env = environment["SHUTTER_BOARDS_DIR"], !env.isEmpty { dirs.append(env) }
         dirs.append("/usr/share/shutter/boards")
         dirs.append("./boards")
+        // Beside a build tree (.build/debug/shutterd -> ./boards) or an install prefix
+        // (bin/shutterd -> share/shutter/boards), wherever the command is run from.
+        let exe = URL(fileURLWithPath: CommandLine.arguments.first ?? "").resolvingSymlinksInPath()
+        var dir = exe.deletingLastPathComponent()
+        for _ in 0..<4 {
+            dirs.append(dir.appendingPathComponent("share/shutter/boards").path)
+            dirs.append(dir.appendingPathComponent("boards").path)
+            dir = dir.deletingLastPathComponent()
+        }
         return dirs
     }
 

@@ -16,7 +16,8 @@ public enum ConfigLoader {
                             defaultConfigFile: String? = ConfigFile.defaultPath,
                             overrides: [String: String] = [:],
                             detectedBoard: String? = nil,
-                            boardSearchPath: [String] = BoardProfile.searchPath()) throws(ConfigError) -> ShutterConfig {
+                            boardSearchPath: [String] = BoardProfile.searchPath(),
+                            requireBoardFile: Bool = true) throws(ConfigError) -> ShutterConfig {
         var origins: [String: String] = [:]
 
         // Command line: parse and check first (cheapest, and it may choose the board).
@@ -58,20 +59,24 @@ public enum ConfigLoader {
         } else if let detectedBoard {
             boardName = detectedBoard; boardSource = "board detection"
         }
-        let board: BoardProfile
+        var boardLayer = JSONValue.object([:])
         do throws(ConfigError) {
-            board = try BoardProfile.find(name: boardName, searchPath: boardSearchPath)
+            let board = try BoardProfile.find(name: boardName, searchPath: boardSearchPath)
+            boardLayer = board.layer
+            for leaf in board.layer.leaves() where origins[leaf.path] == nil {
+                origins[leaf.path] = "board file \(board.path)"
+            }
         } catch {
-            var e = error
-            e.source += " (chosen by \(boardSource))"
-            throw e
-        }
-        for leaf in board.layer.leaves() where origins[leaf.path] == nil {
-            origins[leaf.path] = "board file \(board.path)"
+            // Offline tools (gesture replay) run without board files unless one was asked for.
+            if requireBoardFile || boardSource != "default" || error.code != .boardNotFound {
+                var e = error
+                e.source += " (chosen by \(boardSource))"
+                throw e
+            }
         }
 
         var merged = defaultsTree()
-            .merged(with: board.layer)
+            .merged(with: boardLayer)
             .merged(with: fileLayer)
             .merged(with: overrideLayer)
         merged.setValue(.string(boardName), at: "board.name")

@@ -33,15 +33,14 @@ public struct ShutterConfig: Codable, Equatable, Sendable {
         public var activeLow = true
     }
 
-    /// The shutdown gesture: `taps` quick taps, then a press held for `holdMs`;
-    /// the LED counts down `countdownMs`, a release cancels.
+    /// The shutdown gesture: `taps` quick taps, then a hold (it records a clip,
+    /// kept like any other) kept down through a `countdownMs` LED countdown
+    /// that starts at `button.holdMs`; a release cancels.
     public struct Shutdown: Codable, Equatable, Sendable {
-        /// Quick taps before the final held press. Default 3, 2...10.
+        /// Quick taps before the final held press. Default 3, 0...10 (0 = no shutdown gesture).
         public var taps = 3
         /// Longest gap between a release and the next press in the sequence. Default 400, 100...2000 ms.
         public var gapMs = 400
-        /// How long the final press is held before the countdown starts. Default 1000, 200...10000 ms.
-        public var holdMs = 1000
         /// LED countdown before shutting down; a release cancels. Default 3000, 0...30000 ms.
         public var countdownMs = 3000
     }

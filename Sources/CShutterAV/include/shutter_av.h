@@ -1,0 +1,98 @@
+// shutter_av: the only place Shutter calls FFmpeg (libavcodec, libavformat, libswscale).
+// A plain C API over opaque handles so the Swift side does threads, timing and policy,
+// and so this file can be compile-checked against FFmpeg 5.1 (bookworm) and 7.x.
+#ifndef SHUTTER_AV_H
+#define SHUTTER_AV_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/// Input pixel layouts, same meaning as ShutterCore.PixelFormat.
+typedef enum {
+    SAV_PIX_I420 = 0,
+    SAV_PIX_NV12 = 1,
+    SAV_PIX_YUYV = 2,
+    SAV_PIX_RGB24 = 3, // bytes R, G, B
+    SAV_PIX_BGR24 = 4, // bytes B, G, R
+} sav_pixel_format;
+
+/// Error codes returned (negated) next to FFmpeg's AVERROR values.
+typedef enum {
+    SAV_OK = 0,
+    SAV_ERR_NO_VIDEO_ENCODER = 1,  // no encoder with that name in this libavcodec
+    SAV_ERR_NO_AUDIO_ENCODER = 2,
+    SAV_ERR_VIDEO_OPEN = 3,        // the encoder exists but would not open (device, options)
+    SAV_ERR_AUDIO_OPEN = 4,
+    SAV_ERR_MUXER = 5,             // mp4 muxer setup or header
+    SAV_ERR_IO = 6,                // a write to the file failed: see sav_writer_io_errno
+    SAV_ERR_ENCODE = 7,            // encoding failed
+    SAV_ERR_INVALID = 8,           // bad arguments (size, format)
+    SAV_ERR_NOMEM = 9,
+} sav_error;
+
+typedef struct {
+    const char *video_encoder;   // "libx264", "h264_v4l2m2m", ...
+    const char *preset;          // libx264 preset ("veryfast"); NULL or "" = encoder default
+    int width, height;
+    int input_format;            // sav_pixel_format of the frames that will be written
+    int fps;                     // nominal frame rate: GOP length and rate control
+    int64_t video_bitrate;       // bits/s; 0 = quality mode (crf) where the encoder has one
+    int crf;                     // libx264 constant rate factor when video_bitrate == 0; 0 = default 23
+    int threads;                 // encoder threads, 0 = automatic
+    int audio_channels;          // 0 = no audio track, 1 or 2
+    int audio_sample_rate;       // 48000
+    int64_t audio_bitrate;       // 128000
+} sav_config;
+
+typedef struct sav_writer sav_writer;
+
+/// Opens encoders and writes the fragmented MP4 header to `fd` (owned by the caller,
+/// opened for writing; this never closes or syncs it). On failure returns a negative
+/// sav_error or AVERROR, *out stays NULL and `err` holds a human message.
+int sav_writer_open(const sav_config *cfg, int fd, sav_writer **out, char *err, size_t errlen);
+
+/// Encodes one frame. pts is in 1/90000 s from the clip origin and must increase.
+/// planes/strides: up to 3 planes of the configured input format and size.
+int sav_writer_video(sav_writer *w, const uint8_t *const planes[3], const int strides[3], int64_t pts90k);
+
+/// Encodes interleaved s16 samples whose first sample is at `pts` samples from the clip
+/// origin. A gap (pts beyond the samples so far) is filled with silence, an overlap is
+/// dropped, so the audio track stays continuous on the one timeline.
+int sav_writer_audio(sav_writer *w, const int16_t *samples, int frames, int64_t pts);
+
+/// Flushes the encoders and writes the trailer. Call once; then sav_writer_free.
+int sav_writer_finish(sav_writer *w);
+
+/// Stops without writing more (after an I/O error). Frees everything.
+void sav_writer_free(sav_writer *w);
+
+/// Bytes handed to write(2) so far, and the file length at the end of the last complete
+/// write call (header or whole fragment): truncating to it leaves a playable file.
+int64_t sav_writer_bytes_written(const sav_writer *w);
+int64_t sav_writer_committed_bytes(const sav_writer *w);
+/// errno of the failed write(2), 0 if none.
+int sav_writer_io_errno(const sav_writer *w);
+/// Samples of silence inserted for audio gaps, samples dropped for overlaps.
+int64_t sav_writer_audio_padded(const sav_writer *w);
+int64_t sav_writer_audio_trimmed(const sav_writer *w);
+/// Video packets and audio packets muxed.
+int64_t sav_writer_video_packets(const sav_writer *w);
+int64_t sav_writer_audio_packets(const sav_writer *w);
+
+/// Human text for a return value of these functions.
+void sav_strerror(int code, char *buf, size_t len);
+
+/// 1 when libavcodec has an encoder of this name.
+int sav_has_encoder(const char *name);
+
+/// FFmpeg's own log at error level only (it prints to stderr; the service logs the rest).
+void sav_quiet_logs(void);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

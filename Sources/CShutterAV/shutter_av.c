@@ -1,0 +1,418 @@
+// FFmpeg side of Shutter's recordings: encoders, fragmented MP4 muxer, pixel conversion.
+// Written against the FFmpeg 5.1 API and kept compatible with 7.x: AVChannelLayout
+// (ch_layout) only, no removed fields, the avio write callback's const change guarded.
+#include "shutter_av.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <libavcodec/avcodec.h>
+#include <libavformat/avformat.h>
+#include <libavutil/avutil.h>
+#include <libavutil/channel_layout.h>
+#include <libavutil/imgutils.h>
+#include <libavutil/mathematics.h>
+#include <libavutil/opt.h>
+#include <libswscale/swscale.h>
+
+// FFmpeg 7 (libavformat 61) made the avio write callback's buffer const.
+#if LIBAVFORMAT_VERSION_MAJOR >= 61
+typedef const uint8_t sav_wbuf;
+#else
+typedef uint8_t sav_wbuf;
+#endif
+
+// Big enough that a ~1 s fragment at camera bitrates is usually one write(2).
+#define SAV_IO_BUFFER (1 << 20)
+#define SAV_VIDEO_TB 90000
+// Audio gaps larger than this are not padded (a broken clock, not an overrun).
+#define SAV_MAX_PAD_SECONDS 5
+
+struct sav_writer {
+    int fd;
+    AVFormatContext *oc;
+    AVCodecContext *vc, *ac;
+    AVStream *vs, *as;
+    AVFrame *vframe;          // converted picture when the input needs swscale
+    struct SwsContext *sws;
+    enum AVPixelFormat in_fmt;
+    int width, height;
+    AVFrame *aframe;          // one encoder frame of planar float audio
+    int afill;                // samples already in aframe
+    int64_t anext;            // pts (samples) of the next sample to go into aframe
+    int audio_started;
+    AVPacket *pkt;
+    int64_t bytes_written, committed;
+    int io_errno;
+    int64_t padded, trimmed, vpackets, apackets;
+    int64_t last_vpts;
+};
+
+static void set_err(char *err, size_t len, const char *fmt, const char *a, int code) {
+    if (!err || !len) return;
+    char av[128] = "";
+    if (code) av_strerror(code, av, sizeof av);
+    snprintf(err, len, fmt, a ? a : "", av);
+}
+
+static int write_cb(void *opaque, sav_wbuf *buf, int size) {
+    sav_writer *w = opaque;
+    int done = 0;
+    while (done < size) {
+        ssize_t n = write(w->fd, buf + done, (size_t)(size - done));
+        if (n < 0) {
+            if (errno == EINTR) continue;
+            w->io_errno = errno;
+            return AVERROR(errno);
+        }
+        done += (int)n;
+        w->bytes_written += n;
+    }
+    return size;
+}
+
+static enum AVPixelFormat av_format(int f) {
+    switch (f) {
+    case SAV_PIX_I420: return AV_PIX_FMT_YUV420P;
+    case SAV_PIX_NV12: return AV_PIX_FMT_NV12;
+    case SAV_PIX_YUYV: return AV_PIX_FMT_YUYV422;
+    case SAV_PIX_RGB24: return AV_PIX_FMT_RGB24;
+    case SAV_PIX_BGR24: return AV_PIX_FMT_BGR24;
+    default: return AV_PIX_FMT_NONE;
+    }
+}
+
+// After a successful write call the muxer has emitted whole boxes only (with
+// frag_keyframe a fragment is built in memory and written at once), so the
+// file length there is a safe truncation point.
+static int mux(sav_writer *w, AVCodecContext *c, AVStream *st) {
+    for (;;) {
+        int r = avcodec_receive_packet(c, w->pkt);
+        if (r == AVERROR(EAGAIN) || r == AVERROR_EOF) return 0;
+        if (r < 0) return -SAV_ERR_ENCODE;
+        w->pkt->stream_index = st->index;
+        av_packet_rescale_ts(w->pkt, c->time_base, st->time_base);
+        if (st == w->vs) w->vpackets++; else w->apackets++;
+        r = av_interleaved_write_frame(w->oc, w->pkt);
+        if (r < 0 || w->io_errno) return w->io_errno ? -SAV_ERR_IO : r;
+        w->committed = w->bytes_written;
+    }
+}
+
+static int open_video(sav_writer *w, const sav_config *cfg, char *err, size_t errlen) {
+    const AVCodec *codec = avcodec_find_encoder_by_name(cfg->video_encoder);
+    if (!codec) {
+        set_err(err, errlen, "this FFmpeg (libavcodec) has no video encoder named '%s'%s", cfg->video_encoder, 0);
+        return -SAV_ERR_NO_VIDEO_ENCODER;
+    }
+    AVCodecContext *c = w->vc = avcodec_alloc_context3(codec);
+    if (!c) return -SAV_ERR_NOMEM;
+    c->width = cfg->width;
+    c->height = cfg->height;
+    // NV12 and I420 go in as they are (libx264 and the V4L2 encoder take both); packed
+    // formats are converted once to I420.
+    c->pix_fmt = (w->in_fmt == AV_PIX_FMT_NV12) ? AV_PIX_FMT_NV12 : AV_PIX_FMT_YUV420P;
+    c->time_base = (AVRational){1, SAV_VIDEO_TB};
+    c->framerate = (AVRational){cfg->fps, 1};
+    c->gop_size = cfg->fps;             // a keyframe (fragment boundary) every ~1 s
+    c->thread_count = cfg->threads;
+    if (w->oc->oformat->flags & AVFMT_GLOBALHEADER) c->flags |= AV_CODEC_FLAG_GLOBAL_HEADER;
+    if (cfg->video_bitrate > 0) c->bit_rate = cfg->video_bitrate;
+    if (strcmp(codec->name, "libx264") == 0) {
+        if (cfg->preset && cfg->preset[0]) av_opt_set(c->priv_data, "preset", cfg->preset, 0);
+        if (cfg->video_bitrate <= 0) av_opt_set_double(c->priv_data, "crf", cfg->crf > 0 ? cfg->crf : 23, 0);
+        av_opt_set_int(c->priv_data, "forced-idr", 1, 0);
+        c->keyint_min = cfg->fps;
+        // No B-frames: a fragmented MP4 has no edit list, so a reorder delay would show as
+        // a 2-frame (67 ms) video start offset; it also keeps encoder latency and memory low.
+        c->max_b_frames = 0;
+    } else if (cfg->video_bitrate <= 0) {
+        c->bit_rate = (int64_t)cfg->width * cfg->height * cfg->fps / 8; // ~0.125 bit/pixel
+    }
+    int r = avcodec_open2(c, codec, NULL);
+    if (r < 0) {
+        set_err(err, errlen, "video encoder '%s' would not open: %s", cfg->video_encoder, r);
+        return -SAV_ERR_VIDEO_OPEN;
+    }
+    w->vs = avformat_new_stream(w->oc, NULL);
+    if (!w->vs) return -SAV_ERR_NOMEM;
+    w->vs->time_base = c->time_base;
+    w->vs->avg_frame_rate = c->framerate;
+    r = avcodec_parameters_from_context(w->vs->codecpar, c);
+    if (r < 0) return r;
+    if (w->in_fmt != c->pix_fmt) {
+        w->vframe = av_frame_alloc();
+        if (!w->vframe) return -SAV_ERR_NOMEM;
+        w->vframe->format = c->pix_fmt;
+        w->vframe->width = c->width;
+        w->vframe->height = c->height;
+        if (av_frame_get_buffer(w->vframe, 0) < 0) return -SAV_ERR_NOMEM;
+        w->sws = sws_getContext(cfg->width, cfg->height, w->in_fmt, cfg->width, cfg->height, c->pix_fmt,
+                                SWS_BILINEAR, NULL, NULL, NULL);
+        if (!w->sws) {
+            set_err(err, errlen, "no pixel conversion to I420 from this input format%s%s", "", 0);
+            return -SAV_ERR_INVALID;
+        }
+    }
+    return 0;
+}
+
+static int open_audio(sav_writer *w, const sav_config *cfg, char *err, size_t errlen) {
+    const AVCodec *codec = avcodec_find_encoder(AV_CODEC_ID_AAC);
+    if (!codec) {
+        set_err(err, errlen, "this FFmpeg (libavcodec) has no AAC encoder%s%s", "", 0);
+        return -SAV_ERR_NO_AUDIO_ENCODER;
+    }
+    AVCodecContext *c = w->ac = avcodec_alloc_context3(codec);
+    if (!c) return -SAV_ERR_NOMEM;
+    c->sample_fmt = AV_SAMPLE_FMT_FLTP;
+    c->sample_rate = cfg->audio_sample_rate;
+    av_channel_layout_default(&c->ch_layout, cfg->audio_channels);
+    c->bit_rate = cfg->audio_bitrate > 0 ? cfg->audio_bitrate : 128000;
+    c->time_base = (AVRational){1, cfg->audio_sample_rate};
+    if (w->oc->oformat->flags & AVFMT_GLOBALHEADER) c->flags |= AV_CODEC_FLAG_GLOBAL_HEADER;
+    int r = avcodec_open2(c, codec, NULL);
+    if (r < 0) {
+        set_err(err, errlen, "AAC encoder would not open%s: %s", "", r);
+        return -SAV_ERR_AUDIO_OPEN;
+    }
+    w->as = avformat_new_stream(w->oc, NULL);
+    if (!w->as) return -SAV_ERR_NOMEM;
+    w->as->time_base = c->time_base;
+    r = avcodec_parameters_from_context(w->as->codecpar, c);
+    if (r < 0) return r;
+    w->aframe = av_frame_alloc();
+    if (!w->aframe) return -SAV_ERR_NOMEM;
+    w->aframe->format = c->sample_fmt;
+    w->aframe->nb_samples = c->frame_size;
+    w->aframe->sample_rate = c->sample_rate;
+    if (av_channel_layout_copy(&w->aframe->ch_layout, &c->ch_layout) < 0) return -SAV_ERR_NOMEM;
+    if (av_frame_get_buffer(w->aframe, 0) < 0) return -SAV_ERR_NOMEM;
+    return 0;
+}
+
+int sav_writer_open(const sav_config *cfg, int fd, sav_writer **out, char *err, size_t errlen) {
+    *out = NULL;
+    if (err && errlen) err[0] = 0;
+    if (!cfg || !cfg->video_encoder || cfg->width <= 0 || cfg->height <= 0 || cfg->fps <= 0 ||
+        cfg->audio_channels < 0 || cfg->audio_channels > 2 ||
+        (cfg->audio_channels > 0 && cfg->audio_sample_rate <= 0)) {
+        set_err(err, errlen, "invalid recording configuration%s%s", "", 0);
+        return -SAV_ERR_INVALID;
+    }
+    sav_writer *w = av_mallocz(sizeof *w);
+    if (!w) return -SAV_ERR_NOMEM;
+    w->fd = fd;
+    w->width = cfg->width;
+    w->height = cfg->height;
+    w->last_vpts = INT64_MIN;
+    w->in_fmt = av_format(cfg->input_format);
+    int r = -SAV_ERR_INVALID;
+    if (w->in_fmt == AV_PIX_FMT_NONE) goto fail;
+    w->pkt = av_packet_alloc();
+    if (!w->pkt) { r = -SAV_ERR_NOMEM; goto fail; }
+    r = avformat_alloc_output_context2(&w->oc, NULL, "mp4", NULL);
+    if (r < 0 || !w->oc) { set_err(err, errlen, "no mp4 muxer%s: %s", "", r); r = -SAV_ERR_MUXER; goto fail; }
+    if ((r = open_video(w, cfg, err, errlen)) < 0) goto fail;
+    if (cfg->audio_channels > 0 && (r = open_audio(w, cfg, err, errlen)) < 0) goto fail;
+
+    uint8_t *iobuf = av_malloc(SAV_IO_BUFFER);
+    if (!iobuf) { r = -SAV_ERR_NOMEM; goto fail; }
+    w->oc->pb = avio_alloc_context(iobuf, SAV_IO_BUFFER, 1, w, NULL, write_cb, NULL);
+    if (!w->oc->pb) { av_free(iobuf); r = -SAV_ERR_NOMEM; goto fail; }
+    w->oc->pb->seekable = 0;
+    w->oc->flags |= AVFMT_FLAG_FLUSH_PACKETS;
+
+    AVDictionary *opts = NULL;
+    // Each keyframe closes a fragment that is written at once; the moov is written up
+    // front, so the file is playable up to the last whole fragment at any moment.
+    av_dict_set(&opts, "movflags", "frag_keyframe+empty_moov+default_base_moof", 0);
+    av_dict_set(&opts, "flush_packets", "1", 0);
+    r = avformat_write_header(w->oc, &opts);
+    av_dict_free(&opts);
+    if (r < 0) {
+        if (w->io_errno) { set_err(err, errlen, "writing the MP4 header failed%s: %s", "", r); r = -SAV_ERR_IO; }
+        else { set_err(err, errlen, "MP4 header%s: %s", "", r); r = -SAV_ERR_MUXER; }
+        goto fail;
+    }
+    avio_flush(w->oc->pb);
+    if (w->io_errno) { set_err(err, errlen, "writing the MP4 header failed%s%s", "", 0); r = -SAV_ERR_IO; goto fail; }
+    w->committed = w->bytes_written;
+    *out = w;
+    return 0;
+fail:;
+    int io_errno = w->io_errno;
+    sav_writer_free(w);
+    errno = io_errno; // lets the caller name the failed write (ENOSPC on the header)
+    return r;
+}
+
+int sav_writer_video(sav_writer *w, const uint8_t *const planes[3], const int strides[3], int64_t pts90k) {
+    if (w->io_errno) return -SAV_ERR_IO;
+    if (pts90k <= w->last_vpts) return -SAV_ERR_INVALID;
+    AVFrame f;
+    memset(&f, 0, sizeof f);
+    AVFrame *frame = &f;
+    if (w->sws) {
+        if (av_frame_make_writable(w->vframe) < 0) return -SAV_ERR_NOMEM;
+        const uint8_t *src[4] = {planes[0], planes[1], planes[2], NULL};
+        int srcStride[4] = {strides[0], strides[1], strides[2], 0};
+        sws_scale(w->sws, src, srcStride, 0, w->height, w->vframe->data, w->vframe->linesize);
+        frame = w->vframe;
+    } else {
+        // Not refcounted: libavcodec copies it before returning, so the caller may reuse the planes.
+        f.format = w->vc->pix_fmt;
+        f.width = w->width;
+        f.height = w->height;
+        for (int i = 0; i < 3; i++) {
+            f.data[i] = (uint8_t *)planes[i];
+            f.linesize[i] = strides[i];
+        }
+    }
+    frame->pts = pts90k;
+    frame->pict_type = AV_PICTURE_TYPE_NONE;
+    w->last_vpts = pts90k;
+    int r = avcodec_send_frame(w->vc, frame);
+    if (r < 0) return -SAV_ERR_ENCODE;
+    return mux(w, w->vc, w->vs);
+}
+
+static int send_audio_frame(sav_writer *w, int nb) {
+    w->aframe->nb_samples = nb;
+    w->aframe->pts = w->anext - w->afill;
+    int r = avcodec_send_frame(w->ac, w->aframe);
+    w->afill = 0;
+    if (r < 0) return -SAV_ERR_ENCODE;
+    return mux(w, w->ac, w->as);
+}
+
+// Appends `n` samples (interleaved s16, or silence when `s` is NULL) to the frame buffer.
+static int push_samples(sav_writer *w, const int16_t *s, int64_t n) {
+    const int ch = w->ac->ch_layout.nb_channels;
+    const int fs = w->ac->frame_size;
+    while (n > 0) {
+        if (w->afill == 0 && av_frame_make_writable(w->aframe) < 0) return -SAV_ERR_NOMEM;
+        int take = fs - w->afill;
+        if (take > n) take = (int)n;
+        for (int c = 0; c < ch; c++) {
+            float *dst = (float *)w->aframe->data[c] + w->afill;
+            if (s) for (int i = 0; i < take; i++) dst[i] = s[i * ch + c] * (1.0f / 32768.0f);
+            else memset(dst, 0, sizeof(float) * (size_t)take);
+        }
+        if (s) s += (size_t)take * (size_t)ch;
+        w->afill += take;
+        w->anext += take;
+        n -= take;
+        if (w->afill == fs) {
+            int r = send_audio_frame(w, fs);
+            if (r < 0) return r;
+        }
+    }
+    return 0;
+}
+
+int sav_writer_audio(sav_writer *w, const int16_t *samples, int frames, int64_t pts) {
+    if (!w->ac) return 0;
+    if (w->io_errno) return -SAV_ERR_IO;
+    if (frames <= 0) return 0;
+    const int ch = w->ac->ch_layout.nb_channels;
+    if (!w->audio_started) {
+        // The first sample sits at its own pts; before the origin is cut.
+        if (pts < 0) {
+            if (-pts >= frames) { w->trimmed += frames; return 0; }
+            samples += (size_t)(-pts) * (size_t)ch;
+            frames -= (int)(-pts);
+            w->trimmed += -pts;
+            pts = 0;
+        }
+        w->anext = pts;
+        w->audio_started = 1;
+    }
+    if (pts < w->anext) {
+        int64_t over = w->anext - pts;
+        if (over >= frames) { w->trimmed += frames; return 0; }
+        samples += (size_t)over * (size_t)ch;
+        frames -= (int)over;
+        w->trimmed += over;
+    } else if (pts > w->anext) {
+        int64_t gap = pts - w->anext;
+        if (gap <= (int64_t)w->ac->sample_rate * SAV_MAX_PAD_SECONDS) {
+            int r = push_samples(w, NULL, gap);
+            if (r < 0) return r;
+            w->padded += gap;
+        } else {
+            // Too big to be an overrun: flush what is buffered and jump.
+            if (w->afill > 0) { int r = send_audio_frame(w, w->afill); if (r < 0) return r; }
+            w->anext = pts;
+        }
+    }
+    return push_samples(w, samples, frames);
+}
+
+int sav_writer_finish(sav_writer *w) {
+    if (w->io_errno) return -SAV_ERR_IO;
+    int r = avcodec_send_frame(w->vc, NULL);
+    if (r < 0 && r != AVERROR_EOF) return -SAV_ERR_ENCODE;
+    if ((r = mux(w, w->vc, w->vs)) < 0) return r;
+    if (w->ac) {
+        if (w->afill > 0 && (r = send_audio_frame(w, w->afill)) < 0) return r;
+        r = avcodec_send_frame(w->ac, NULL);
+        if (r < 0 && r != AVERROR_EOF) return -SAV_ERR_ENCODE;
+        if ((r = mux(w, w->ac, w->as)) < 0) return r;
+    }
+    r = av_write_trailer(w->oc);
+    avio_flush(w->oc->pb);
+    if (w->io_errno) return -SAV_ERR_IO;
+    if (r < 0) return r;
+    w->committed = w->bytes_written;
+    return 0;
+}
+
+void sav_writer_free(sav_writer *w) {
+    if (!w) return;
+    if (w->oc) {
+        if (w->oc->pb) {
+            av_freep(&w->oc->pb->buffer);
+            avio_context_free(&w->oc->pb);
+        }
+        avformat_free_context(w->oc);
+    }
+    avcodec_free_context(&w->vc);
+    avcodec_free_context(&w->ac);
+    av_frame_free(&w->vframe);
+    av_frame_free(&w->aframe);
+    av_packet_free(&w->pkt);
+    sws_freeContext(w->sws);
+    av_free(w);
+}
+
+int64_t sav_writer_bytes_written(const sav_writer *w) { return w->bytes_written; }
+int64_t sav_writer_committed_bytes(const sav_writer *w) { return w->committed; }
+int sav_writer_io_errno(const sav_writer *w) { return w->io_errno; }
+int64_t sav_writer_audio_padded(const sav_writer *w) { return w->padded; }
+int64_t sav_writer_audio_trimmed(const sav_writer *w) { return w->trimmed; }
+int64_t sav_writer_video_packets(const sav_writer *w) { return w->vpackets; }
+int64_t sav_writer_audio_packets(const sav_writer *w) { return w->apackets; }
+
+void sav_strerror(int code, char *buf, size_t len) {
+    if (!buf || !len) return;
+    switch (-code) {
+    case SAV_OK: snprintf(buf, len, "ok"); return;
+    case SAV_ERR_NO_VIDEO_ENCODER: snprintf(buf, len, "video encoder missing"); return;
+    case SAV_ERR_NO_AUDIO_ENCODER: snprintf(buf, len, "AAC encoder missing"); return;
+    case SAV_ERR_VIDEO_OPEN: snprintf(buf, len, "video encoder would not open"); return;
+    case SAV_ERR_AUDIO_OPEN: snprintf(buf, len, "audio encoder would not open"); return;
+    case SAV_ERR_MUXER: snprintf(buf, len, "MP4 muxer failed"); return;
+    case SAV_ERR_IO: snprintf(buf, len, "write to the file failed"); return;
+    case SAV_ERR_ENCODE: snprintf(buf, len, "encoding failed"); return;
+    case SAV_ERR_INVALID: snprintf(buf, len, "invalid argument"); return;
+    case SAV_ERR_NOMEM: snprintf(buf, len, "out of memory"); return;
+    default: av_strerror(code, buf, len); return;
+    }
+}
+
+int sav_has_encoder(const char *name) { return avcodec_find_encoder_by_name(name) != NULL; }
+
+void sav_quiet_logs(void) { av_log_set_level(AV_LOG_ERROR); }

@@ -1,0 +1,40 @@
+import ShutterCore
+
+/// A camera frame copied into recording-owned memory, so the camera's buffer goes back
+/// to it at once and the encoder may take its time.
+final class QueuedFrame {
+    let width: Int
+    let height: Int
+    let format: PixelFormat
+    let timestamp: MonotonicTime
+    let buffer: OwnedFrameBuffer
+    private(set) var offsets: [Int] = []
+    private(set) var strides: [Int] = []
+
+    /// `buffer` must hold at least `byteCount(of: frame)` bytes.
+    init(copying frame: Frame, into buffer: OwnedFrameBuffer) {
+        width = frame.width
+        height = frame.height
+        format = frame.format
+        timestamp = frame.timestamp
+        self.buffer = buffer
+        var offset = 0
+        for plane in frame.planes {
+            (buffer.bytes + offset).copyMemory(from: plane.base, byteCount: plane.length)
+            offsets.append(offset)
+            strides.append(plane.stride)
+            offset += plane.length
+        }
+    }
+
+    static func byteCount(of frame: Frame) -> Int { frame.planes.reduce(0) { $0 + $1.length } }
+
+    /// Planes the pixel format needs, so a frame with fewer is refused before it reaches C.
+    static func planeCount(_ format: PixelFormat) -> Int {
+        switch format {
+        case .i420: return 3
+        case .nv12: return 2
+        case .yuyv, .rgb24, .bgr24: return 1
+        }
+    }
+}

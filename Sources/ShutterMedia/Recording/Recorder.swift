@@ -1,0 +1,87 @@
+import CShutterAV
+import Foundation
+import ShutterCore
+
+/// Records one clip: H.264 + AAC in fragmented MP4, encoded on its own thread.
+///
+/// The clip's timeline starts at `start` (the button press). Frames carry sensor
+/// timestamps, audio chunks their capture time, all on CLOCK_MONOTONIC. `append` never
+/// blocks: frames are copied into a bounded pool and dropped (counted) when it is full.
+/// Call `finish()` exactly once (clean stop, release, SIGTERM): it returns when every
+/// file is finalised and synced.
+public final class Recorder: Sendable {
+    private let queue: RecordingQueue
+    private let start: MonotonicTime
+
+    /// - Parameter nextPath: called on the encoder thread for each new file (the first at
+    ///   the first frame, then one per segment); the storage policy reserves the name.
+    /// - Throws: `RecordingError` `.invalidSettings`, or `.encoderMissing` when this
+    ///   FFmpeg lacks the video encoder (checked now, before any frame).
+    public init(settings: RecordingSettings, start: MonotonicTime,
+                nextPath: @escaping @Sendable () throws -> String) throws(RecordingError) {
+        try settings.validate()
+        Recorder.quietFFmpeg
+        if sav_has_encoder(settings.videoEncoder) == 0 {
+            throw RecordingError(.encoderMissing, "this FFmpeg (libavcodec) has no video encoder named '\(settings.videoEncoder)'; install an FFmpeg built with it or set the board's video encoder to one listed by `ffmpeg -encoders` (libx264 works everywhere)")
+        }
+        self.start = start
+        let queue = RecordingQueue(frameCapacity: settings.queueFrames)
+        self.queue = queue
+        let thread = Thread {
+            RecordingPipeline(settings: settings, start: start, nextPath: nextPath, queue: queue).run()
+        }
+        thread.name = "shutter.recording"
+        thread.start()
+    }
+
+    private static let quietFFmpeg: Void = sav_quiet_logs()
+
+    /// Queues a frame for encoding. False when it was not taken: before the clip start,
+    /// the queue full (counted in `framesDropped`), or the recording stopped on an error.
+    @discardableResult
+    public func append(_ frame: Frame) -> Bool {
+        if frame.timestamp < start { queue.countSkipped(); return false }
+        let r = queue.push(frame: frame)
+        if r.firstDrop {
+            RecordingLog.warning("encoder behind: dropping frames (queue of \(queue.frameCapacity) full); count in the summary")
+        }
+        return r.accepted
+    }
+
+    /// Like `append(_:)` but waits for room instead of dropping: for encoding stored or
+    /// synthetic frames as fast as the encoder goes (benchmarks, tools). Never call it from
+    /// a camera callback.
+    @discardableResult
+    public func appendWaiting(_ frame: Frame) -> Bool {
+        if frame.timestamp < start { queue.countSkipped(); return false }
+        return queue.push(frame: frame, wait: true).accepted
+    }
+
+    /// Queues microphone samples. Overruns (`droppedFramesBefore`) become silence on the
+    /// timeline and are counted.
+    public func append(_ audio: AudioChunk) {
+        queue.push(audio: audio)
+    }
+
+    /// The error that stopped the recording early, if any (the files so far are kept).
+    public var error: RecordingError? { queue.error }
+
+    /// Frames dropped so far because the encoder was behind.
+    public var framesDropped: Int { queue.framesDroppedNow }
+
+    /// A recorder dropped without `finish()` still finalises its files, on its own thread.
+    deinit { queue.finish() }
+
+    /// Flushes, finalises and syncs every file; blocks until done. Later calls return the
+    /// same summary.
+    public func finish() -> RecordingSummary {
+        queue.finish()
+        let (s, first) = queue.waitForResult()
+        guard first else { return s }
+        if s.framesDropped > 0 || s.audioOverrunFrames > 0 || s.audioFramesDropped > 0 {
+            RecordingLog.warning("clip lost \(s.framesDropped) video frames (encoder behind), \(s.audioOverrunFrames) audio frames (microphone overrun, filled with silence), \(s.audioFramesDropped) audio frames (queue full)")
+        }
+        RecordingLog.info("clip done: \(s.paths.joined(separator: ", ")), \(s.framesWritten) frames, \(s.duration.milliseconds) ms\(s.error.map { ", error: \($0)" } ?? "")")
+        return s
+    }
+}

@@ -1,0 +1,182 @@
+import ShutterCore
+
+/// The encoder thread's work: takes queued frames and audio, places them on the clip's
+/// timeline, splits segments, writes and syncs files, and stops cleanly on an error.
+/// Lives on (and only on) the encoder thread.
+final class RecordingPipeline {
+    private let settings: RecordingSettings
+    private let start: MonotonicTime
+    private let nextPath: @Sendable () throws -> String
+    private let queue: RecordingQueue
+    private let clock = SystemClock()
+    private var audio: AudioTimeline
+    private var current: SegmentFile?
+    /// The previous segment, still taking audio up to `closingEnd` (a segment boundary).
+    private var closing: SegmentFile?
+    private var closingEnd = MonotonicTime(nanoseconds: 0)
+    private var lastFrameTime: MonotonicTime?
+    private var summary = RecordingSummary()
+    private var failed = false
+    private var warnedAudioFormat = false
+
+    init(settings: RecordingSettings, start: MonotonicTime, nextPath: @escaping @Sendable () throws -> String,
+         queue: RecordingQueue) {
+        self.settings = settings
+        self.start = start
+        self.nextPath = nextPath
+        self.queue = queue
+        audio = AudioTimeline(rate: settings.audioSampleRate, channels: max(1, settings.audioChannels))
+    }
+
+    func run() {
+        while let item = queue.pop() {
+            switch item {
+            case .video(let frame):
+                if !failed { attempt { () throws(RecordingError) in try video(frame) } }
+                queue.recycle(frame)
+            case .audio(let chunk):
+                if !failed && settings.audioChannels > 0 {
+                    if !audio.add(chunk) {
+                        if !warnedAudioFormat {
+                            warnedAudioFormat = true
+                            RecordingLog.warning("audio chunks of \(chunk.channels) ch at \(chunk.sampleRate) Hz ignored: the clip is \(settings.audioChannels) ch at \(settings.audioSampleRate) Hz")
+                        }
+                    }
+                }
+            }
+        }
+        if !failed { attempt { () throws(RecordingError) in try finishAll() } }
+        if let last = lastFrameTime {
+            summary.duration = (last - start) + .nanoseconds(1_000_000_000 / Int64(settings.fps))
+        }
+        queue.complete(summary)
+    }
+
+    private func attempt(_ body: () throws(RecordingError) -> Void) {
+        do { try body() } catch { fail(error) }
+    }
+
+    private func video(_ frame: QueuedFrame) throws(RecordingError) {
+        if frame.timestamp < start || (lastFrameTime.map { frame.timestamp <= $0 } ?? false) {
+            queue.countSkipped()
+            return
+        }
+        if let current, frame.width != current.width || frame.height != current.height
+            || frame.format != current.format {
+            summary.framesRejected += 1
+            if summary.framesRejected == 1 {
+                RecordingLog.warning("frame \(frame.width)x\(frame.height) \(frame.format) dropped: the clip is \(current.width)x\(current.height) \(current.format)")
+            }
+            return
+        }
+        if current == nil {
+            current = try open(origin: start, first: frame)
+        } else if settings.segmentSeconds > 0, let cur = current,
+                  (frame.timestamp - cur.origin).nanoseconds >= Int64(settings.segmentSeconds * 1e9) {
+            try rotate(at: frame)
+        }
+        guard try current!.video(frame) else {
+            queue.countSkipped()
+            return
+        }
+        summary.framesWritten += 1
+        lastFrameTime = frame.timestamp
+        try releaseAudio(upTo: audio.index(of: frame.timestamp))
+        let now = clock.now()
+        try closing?.syncIfDue(now: now)
+        try current!.syncIfDue(now: now)
+    }
+
+    /// The frame starts a new file; the old one keeps taking audio up to its time.
+    private func rotate(at frame: QueuedFrame) throws(RecordingError) {
+        if closing != nil { try finishClosing() }
+        closing = current
+        closingEnd = frame.timestamp
+        current = nil
+        current = try open(origin: frame.timestamp, first: frame)
+        if settings.audioChannels == 0 { try finishClosing() }
+    }
+
+    private func open(origin: MonotonicTime, first: QueuedFrame) throws(RecordingError) -> SegmentFile {
+        let path: String
+        do {
+            path = try nextPath()
+        } catch {
+            throw RecordingError(.pathUnavailable, "no file name for the recording (\(error)); check the storage")
+        }
+        let file = try SegmentFile(path: path, origin: origin, firstFrame: first, settings: settings, clock: clock)
+        summary.paths.append(path)
+        RecordingLog.info("recording to \(path)")
+        return file
+    }
+
+    private func releaseAudio(upTo limit: Int64?) throws(RecordingError) {
+        guard settings.audioChannels > 0, let current else { return }
+        let endIndex = closing.map { _ in audio.index(of: closingEnd) }
+        let closingOffset = closing.map { audio.offset(for: $0.origin) } ?? 0
+        let currentOffset = audio.offset(for: current.origin)
+        let channels = audio.channels
+        try audio.release(upTo: limit) { (samples, frames, start) throws(RecordingError) in
+            var skip = 0
+            if let closing, let endIndex, start < endIndex {
+                skip = Int(min(Int64(frames), endIndex - start))
+                try closing.audio(UnsafeBufferPointer(rebasing: samples[0..<(skip * channels)]),
+                                  frames: skip, pts: start + closingOffset)
+            }
+            if skip < frames {
+                try current.audio(UnsafeBufferPointer(rebasing: samples[(skip * channels)...]),
+                                  frames: frames - skip, pts: start + Int64(skip) + currentOffset)
+            }
+            summary.audioFramesWritten += frames
+        }
+        if closing != nil, let endIndex,
+           audio.releasedEnd >= endIndex || (lastFrameTime.map { $0 - closingEnd > .seconds(1) } ?? false) {
+            try finishClosing()
+        }
+    }
+
+    private func finishClosing() throws(RecordingError) {
+        guard let file = closing else { return }
+        closing = nil
+        try finish(file)
+    }
+
+    private func finishAll() throws(RecordingError) {
+        // Audio up to the end of the last frame, so both tracks end together.
+        if let last = lastFrameTime {
+            try releaseAudio(upTo: audio.index(of: last + .nanoseconds(1_000_000_000 / Int64(settings.fps))))
+        }
+        try finishClosing()
+        if let file = current {
+            current = nil
+            try finish(file)
+        }
+    }
+
+    private func finish(_ file: SegmentFile) throws(RecordingError) {
+        do {
+            if try !file.finish() { summary.paths.removeAll { $0 == file.path } }
+        } catch {
+            if !file.keptAfterError { summary.paths.removeAll { $0 == file.path } }
+            throw error
+        }
+    }
+
+    /// First error wins: stop taking input, finalise what can be, keep what was written.
+    private func fail(_ error: RecordingError) {
+        failed = true
+        summary.error = summary.error ?? error
+        queue.fail(error)
+        RecordingLog.error(error.description)
+        audio.discard()
+        for file in [closing, current].compactMap({ $0 }) {
+            if file.isOpen {
+                do { try finish(file) } catch {}
+            } else if !file.keptAfterError {
+                summary.paths.removeAll { $0 == file.path }
+            }
+        }
+        closing = nil
+        current = nil
+    }
+}

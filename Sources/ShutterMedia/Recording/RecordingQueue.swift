@@ -1,0 +1,144 @@
+import Foundation
+import ShutterCore
+
+/// The bounded hand-off between the camera/microphone threads and the encoder thread,
+/// with the pool of frame copies. Producers never wait: a full queue drops and counts.
+final class RecordingQueue: @unchecked Sendable {
+    // Unchecked: every mutable field below is guarded by `cond` (an NSCondition lock).
+    enum Item {
+        case video(QueuedFrame)
+        case audio(AudioChunk)
+    }
+
+    private let cond = NSCondition()
+    private var items: [Item] = []
+    private var head = 0
+    private var freeBuffers: [OwnedFrameBuffer] = []
+    private var framesInFlight = 0
+    private var audioQueued = 0
+    private var finishing = false
+    private var failure: RecordingError?
+    private(set) var framesDropped = 0
+    private(set) var framesSkipped = 0
+    private(set) var audioOverrunFrames = 0
+    private(set) var audioFramesDropped = 0
+    private var result: RecordingSummary?
+    private var resultTaken = false
+
+    let frameCapacity: Int
+    /// Audio chunks that may wait: several per queued frame, at least ~5 s of 20 ms periods.
+    let audioCapacity: Int
+
+    init(frameCapacity: Int) {
+        self.frameCapacity = frameCapacity
+        audioCapacity = max(256, frameCapacity * 8)
+    }
+
+    /// Copies the frame into a pooled buffer and queues it. False when dropped.
+    /// `wait`: block while the pool is full instead of dropping (offline use, never the camera).
+    func push(frame: Frame, wait: Bool = false) -> (accepted: Bool, firstDrop: Bool) {
+        let needed = QueuedFrame.byteCount(of: frame)
+        cond.lock()
+        while wait && framesInFlight >= frameCapacity && !finishing && failure == nil { cond.wait() }
+        if finishing || failure != nil { cond.unlock(); return (false, false) }
+        if framesInFlight >= frameCapacity {
+            framesDropped += 1
+            let first = framesDropped == 1
+            cond.unlock()
+            return (false, first)
+        }
+        framesInFlight += 1
+        var buffer = freeBuffers.popLast()
+        cond.unlock()
+        // The copy runs outside the lock: only this producer owns the buffer now.
+        if buffer == nil || buffer!.capacity < needed { buffer = OwnedFrameBuffer(capacity: needed) }
+        let queued = QueuedFrame(copying: frame, into: buffer!)
+        cond.lock()
+        items.append(.video(queued))
+        cond.broadcast()
+        cond.unlock()
+        return (true, false)
+    }
+
+    func countSkipped() { cond.locked { framesSkipped += 1 } }
+
+    func push(audio: AudioChunk) {
+        cond.locked {
+            audioOverrunFrames += audio.droppedFramesBefore
+            if finishing || failure != nil { return }
+            if audioQueued >= audioCapacity {
+                audioFramesDropped += audio.frameCount
+                return
+            }
+            audioQueued += 1
+            items.append(.audio(audio))
+            cond.broadcast()
+        }
+    }
+
+    /// The next item for the encoder thread, or nil once finishing and drained.
+    func pop() -> Item? {
+        cond.lock()
+        defer { cond.unlock() }
+        while head == items.count && !finishing { cond.wait() }
+        if head == items.count { return nil }
+        let item = items[head]
+        head += 1
+        if head > 256 && head * 2 > items.count {
+            items.removeFirst(head)
+            head = 0
+        }
+        if case .audio = item { audioQueued -= 1 }
+        return item
+    }
+
+    /// The encoder is done with a frame copy: its buffer goes back to the pool.
+    func recycle(_ frame: QueuedFrame) {
+        cond.locked {
+            framesInFlight -= 1
+            freeBuffers.append(frame.buffer)
+            cond.broadcast()
+        }
+    }
+
+    func finish() { cond.locked { finishing = true; cond.broadcast() } }
+
+    /// The encoder thread hit an error: producers stop queueing, the error is visible.
+    func fail(_ error: RecordingError) {
+        cond.locked {
+            if failure == nil { failure = error }
+            cond.broadcast()
+        }
+    }
+    var error: RecordingError? { cond.locked { failure } }
+    var framesDroppedNow: Int { cond.locked { framesDropped } }
+
+    /// Set by the encoder thread as its last act; waited for by `finish()`.
+    func complete(_ summary: RecordingSummary) {
+        cond.locked { result = summary; cond.broadcast() }
+    }
+
+    /// The summary, and whether this is the first call to get it.
+    func waitForResult() -> (RecordingSummary, Bool) {
+        cond.lock()
+        defer { cond.unlock() }
+        while result == nil { cond.wait() }
+        let first = !resultTaken
+        resultTaken = true
+        var s = result!
+        s.framesDropped = framesDropped
+        s.framesSkipped += framesSkipped
+        s.audioOverrunFrames = audioOverrunFrames
+        s.audioFramesDropped = audioFramesDropped
+        return (s, first)
+    }
+}
+
+extension NSCondition {
+    // Own helper: NSLocking.withLock is not in every Swift 6.0 Foundation on Linux.
+    fileprivate func locked<R>(_ body: () throws -> R) rethrows -> R {
+        lock()
+        defer { unlock() }
+        return try body()
+    }
+}

@@ -1,0 +1,148 @@
+import Foundation
+import ShutterCore
+
+/// `shutterctl [--socket PATH] status | tap | hold SECONDS | press | release | photo |
+///             record start|stop | sim [--fault F] [--lux L] | gestures FILE [--config CFG]`
+public enum ShutterctlCommand {
+    static let usage = """
+        usage: shutterctl [--socket PATH] COMMAND
+          status                 state, LEDs, counters, free space, last error (JSON)
+          tap                    press and release; prints the photo's path once it is durable
+          hold SECONDS           hold the button; prints the clip's path once it is finalised
+          press | release        drive the button by hand
+          photo                  take a photo (like SIGUSR1)
+          record start|stop      start or stop a recording (like SIGUSR2)
+          sim [--fault none|stall|disappear|error] [--lux N] [--led-failing true|false]
+                                 simulated board only: inject faults, set the light level
+          gestures FILE [--config CFG]
+                                 replay a button trace offline (`<ms> <0|1>` per line) and
+                                 print one JSON object per gesture
+        The socket is --socket PATH, else $SHUTTER_SOCKET, else /run/shutter/control.sock,
+        else ./shutter-data/control.sock.
+        """
+
+    public static func main(_ argv: [String]) -> Int32 {
+        var args = argv
+        var socket: String?
+        if let i = args.firstIndex(of: "--socket") {
+            guard i + 1 < args.count else { return fail("--socket needs a path") }
+            socket = args[i + 1]
+            args.removeSubrange(i...(i + 1))
+        }
+        guard let cmd = args.first else { return fail(usage, code: 64) }
+        let rest = Array(args.dropFirst())
+        if cmd == "-h" || cmd == "--help" { print(usage); return 0 }
+        if cmd == "gestures" { return gestures(rest) }
+
+        var request: ControlRequest
+        switch cmd {
+        case "status", "tap", "press", "release", "photo":
+            guard rest.isEmpty else { return fail("\(cmd) takes no arguments\n\(usage)", code: 64) }
+            request = ControlRequest(cmd: cmd)
+        case "hold":
+            guard rest.count == 1, let s = Double(rest[0]), s > 0 else {
+                return fail("hold needs a number of seconds, e.g. `shutterctl hold 3`", code: 64)
+            }
+            request = ControlRequest(cmd: "hold", seconds: s)
+        case "record":
+            guard rest.count == 1, rest[0] == "start" || rest[0] == "stop" else {
+                return fail("record needs start or stop", code: 64)
+            }
+            request = ControlRequest(cmd: "record", action: rest[0])
+        case "sim":
+            request = ControlRequest(cmd: "sim")
+            var j = 0
+            while j < rest.count {
+                guard j + 1 < rest.count else { return fail("\(rest[j]) needs a value", code: 64) }
+                let v = rest[j + 1]
+                switch rest[j] {
+                case "--fault": request.fault = v
+                case "--lux":
+                    guard let l = Double(v) else { return fail("--lux needs a number", code: 64) }
+                    request.lux = l
+                case "--led-failing": request.ledFailing = (v == "true" || v == "1")
+                default: return fail("unknown sim option \(rest[j])", code: 64)
+                }
+                j += 2
+            }
+        default:
+            return fail("unknown command \"\(cmd)\"\n\(usage)", code: 64)
+        }
+
+        let path = socket ?? resolveSocket()
+        let timeout: Duration = .seconds(Int64(request.seconds ?? 0) + 120)
+        do {
+            let (reply, _) = try ControlClient.send(request, to: path, timeout: timeout)
+            let e = JSONEncoder()
+            e.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+            if cmd == "status" { e.outputFormatting.insert(.prettyPrinted) }
+            if let d = try? e.encode(reply) { print(String(decoding: d, as: UTF8.self)) }
+            if !reply.ok {
+                FileHandle.standardError.write(Data("shutterctl: \(reply.error ?? "failed")\n".utf8))
+                return 1
+            }
+            return 0
+        } catch {
+            return fail("\(error)", code: 69)
+        }
+    }
+
+    static func resolveSocket() -> String {
+        if let env = ProcessInfo.processInfo.environment["SHUTTER_SOCKET"], !env.isEmpty { return env }
+        for p in ["/run/shutter/control.sock", "./shutter-data/control.sock"] where FileManager.default.fileExists(atPath: p) {
+            return p
+        }
+        return "/run/shutter/control.sock"
+    }
+
+    /// Offline replay: the daemon's recognizer and configuration code on a trace file.
+    static func gestures(_ args: [String]) -> Int32 {
+        var file: String?
+        var cfg: String?
+        var i = 0
+        while i < args.count {
+            if args[i] == "--config" {
+                guard i + 1 < args.count else { return fail("--config needs a file", code: 64) }
+                cfg = args[i + 1]
+                i += 2
+            } else if file == nil {
+                file = args[i]
+                i += 1
+            } else {
+                return fail("gestures takes one FILE (and --config CFG)", code: 64)
+            }
+        }
+        guard let file else { return fail("usage: shutterctl gestures FILE [--config CFG]", code: 64) }
+        let config: ShutterConfig
+        do {
+            config = try ConfigLoader.load(configFile: cfg, defaultConfigFile: nil, requireBoardFile: false)
+        } catch {
+            return fail("configuration: \(error.description)", code: ConfigError.exitCode)
+        }
+        let text: String
+        do {
+            text = try String(contentsOfFile: file, encoding: .utf8)
+        } catch {
+            return fail("cannot read \(file): \(error.localizedDescription)", code: 66)
+        }
+        let samples: [GestureReplay.Sample]
+        do {
+            samples = try GestureReplay.parse(text)
+        } catch let e as GestureReplay.ParseError {
+            return fail("\(file):\(e.line): \(e.message)", code: 65)
+        } catch {
+            return fail("\(file): \(error)", code: 65)
+        }
+        var out = ""
+        for g in GestureReplay.run(samples, settings: GestureSettings(config: config)) {
+            out += g.json + "\n"
+        }
+        FileHandle.standardOutput.write(Data(out.utf8))
+        return 0
+    }
+
+    static func fail(_ message: String, code: Int32 = 1) -> Int32 {
+        FileHandle.standardError.write(Data("shutterctl: \(message)\n".utf8))
+        return code
+    }
+}

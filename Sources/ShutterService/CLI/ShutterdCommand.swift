@@ -1,0 +1,104 @@
+import Foundation
+import ShutterCore
+import ShutterHardware
+
+/// `shutterd [--board NAME|auto] [--config FILE] [--storage DIR] [--control-socket PATH]
+///           [--log-level L] [--print-config]`
+public enum ShutterdCommand {
+    static let usage = """
+        usage: shutterd [--board NAME|auto] [--config FILE] [--storage DIR]
+                        [--control-socket PATH] [--log-level error|warning|notice|info|debug]
+                        [--print-config]
+        Boards: rpi5 rpi4 rpi3 zero2w qemu sim (auto: the Pi this runs on, else sim).
+        Signals: SIGUSR1 takes a photo, SIGUSR2 starts/stops a recording, SIGTERM/SIGINT
+        finish the current file and exit.
+        """
+
+    struct Options {
+        var board = "auto"
+        var configFile: String?
+        var storage: String?
+        var socket: String?
+        var logLevel: Log.Level?
+        var printConfig = false
+    }
+
+    /// Exit codes: 0 clean stop, 64 bad usage, 78 bad configuration, others from the watchdog.
+    public static func main(_ args: [String]) async -> Int32 {
+        let log = Log("shutter.main")
+        var o = Options()
+        var i = 0
+        func value(_ flag: String) -> String? {
+            i += 1
+            guard i < args.count else {
+                log.error("\(flag) needs a value\n\(usage)")
+                return nil
+            }
+            return args[i]
+        }
+        while i < args.count {
+            let a = args[i]
+            switch a {
+            case "--board": guard let v = value(a) else { return 64 }; o.board = v
+            case "--config": guard let v = value(a) else { return 64 }; o.configFile = v
+            case "--storage": guard let v = value(a) else { return 64 }; o.storage = v
+            case "--control-socket": guard let v = value(a) else { return 64 }; o.socket = v
+            case "--log-level":
+                guard let v = value(a) else { return 64 }
+                guard let l = Log.Level(name: v) else {
+                    log.error("unknown log level \"\(v)\" (error, warning, notice, info, debug)")
+                    return 64
+                }
+                o.logLevel = l
+            case "--print-config": o.printConfig = true
+            case "-h", "--help":
+                print(usage)
+                return 0
+            default:
+                log.error("unknown option \"\(a)\"\n\(usage)")
+                return 64
+            }
+            i += 1
+        }
+        if let l = o.logLevel { Log.level = l }
+
+        var overrides: [String: String] = [:]
+        var detected: String?
+        if o.board == "auto" {
+            detected = BoardDetection.detect()
+        } else {
+            overrides["board.name"] = o.board
+        }
+        if let s = o.storage { overrides["storage.root"] = s }
+        if let s = o.socket { overrides["control.socketPath"] = s }
+        var config: ShutterConfig
+        do {
+            config = try ConfigLoader.load(configFile: o.configFile, overrides: overrides, detectedBoard: detected)
+        } catch {
+            log.error("configuration: \(error.description)")
+            return ConfigError.exitCode
+        }
+        // With --storage and no explicit socket, keep the socket beside the files
+        // when the default runtime directory is not ours to write.
+        if o.socket == nil, o.storage != nil, !canCreate(config.control.socketPath) {
+            config.control.socketPath = (config.storage.root as NSString).appendingPathComponent("control.sock")
+        }
+        if o.printConfig {
+            print(config.printable())
+            return 0
+        }
+        if o.board == "auto" {
+            log.notice(detected.map { "detected a Raspberry Pi: board \($0)" }
+                       ?? "no Raspberry Pi detected: using the simulated board")
+        }
+        let roles = config.board.name == "sim" ? BoardRoles.simulated(config: config) : BoardRoles.real(config: config)
+        return await ServiceRunner.run(config: config, roles: roles)
+    }
+
+    private static func canCreate(_ socketPath: String) -> Bool {
+        let dir = (socketPath as NSString).deletingLastPathComponent
+        if access(dir, W_OK) == 0 { return true }
+        let parent = (dir as NSString).deletingLastPathComponent
+        return !FileManager.default.fileExists(atPath: dir) && access(parent, W_OK) == 0
+    }
+}

@@ -1,0 +1,65 @@
+import Foundation
+import ShutterCore
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Sends one request to the control socket and waits for its reply.
+public enum ControlClient {
+    public enum Failure: Error, CustomStringConvertible {
+        case cannotConnect(path: String, errno: Int32)
+        case noReply(path: String)
+        case badReply(String)
+
+        public var description: String {
+            switch self {
+            case let .cannotConnect(path, e):
+                let why = String(cString: strerror(e))
+                return "cannot reach shutterd at \(path): \(why). Is shutterd running? (start it with `make run`, or give --socket PATH)"
+            case let .noReply(path):
+                return "shutterd at \(path) closed the connection without a reply"
+            case let .badReply(text):
+                return "shutterd sent a reply that is not JSON: \(text.prefix(200))"
+            }
+        }
+    }
+
+    /// `timeout`: how long to wait for the reply (a hold waits for its clip).
+    public static func send(_ request: ControlRequest, to path: String, timeout: Duration = .seconds(120)) throws -> (ControlReply, Data) {
+        let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        guard fd >= 0 else { throw Failure.cannotConnect(path: path, errno: errno) }
+        defer { close(fd) }
+        var addr = sockaddr_un()
+        addr.sun_family = sa_family_t(AF_UNIX)
+        guard path.utf8.count < MemoryLayout.size(ofValue: addr.sun_path) else {
+            throw Failure.cannotConnect(path: path, errno: ENAMETOOLONG)
+        }
+        withUnsafeMutableBytes(of: &addr.sun_path) { raw in
+            path.utf8.enumerated().forEach { raw[$0.offset] = $0.element }
+        }
+        let len = socklen_t(MemoryLayout<sa_family_t>.size + path.utf8.count + 1)
+        let rc = withUnsafePointer(to: &addr) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, len) }
+        }
+        guard rc == 0 else { throw Failure.cannotConnect(path: path, errno: errno) }
+        var tv = timeval(tv_sec: Int(timeout.milliseconds / 1000), tv_usec: 0)
+        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, socklen_t(MemoryLayout<timeval>.size))
+        let payload = ControlCoding.encode(request)
+        _ = payload.withUnsafeBytes { Glibc.send(fd, $0.baseAddress!, $0.count, Int32(MSG_NOSIGNAL)) }
+        var data = Data()
+        var buf = [UInt8](repeating: 0, count: 4096)
+        while true {
+            let n = buf.withUnsafeMutableBytes { recv(fd, $0.baseAddress!, $0.count, 0) }
+            if n < 0 { if errno == EINTR { continue }; break }
+            if n == 0 { break }
+            data.append(contentsOf: buf[0..<n])
+            if buf[0..<n].contains(0x0A) { break }
+        }
+        guard !data.isEmpty else { throw Failure.noReply(path: path) }
+        do {
+            return (try JSONDecoder().decode(ControlReply.self, from: data), data)
+        } catch {
+            throw Failure.badReply(String(decoding: data, as: UTF8.self))
+        }
+    }
+}

@@ -1,0 +1,156 @@
+import Foundation
+import ShutterCore
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The control socket: a Unix stream socket, mode 0660, one request line and one
+/// reply line per connection. Connections are rare (a CLI, a test), so each gets
+/// a plain thread that may block; the handler itself is async.
+/// A malformed request gets an error reply, never a crash.
+public final class ControlServer: Sendable {
+    public typealias Handler = @Sendable (ControlRequest) async -> ControlReply
+
+    public let path: String
+    private let listenFD: Int32
+    private let handler: Handler
+    private let log = Log("shutter.control")
+    private static let maxRequestBytes = 64 * 1024
+
+    public init(path: String, handler: @escaping Handler) throws {
+        self.path = path
+        self.handler = handler
+        let dir = (path as NSString).deletingLastPathComponent
+        if !dir.isEmpty { try? FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true) }
+        var addr = sockaddr_un()
+        addr.sun_family = sa_family_t(AF_UNIX)
+        let capacity = MemoryLayout.size(ofValue: addr.sun_path)
+        guard path.utf8.count < capacity else {
+            throw SystemError(errno: ENAMETOOLONG, call: "bind", path: path)
+        }
+        let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        guard fd >= 0 else { throw SystemError(errno: errno, call: "socket") }
+        // A stale socket from a crashed run would make bind fail: remove it, but
+        // only if it is a socket (never delete a user's file by mistake).
+        var st = stat()
+        if lstat(path, &st) == 0, (st.st_mode & S_IFMT) == S_IFSOCK { unlink(path) }
+        withUnsafeMutableBytes(of: &addr.sun_path) { raw in
+            path.utf8.enumerated().forEach { raw[$0.offset] = $0.element }
+        }
+        let len = socklen_t(MemoryLayout<sa_family_t>.size + path.utf8.count + 1)
+        let rc = withUnsafePointer(to: &addr) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, len) }
+        }
+        guard rc == 0 else {
+            let e = errno
+            Glibc.close(fd)
+            throw SystemError(errno: e, call: "bind", path: path)
+        }
+        chmod(path, 0o660)
+        guard listen(fd, 16) == 0 else {
+            let e = errno
+            Glibc.close(fd)
+            throw SystemError(errno: e, call: "listen", path: path)
+        }
+        listenFD = fd
+        let t = Thread { [self] in acceptLoop() }
+        t.name = "control-accept"
+        t.start()
+    }
+
+    /// Stops accepting and removes the socket file.
+    public func close() {
+        shutdown(listenFD, Int32(SHUT_RDWR))
+        unlink(path)
+    }
+
+    private func acceptLoop() {
+        while true {
+            let c = accept(listenFD, nil, nil)
+            if c < 0 {
+                if errno == EINTR || errno == ECONNABORTED { continue }
+                return  // closed
+            }
+            _ = fcntl(c, F_SETFD, FD_CLOEXEC)
+            let t = Thread { [self] in serve(c) }
+            t.name = "control-conn"
+            t.start()
+        }
+    }
+
+    private func serve(_ fd: Int32) {
+        defer { Glibc.close(fd) }
+        var tv = timeval(tv_sec: 10, tv_usec: 0)
+        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, socklen_t(MemoryLayout<timeval>.size))
+        let reply: ControlReply
+        switch readLine(fd) {
+        case .failure(let message):
+            reply = .failure(message)
+        case .success(let line):
+            reply = respond(to: line)
+        }
+        let data = ControlCoding.encode(reply)
+        data.withUnsafeBytes { buf in
+            var off = 0
+            while off < buf.count {
+                let n = send(fd, buf.baseAddress! + off, buf.count - off, Int32(MSG_NOSIGNAL))
+                if n < 0 { if errno == EINTR { continue }; return }
+                off += n
+            }
+        }
+    }
+
+    private func respond(to line: Data) -> ControlReply {
+        let request: ControlRequest
+        do {
+            request = try JSONDecoder().decode(ControlRequest.self, from: line)
+        } catch {
+            log.warning("malformed control request: \(String(decoding: line.prefix(200), as: UTF8.self))")
+            return .failure("malformed request: expected one JSON object per line like {\"cmd\":\"status\"}")
+        }
+        guard ControlRequest.commands.contains(request.cmd) else {
+            return .failure("unknown command \"\(request.cmd)\" (known: \(ControlRequest.commands.joined(separator: ", ")))")
+        }
+        // Bridge to the async handler; this thread is ours to block.
+        let box = ReplyBox()
+        let done = DispatchSemaphore(value: 0)
+        let handler = self.handler
+        Task {
+            box.set(await handler(request))
+            done.signal()
+        }
+        done.wait()
+        return box.get() ?? .failure("internal error: no reply")
+    }
+
+    private enum LineResult { case success(Data), failure(String) }
+
+    private func readLine(_ fd: Int32) -> LineResult {
+        var data = Data()
+        var buf = [UInt8](repeating: 0, count: 4096)
+        while data.count < Self.maxRequestBytes {
+            let n = buf.withUnsafeMutableBytes { recv(fd, $0.baseAddress!, $0.count, 0) }
+            if n < 0 {
+                if errno == EINTR { continue }
+                return .failure("no request received (timed out)")
+            }
+            if n == 0 { break }
+            if let nl = buf[0..<n].firstIndex(of: 0x0A) {
+                data.append(contentsOf: buf[0..<nl])
+                return .success(data)
+            }
+            data.append(contentsOf: buf[0..<n])
+        }
+        if data.count >= Self.maxRequestBytes { return .failure("request too long (max 64 KiB)") }
+        if data.isEmpty { return .failure("empty request") }
+        return .success(data)
+    }
+}
+
+/// One reply handed from a Task to the connection thread. The lock guards `reply`.
+private final class ReplyBox: @unchecked Sendable {
+    private let lock = NSLock()
+    private var reply: ControlReply?
+    func set(_ r: ControlReply) { lock.lock(); reply = r; lock.unlock() }
+    func get() -> ControlReply? { lock.lock(); defer { lock.unlock() }; return reply }
+}

@@ -1,0 +1,27 @@
+import ShutterCore
+
+/// The last few video frames, by reference: a press is only known once the
+/// stability filter settles (stabilityMs later), so the frame exposed at the
+/// press has already passed by then. A clip starts from here, at or before the
+/// press. Small on purpose: each held frame is a camera buffer.
+struct FrameRing {
+    private var frames: [Frame] = []
+    let capacity: Int
+
+    init(capacity: Int) { self.capacity = max(1, capacity) }
+
+    mutating func push(_ frame: Frame) {
+        if frames.count == capacity { frames.removeFirst() }
+        frames.append(frame)
+    }
+
+    mutating func removeAll() { frames.removeAll() }
+
+    /// Frames from the last one exposed at or before `time` onwards.
+    func frames(from time: MonotonicTime) -> [Frame] {
+        guard let i = frames.lastIndex(where: { $0.timestamp <= time }) else { return frames }
+        return Array(frames[i...])
+    }
+
+    var newest: Frame? { frames.last }
+}

@@ -1,0 +1,67 @@
+import ShutterCore
+import ShutterHardware
+
+/// The Raspberry Pi (or emulated-hardware VM): libcamera, libgpiod, ALSA. Each
+/// device that is missing is reported with what to check; the camera is opened
+/// lazily so the service can wait for it.
+extension BoardRoles {
+    public static func real(config: ShutterConfig) -> BoardRoles {
+        let log = Log("shutter.board")
+        let gpioLog = Log("shutter.gpio")
+        let labels = config.gpio.chipLabel.isEmpty ? GPIOLineSpec.raspberryPiChipLabels : [config.gpio.chipLabel]
+        func line(_ text: String) -> GPIOLineSpec {
+            if let offset = UInt32(text) { return GPIOLineSpec(offset: offset, chipLabels: labels) }
+            return GPIOLineSpec(name: text, chipLabels: labels)
+        }
+        var button: (any ButtonInput)?
+        do {
+            button = try GPIOButton(.init(line: line(config.gpio.button), activeLow: config.button.activeLow,
+                                          pullUp: config.gpio.buttonBias == .pullUp,
+                                          debounce: .milliseconds(Int64(min(config.button.stabilityMs, 5)))),
+                                    log: { gpioLog.warning($0) })
+        } catch {
+            log.error("no shutter button: \(error). Taps and holds work only from `shutterctl` until this is fixed.")
+        }
+        func led(_ name: String, _ spec: String) -> (any LEDOutput)? {
+            guard !spec.isEmpty else { return nil }
+            do { return try GPIOLED(name: name, line: line(spec), log: { gpioLog.warning($0) }) } catch {
+                log.warning("no \(name) LED: \(error). The camera works without it.")
+                return nil
+            }
+        }
+        let status = led("status", config.gpio.statusLed)
+        let flash = led("flash", config.gpio.flashLed)
+        let mic: (any Microphone)? = config.audio.enabled
+            ? ALSAMicrophone(device: config.audio.device, log: { Log("shutter.audio").warning($0) }) : nil
+        var settings = LibcameraCameraSettings()
+        settings.videoSizes = [CameraSize(width: config.video.width, height: config.video.height)]
+        settings.framesPerSecond = Double(config.video.fps)
+        settings.stillSizes = [CameraSize(width: config.still.width, height: config.still.height)]
+        settings.rotation = config.camera.rotation
+        settings.horizontalFlip = config.camera.hflip
+        settings.verticalFlip = config.camera.vflip
+        settings.autofocusTimeout = .milliseconds(config.camera.afTimeoutMs)
+        let selector: CameraSelector = config.camera.model.isEmpty
+            ? .index(config.camera.index) : CameraSelector(parsing: config.camera.model)
+        let opener = CameraOpener(selector: selector, settings: settings)
+        return BoardRoles(name: config.board.name, openCamera: { try opener.open() }, button: button,
+                          microphone: mic, statusLED: status, flashLED: flash, sim: nil,
+                          cameraAppliesTransform: true)
+    }
+}
+
+/// Opens the camera through the process's one libcamera manager.
+private final class CameraOpener: Sendable {
+    let selector: CameraSelector
+    let settings: LibcameraCameraSettings
+
+    init(selector: CameraSelector, settings: LibcameraCameraSettings) {
+        self.selector = selector
+        self.settings = settings
+    }
+
+    func open() throws -> any CameraDevice {
+        let manager = try LibcameraCameraManager()
+        return try manager.open(selector, settings: settings)
+    }
+}

@@ -1,0 +1,92 @@
+import Foundation
+import ShutterCore
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The simulated board's button on a terminal: space presses and releases (a
+/// terminal cannot see a key going up, so space toggles), `t` taps, `h` holds
+/// for 3 s, `p` photo, `r` record start/stop, `s` status, `q` quit. The LEDs are
+/// drawn in a status line.
+final class TerminalButton: Sendable {
+    private let saved: termios?
+    static let help = "keys: [space] press/release  [t] tap  [h] hold 3 s  [p] photo  [r] record on/off  [s] status  [q] quit"
+
+    init(service: CameraService) {
+        var t = termios()
+        if tcgetattr(0, &t) == 0 {
+            saved = t
+            var raw = t
+            raw.c_lflag &= ~tcflag_t(ICANON | ECHO)
+            withUnsafeMutableBytes(of: &raw.c_cc) { cc in
+                cc[Int(VMIN)] = 1
+                cc[Int(VTIME)] = 0
+            }
+            tcsetattr(0, TCSANOW, &raw)
+        } else {
+            saved = nil
+        }
+        print("Shutter on the simulated board. " + Self.help)
+        let reader = Thread { Self.readKeys(service) }
+        reader.name = "terminal-keys"
+        reader.start()
+        let painter = Thread { Self.paint(service) }
+        painter.name = "terminal-status"
+        painter.start()
+    }
+
+    func restore() {
+        guard var t = saved else { return }
+        tcsetattr(0, TCSANOW, &t)
+        print("")
+    }
+
+    private static func readKeys(_ service: CameraService) {
+        var pressed = false
+        var c: UInt8 = 0
+        while read(0, &c, 1) == 1 {
+            switch c {
+            case UInt8(ascii: " "):
+                pressed.toggle()
+                let p = pressed
+                Task { await service.setButton(pressed: p) }
+            case UInt8(ascii: "t"):
+                Task { _ = await service.handle(ControlRequest(cmd: "tap")) }
+            case UInt8(ascii: "h"):
+                Task { _ = await service.handle(ControlRequest(cmd: "hold", seconds: 3)) }
+            case UInt8(ascii: "p"):
+                Task { await service.command(.photo) }
+            case UInt8(ascii: "r"):
+                Task { await service.toggleRecording() }
+            case UInt8(ascii: "s"):
+                Task {
+                    let s = await service.status()
+                    print("\r\n\(s.state): \(s.counters.photos) photos, \(s.counters.clips) clips, last: \(s.lastFiles.joined(separator: " ")) \(s.lastError.map { "error: \($0)" } ?? "")")
+                }
+            case UInt8(ascii: "q"):
+                Task { await service.stop() }
+                return
+            default:
+                print("\r\n" + help)
+            }
+        }
+    }
+
+    /// Redraws one status line ten times a second: LEDs as ● / ○.
+    private static func paint(_ service: CameraService) {
+        let sem = DispatchSemaphore(value: 0)
+        while true {
+            usleep(100_000)
+            nonisolated(unsafe) var line = ""
+            Task {
+                let s = await service.status()
+                let st = s.leds["status"].map { $0.on ? "●" : "○" } ?? "-"
+                let fl = s.leds["flash"].map { $0.on ? "●" : "○" } ?? "-"
+                line = "\r\u{1B}[2K[status \(st)] [flash \(fl)] \(s.state)  photos \(s.counters.photos)  clips \(s.counters.clips)"
+                sem.signal()
+            }
+            sem.wait()
+            FileHandle.standardOutput.write(Data(line.utf8))
+        }
+    }
+}

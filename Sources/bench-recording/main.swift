@@ -1,0 +1,7 @@
+// bench-recording: the recording benchmarks of issue 3, as JSON lines on stdout.
+//   bench-recording [--only fast|realtime] [--seconds 60] [--trials 2] [--realtime-seconds 600] [--preset veryfast]
+// fast:     recording_1080p30_60s, our encoder+muxer+audio as fast as it goes against the
+//           ffmpeg CLI on the same raw frames with the same settings, peak RSS of both.
+// realtime: realtime_1080p30, paced at real time: dropped frames and RSS growth from
+//           minute 1 to the end (default 10 minutes).
+RecordingBench.main(Array(CommandLine.arguments.dropFirst()))

@@ -1,0 +1,8 @@
+// shutter-media-tool: records synthetic frames + a tone at real-time pace into MP4, the
+// way the service does (crash and signal tests kill it; also a quick demo).
+//   shutter-media-tool record --out clip.mp4 [--seconds 10] [--size 640x360] [--fps 30]
+//       [--segment 0] [--encoder libx264] [--preset veryfast] [--channels 1] [--stamp]
+// --out may hold %d (segment number). SIGTERM/SIGINT finish the clip and exit 0.
+// Prints `started <ns>` (clip start on CLOCK_MONOTONIC) and, at the end, a JSON summary.
+
+RecordTool.run(Array(CommandLine.arguments.dropFirst()))

@@ -1,0 +1,28 @@
+import Foundation
+import ShutterCore
+import ShutterMedia
+import XCTest
+
+final class RecordingDiskFullTests: XCTestCase {
+    /// A real full file system (a 3 MB tmpfs): the clip stops with `.noSpace`, and what was
+    /// written before stays a playable file.
+    func testAFullDiskStopsTheClipLeavingAPlayableFileAndTheError() throws {
+        let dir = RecordingProbe.tempDir("full")
+        let mount = try RecordingProbe.run("mount", ["-t", "tmpfs", "-o", "size=3m", "tmpfs", dir])
+        try XCTSkipUnless(mount.status == 0, "cannot mount a tmpfs here (needs root): \(mount.stderr)")
+        defer { _ = try? RecordingProbe.run("umount", [dir]) }
+        var s = RecordingSettings(preset: "ultrafast", crf: 10)
+        s.queueFrames = 2000
+        // ~20 s of 640x360 at crf 10 is far more than 3 MB.
+        let summary = try SyntheticRecording(width: 640, height: 360, frames: 600).record(s, to: dir)
+        XCTAssertEqual(summary.error?.code, .noSpace, "\(String(describing: summary.error))")
+        XCTAssertEqual(summary.error?.errno, ENOSPC)
+        XCTAssertLessThan(summary.framesWritten, 600)
+        let path = try XCTUnwrap(summary.paths.first)
+        XCTAssertEqual(try RecordingProbe.decodeErrors(path), "")
+        let streams = try RecordingProbe.streams(path, countFrames: true)
+        XCTAssertEqual(streams.map(\.codec), ["h264", "aac"])
+        XCTAssertGreaterThan(streams[0].duration, 1.0, "whole fragments before the disk filled are kept")
+        XCTAssertGreaterThan(streams[0].frames ?? 0, 30)
+    }
+}
