@@ -55,12 +55,23 @@ shutterd_start() {
     done &
     wait_for 10 test -S /run/hil-notify.sock
     echo "$(now_ms) START" >> "$HIL_OUT/notify.log"
-    NOTIFY_SOCKET=/run/hil-notify.sock shutterd --board qemu --storage /mnt/data "$@" \
+    NOTIFY_SOCKET=/run/hil-notify.sock shutterd --board qemu --storage /mnt/data --log-level info "$@" \
         >> "$HIL_OUT/shutterd.log" 2>&1 &
     HIL_SHUTTERD=$!
 }
-# wait_ready TIMEOUT_S: until the service sent READY=1.
-wait_ready() { wait_for "$1" grep -q 'READY=1' "$HIL_OUT/notify.log"; }
+# wait_ready TIMEOUT_S: until the service sent READY=1, or (no $NOTIFY_SOCKET support) logged
+# "READY:"; the time it was first seen is then added to notify.log. Polls every 20 ms.
+wait_ready() {
+    _deadline=$(( $(now_ms) + $1 * 1000 ))
+    until grep -q 'READY=1' "$HIL_OUT/notify.log" 2>/dev/null; do
+        if grep -q 'READY:' "$HIL_OUT/shutterd.log" 2>/dev/null; then
+            echo "$(now_ms) READY=1 (from the log)" >> "$HIL_OUT/notify.log"
+            return 0
+        fi
+        [ "$(now_ms)" -ge "$_deadline" ] && return 1
+        usleep 20000
+    done
+}
 # shutterd_stop: SIGTERM (the service finishes an open clip), then waits up to 30 s.
 shutterd_stop() {
     kill -TERM "$HIL_SHUTTERD" 2>/dev/null

@@ -1,5 +1,7 @@
 # tap: a 200 ms press once the service is READY -> one JPEG; times the edge -> file.
 . /hil/lib.sh
+# What the camera itself reports per frame (the EXIF check depends on it).
+cam -c 1 --capture=2 --metadata > "$HIL_OUT/cam-metadata.txt" 2>&1
 led_sampler_start
 shutterd_start
 wait_ready 180 || echo "not READY after 180 s"
