@@ -3,7 +3,7 @@
 # the kernel source and its build tools, QEMU, the initramfs pieces and the host-side checks.
 # Kept apart from deploy/install-deps.sh so a plain `make test` does not pull in QEMU.
 set -eu
-PKGS="linux-source-6.1 xz-utils bc flex bison libelf-dev libssl-dev make gcc \
+PKGS="linux-source-6.1 xz-utils bc flex bison libelf-dev libssl-dev make gcc libc6-dev \
 qemu-system-x86 busybox-static cpio udev libcamera-ipa libcamera-tools \
 e2fsprogs gpiod alsa-utils socat sox ffmpeg libimage-exiftool-perl"
 missing=""

@@ -80,6 +80,8 @@ cp -r "$repo/boards" "$root/usr/share/shutter/boards"
 # A 440 Hz tone for the loopback "microphone": 48 kHz stereo S16, 30 s.
 sox -n -r 48000 -c 2 -b 16 "$root/hil/tone.wav" synth 30 sine 440 vol 0.5
 
+# The exact-timing button driver (a shell's sleeps are tens of ms under emulation).
+cc -O2 -Wall -Wextra -Werror -o "$root/usr/bin/hil-pull" "$here/hil-pull.c"
 cp "$here"/vm/*.sh "$root/hil/"
 cp "$here/init" "$root/init"
 chmod +x "$root/init" "$root"/hil/*.sh

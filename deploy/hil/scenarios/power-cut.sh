@@ -14,7 +14,7 @@ scenario_check() {
     [ -n "$cut" ] && [ -n "$press" ] || { echo "stage 1 never reached the cut (see serial-1.log)"; return 1; }
     m=$(files MP4)
     [ "$(echo "$m" | grep -c MP4)" = 1 ] || { echo "$(files MP4 | wc -l) clips after the cut, expected 1"; return 1; }
-    decodes "$m" || { echo "the cut clip has decode errors: $(ffmpeg -v error -i "$m" -f null - 2>&1 | head -1)"; return 1; }
+    decodes "$m" || { echo "the cut clip has decode errors: $(decode_errors "$m" | head -1)"; return 1; }
     set -- $(probe_video "$m"); frames=$2; dur=$3
     want=$(awk -v c="$cut" -v p="$press" 'BEGIN{printf "%.1f", (c - p) / 1000}')
     awk -v d="$dur" -v w="$want" 'BEGIN{exit !(d >= w - 2)}' \
