@@ -75,9 +75,9 @@ led_dark_blips() {
 }
 
 # led_on_groups FILE FROM TO: the status LED's rising edges between FROM and TO grouped by
-# pauses over 1 s, as group sizes ("2 2 2" is the no-camera code repeating).
+# pauses over 1.2 s, as group sizes ("2 2 2" is the no-camera code repeating).
 led_on_groups() {
-    awk -v a="$2" -v b="$3" '$1 > a && $1 <= b && $2 == 1 && prev == 0 { if (last && $1 - last > 1000) { printf "%d ", n; n = 0 } n++; last = $1 } {prev = $2} END {if (n) printf "%d", n}' "$1"
+    awk -v a="$2" -v b="$3" '$1 > a && $1 <= b && $2 == 1 && prev == 0 { if (last && $1 - last > 1200) { printf "%d ", n; n = 0 } n++; last = $1 } {prev = $2} END {if (n) printf "%d", n}' "$1"
 }
 
 # probe_video FILE: "codec frames duration" of the first video stream (frames decoded).
@@ -95,7 +95,7 @@ audio_stat() {
 # decode_errors FILE: what ffmpeg says decoding the whole file (to null), minus the null
 # muxer's complaint about the variable frame rate (its 1/fps time base rounds close frames to
 # the same tick; the file's own 1/90000 timestamps are increasing).
-decode_errors() { ffmpeg -v error -i "$1" -f null - 2>&1 | grep -v '^\[null @.*non monotonically increasing dts' | head -3; }
+decode_errors() { ffmpeg -v error -i "$1" -f null - 2>&1 | grep -v -e '^\[null @.*non monotonically increasing dts' -e 'Last message repeated' | head -3; }
 decodes() { [ -z "$(decode_errors "$1")" ]; }
 
 single_boot() { hil_new_disk; hil_boot 1 && hil_extract; }
