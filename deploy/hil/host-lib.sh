@@ -19,7 +19,7 @@ hil_boot() {
     : > "$log"
     qemu-system-x86_64 -accel tcg -m 1536 -smp 2 -nographic -no-reboot \
         -kernel "$KERNEL" -initrd "$INITRD" \
-        -append "console=ttyS0 quiet panic=-1 hil.scenario=$SCENARIO hil.stage=$stage" \
+        -append "console=ttyS0 quiet panic=-1 hil.scenario=$SCENARIO hil.stage=$stage${HIL_BREAK:+ hil.break=$HIL_BREAK}" \
         -drive "file=$OUT/disk.img,format=raw,if=virtio" \
         < /dev/null > "$log" 2>&1 &
     qpid=$!

@@ -4,6 +4,9 @@
 # Prints one PASS/FAIL line per scenario with its reason, then "N passed, N failed".
 # Usage: run.sh [SCENARIO...]   (default: every scenario except probe)
 #   HIL_NO_SHUTTERD=1  build the initramfs without shutterd (environment probe only)
+#   HIL_BREAK=NAME     break one thing on purpose to see the checks fail: polarity,
+#                      no-debounce, no-audio, no-flash, no-status-led (vm/lib.sh)
+#   HIL_REUSE=1        reuse .build/hil/initrd.cpio.gz as it is (no rebuild of anything)
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 repo=$(cd "$here/../.." && pwd)
@@ -16,15 +19,17 @@ t0=$(date +%s)
 KERNEL=$(sh "$here/build-kernel.sh")
 echo "hil: kernel $KERNEL ($(( $(date +%s) - t0 )) s)"
 bindir=""
-if [ -z "${HIL_NO_SHUTTERD:-}" ]; then
+INITRD=$hil/initrd.cpio.gz
+if [ -n "${HIL_REUSE:-}" ] && [ -f "$INITRD" ]; then
+    echo "hil: reusing $INITRD"
+elif [ -z "${HIL_NO_SHUTTERD:-}" ]; then
     t1=$(date +%s)
     swift build -c release --product shutterd >&2
     swift build -c release --product shutterctl >&2
     bindir=$(swift build -c release --show-bin-path)
     echo "hil: release shutterd built ($(( $(date +%s) - t1 )) s)"
 fi
-INITRD=$hil/initrd.cpio.gz
-sh "$here/make-initramfs.sh" "$INITRD" $bindir
+[ -n "${HIL_REUSE:-}" ] && [ -f "$INITRD" ] || sh "$here/make-initramfs.sh" "$INITRD" $bindir
 export KERNEL INITRD
 
 if [ $# -eq 0 ]; then

@@ -1,8 +1,8 @@
 # flash: flash.mode "on" -> the flash line goes high around the still.
 . /hil/lib.sh
-echo '{ "flash": { "mode": "on" } }' > /tmp/flash.json
+HIL_CONFIG='"flash": { "mode": "on" }'
 led_sampler_start
-shutterd_start --config /tmp/flash.json
+shutterd_start
 wait_ready 180 || echo "not READY after 180 s"
 sleep 2
 press; usleep 200000; release

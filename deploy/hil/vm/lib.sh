@@ -54,9 +54,27 @@ shutterd_start() {
         echo "$(now_ms) $line" >> "$HIL_OUT/notify.log"
     done &
     wait_for 10 test -S /run/hil-notify.sock
+    # The config file: the scenario's sections ($HIL_CONFIG) and, to prove a check can fail,
+    # the deliberate breakage named by hil.break= (it wins over a scenario section it shares).
+    _b=""
+    case "${HIL_BREAK:-}" in
+        "") ;;
+        polarity) _b='"button": { "activeLow": false }' ;;
+        no-debounce) _b='"button": { "stabilityMs": 0 }' ;;
+        no-audio) _b='"audio": { "enabled": false }' ;;
+        no-flash) _b='"flash": { "mode": "off" }' ;;
+        no-status-led) _b='"gpio": { "statusLed": "" }' ;;
+        *) echo "unknown hil.break=$HIL_BREAK" ;;
+    esac
+    _c=${HIL_CONFIG:-}
+    if [ -n "$_b" ]; then
+        [ -n "$_c" ] && [ "${_c%%:*}" = "${_b%%:*}" ] && _c=""
+        _c=${_c:+$_c, }$_b
+    fi
+    echo "{ $_c }" > /tmp/hil-config.json
     echo "$(now_ms) START" >> "$HIL_OUT/notify.log"
-    NOTIFY_SOCKET=/run/hil-notify.sock shutterd --board qemu --storage /mnt/data --log-level info "$@" \
-        >> "$HIL_OUT/shutterd.log" 2>&1 &
+    NOTIFY_SOCKET=/run/hil-notify.sock shutterd --board qemu --storage /mnt/data --log-level info \
+        --config /tmp/hil-config.json "$@" >> "$HIL_OUT/shutterd.log" 2>&1 &
     HIL_SHUTTERD=$!
 }
 # wait_ready TIMEOUT_S: until the service sent READY=1, or (no $NOTIFY_SOCKET support) logged
