@@ -7,6 +7,10 @@ led_sampler_start
 shutterd_start
 wait_ready 180 || echo "not READY after 180 s"
 if [ "$HIL_STAGE" = 1 ]; then
+    # The disk loses the unsynced end of our logs in the cut: the console keeps the service's.
+    tail -f "$HIL_OUT/shutterd.log" | while read -r l; do
+        case "$l" in "["*) ;; *) console "SHUTTERD| $l" ;; esac
+    done &
     tone_start
     sleep 1
     press; usleep 200000; release
