@@ -37,7 +37,7 @@ if [ $# -eq 0 ]; then
 fi
 passed=0; failed=0
 for SCENARIO in "$@"; do
-    OUT=$hil/$SCENARIO
+    OUT=$hil/$SCENARIO${HIL_BREAK:+-broken-$HIL_BREAK}
     rm -rf "$OUT"; mkdir -p "$OUT"
     export SCENARIO OUT
     s0=$(date +%s)
