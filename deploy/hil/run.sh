@@ -19,7 +19,7 @@ t0=$(date +%s)
 KERNEL=$(sh "$here/build-kernel.sh")
 echo "hil: kernel $KERNEL ($(( $(date +%s) - t0 )) s)"
 bindir=""
-INITRD=$hil/initrd.cpio.gz
+INITRD=$hil/initrd.cpio
 if [ -n "${HIL_REUSE:-}" ] && [ -f "$INITRD" ]; then
     echo "hil: reusing $INITRD"
 elif [ -z "${HIL_NO_SHUTTERD:-}" ]; then
