@@ -59,6 +59,8 @@ let package = Package(
         .testTarget(name: "ShutterSimTests", dependencies: ["ShutterSim", "ShutterCore"], swiftSettings: strict),
         .testTarget(name: "ShutterMediaTests", dependencies: ["ShutterMedia", "ShutterCore"],
                     swiftSettings: strict),
+        .testTarget(name: "ShutterServiceTests", dependencies: ["ShutterService", "ShutterCore"],
+                    swiftSettings: strict),
         .testTarget(name: "ShutterHardwareTests", dependencies: ["ShutterHardware", "ShutterCore"],
                     swiftSettings: strict),
     ],

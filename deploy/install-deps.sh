@@ -5,7 +5,7 @@ set -eu
 PKGS="pkg-config libturbojpeg0-dev libjpeg62-turbo-dev libexif-dev \
 libavcodec-dev libavformat-dev libavutil-dev libswresample-dev libswscale-dev ffmpeg \
 libcamera-dev libgpiod-dev gpiod libasound2-dev alsa-utils sox tmux \
-libimage-exiftool-perl"
+libimage-exiftool-perl systemd e2fsprogs"
 missing=""
 for p in $PKGS; do
     dpkg-query -W -f='${Status}\n' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"

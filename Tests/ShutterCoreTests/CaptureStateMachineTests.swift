@@ -526,6 +526,16 @@ extension CaptureStateMachineTests {
     }
 }
 
+extension CaptureStateMachineTests {
+    /// No camera at boot: the LED shows code 2 while the service waits for one.
+    func testBootingWithoutACameraShowsItsCodeThenReady() {
+        var m = CaptureStateMachine()
+        XCTAssertEqual(m.handle(.fault(.cameraLost), at: t(10)), [.led(.error(.noCamera))])
+        XCTAssertEqual(m.handle(.cameraRestored, at: t(20)), [.led(.booting)])
+        XCTAssertEqual(m.handle(.ready, at: t(30)), [.led(.ready)])
+    }
+}
+
 final class CaptureStateMachinePressTimeoutTests: XCTestCase {
     func testAPressThatNeverBecomesATapOrHoldIsDroppedAtItsDeadline() {
         var r = Rig(.init(pressTimeout: .seconds(10)))

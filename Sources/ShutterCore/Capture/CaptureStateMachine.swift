@@ -563,7 +563,9 @@ public struct CaptureStateMachine: Sendable {
     private var baseIndication: StatusIndication {
         switch phase {
         case .poweredOff: return .off
-        case .booting: return .booting
+        case .booting:
+            // Still starting because something is missing (no camera, no card): say which.
+            return worstLatchedFault.map { .error($0.ledCode) } ?? .booting
         default: break
         }
         if let c = countdown { return .shutdownCountdown(start: c.start, deadline: c.deadline) }

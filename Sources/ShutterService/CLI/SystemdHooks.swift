@@ -1,15 +1,23 @@
 import Foundation
 import ShutterCore
 
-/// The service's hooks to systemd when started by it ($NOTIFY_SOCKET), else logs.
+/// The service's hooks: systemd's notify socket and logind power-off when
+/// started by systemd ($NOTIFY_SOCKET), else log lines (a terminal, a test).
 enum SystemdHooks {
     static func make() -> ServiceHooks {
         let log = Log("shutter.systemd")
+        do throws(SystemdNotifyError) {
+            if let notifier = try SystemdNotifier.fromEnvironment() {
+                return .systemd(notifier: notifier, powerOff: SystemctlPowerOff(), log: log)
+            }
+        } catch {
+            log.warning("NOTIFY_SOCKET is set but unusable (\(error)); systemd will not hear READY or watchdog pings")
+        }
         return ServiceHooks(
             ready: { line in log.info("READY: \(line)") },
             status: { line in log.info("STATUS: \(line)") },
             watchdogPing: {},
             stopping: {},
-            powerOff: { log.notice("power off requested (no power-off mechanism configured)") })
+            powerOff: { log.notice("power off requested, but shutterd is not running under systemd: not powering off") })
     }
 }

@@ -68,6 +68,10 @@ public struct ControlReply: Codable, Sendable, Equatable {
     public var error: String?
     public var files: [String]?
     public var status: ServiceStatus?
+    /// tap/hold/photo: from the button edge (or command) to the file being durable.
+    public var pressToDurableMs: Double?
+    /// hold: the clip's first frame relative to the press (<= 0: it starts at or before it).
+    public var clipStartOffsetMs: Double?
 
     public init(ok: Bool, error: String? = nil, files: [String]? = nil, status: ServiceStatus? = nil) {
         self.ok = ok

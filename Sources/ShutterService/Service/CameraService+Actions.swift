@@ -186,6 +186,7 @@ extension CameraService {
         }
         c.id = id
         clip = c
+        clipStarts[id] = c.start
         let files = c.files
         let now = clock.now()
         watchdog.encoderStarted(at: now)

@@ -15,24 +15,24 @@ extension CameraService {
             setButton(pressed: false)
             return ControlReply(ok: true)
         case "tap":
-            let t0 = clock.now()
-            setButton(pressed: true)
-            try? await clock.sleep(for: .milliseconds(max(100, Int64(config.button.stabilityMs) * 3)))
-            setButton(pressed: false)
-            return await waitForFiles(after: t0, timeout: .seconds(30))
+            let press = Duration.milliseconds(max(100, Int64(config.button.stabilityMs) * 3))
+            return await waitForFiles(after: clock.now(), timeout: .seconds(30)) { service in
+                await service.setButton(pressed: true)
+                try? await service.clock.sleep(for: press)
+                await service.setButton(pressed: false)
+            }
         case "hold":
             guard let seconds = request.seconds, seconds > 0, seconds <= 3600 else {
                 return .failure("hold needs \"seconds\" between 0 and 3600, e.g. {\"cmd\":\"hold\",\"seconds\":3}")
             }
-            let t0 = clock.now()
-            setButton(pressed: true)
-            try? await clock.sleep(for: .milliseconds(Int64(seconds * 1000)))
-            setButton(pressed: false)
-            return await waitForFiles(after: t0, timeout: .seconds(60))
+            let held = Duration.milliseconds(Int64(seconds * 1000))
+            return await waitForFiles(after: clock.now(), timeout: held + .seconds(60)) { service in
+                await service.setButton(pressed: true)
+                try? await service.clock.sleep(for: held)
+                await service.setButton(pressed: false)
+            }
         case "photo":
-            let t0 = clock.now()
-            command(.photo)
-            return await waitForFiles(after: t0, timeout: .seconds(30))
+            return await waitForFiles(after: clock.now(), timeout: .seconds(30)) { await $0.command(.photo) }
         case "record":
             switch request.action {
             case "start":
@@ -40,9 +40,11 @@ extension CameraService {
                 return ControlReply(ok: true)
             case "stop":
                 let t0 = clock.now() - .seconds(Int64(config.video.maxSeconds) + 5)
-                let waiting = clip?.id != nil
-                command(.recordStop)
-                return waiting ? await waitForFiles(after: t0, timeout: .seconds(60)) : ControlReply(ok: true)
+                guard clip?.id != nil else {
+                    command(.recordStop)
+                    return ControlReply(ok: true)
+                }
+                return await waitForFiles(after: t0, timeout: .seconds(60)) { await $0.command(.recordStop) }
             default:
                 return .failure("record needs \"action\": \"start\" or \"stop\"")
             }
@@ -82,8 +84,10 @@ extension CameraService {
 
     // MARK: Waiting for files
 
-    /// Waits for the first capture whose press (or command) is at or after `after`.
-    func waitForFiles(after: MonotonicTime, timeout: Duration) async -> ControlReply {
+    /// Registers a wait for the first capture whose press (or command) is at or
+    /// after `after`, then runs `action` (which causes it), then waits.
+    func waitForFiles(after: MonotonicTime, timeout: Duration,
+                      _ action: @escaping @Sendable (CameraService) async -> Void) async -> ControlReply {
         nextWaiterID += 1
         let id = nextWaiterID
         let clock = self.clock
@@ -91,11 +95,16 @@ extension CameraService {
             try? await clock.sleep(for: timeout)
             await self?.expireWaiter(id)
         }
-        let result = await withCheckedContinuation { (c: CheckedContinuation<Result<[String], ServiceFailure>, Never>) in
+        let result = await withCheckedContinuation { (c: CheckedContinuation<Result<CaptureOutcome, ServiceFailure>, Never>) in
             waiters.append(Waiter(id: id, after: after, continuation: c))
+            Task { await action(self) }
         }
         switch result {
-        case .success(let files): return ControlReply(ok: true, files: files)
+        case .success(let o):
+            var r = ControlReply(ok: true, files: o.files)
+            r.pressToDurableMs = o.pressToDurableMs
+            r.clipStartOffsetMs = o.clipStartOffsetMs
+            return r
         case .failure(let e): return .failure(e.message)
         }
     }
@@ -106,8 +115,13 @@ extension CameraService {
         w.continuation.resume(returning: .failure(ServiceFailure(message: "timed out waiting for the file\(lastError.map { " (last error: \($0))" } ?? "")")))
     }
 
-    func resolveWaiters(id: CaptureID, _ result: Result<[String], ServiceFailure>) {
+    func resolveWaiters(id: CaptureID, _ files: Result<[String], ServiceFailure>) {
         guard let origin = origins.removeValue(forKey: id) else { return }
+        let start = clipStarts.removeValue(forKey: id)
+        let result = files.map { paths in
+            CaptureOutcome(files: paths, pressToDurableMs: Double((clock.now() - origin).nanoseconds) / 1e6,
+                           clipStartOffsetMs: start.map { Double(($0 - origin).nanoseconds) / 1e6 })
+        }
         // Each waiter takes the first capture at or after its start.
         var remaining: [Waiter] = []
         for w in waiters {

@@ -24,6 +24,7 @@ public actor CameraService {
     // Camera
     var camera: (any CameraDevice)?
     var frameTask: Task<Void, Never>?
+    var streamGeneration: UInt64 = 0
     var ring: FrameRing
     var cameraHealthy = false
     var framesSinceMeter = 0
@@ -31,6 +32,7 @@ public actor CameraService {
     var autofocusTask: Task<AutofocusResult, Never>?
     var pendingSnapshots: [CaptureID] = []
     var isReady = false
+    var storageProbed = false
 
     // Recording
     struct ActiveClip: Sendable {
@@ -63,10 +65,18 @@ public actor CameraService {
     var lastFiles: [String] = []
     var freeBytes: UInt64?
     var origins: [CaptureID: MonotonicTime] = [:]
+    /// Where each clip's first frame is, for the control socket's timing figures.
+    var clipStarts: [CaptureID: MonotonicTime] = [:]
+
+    struct CaptureOutcome: Sendable {
+        var files: [String]
+        var pressToDurableMs: Double
+        var clipStartOffsetMs: Double?
+    }
     struct Waiter {
         var id: UInt64
         var after: MonotonicTime
-        var continuation: CheckedContinuation<Result<[String], ServiceFailure>, Never>
+        var continuation: CheckedContinuation<Result<CaptureOutcome, ServiceFailure>, Never>
     }
 
     var waiters: [Waiter] = []
@@ -134,6 +144,11 @@ public actor CameraService {
         log.notice("board \(roles.name); storage \(storage.root); button hold \(config.button.holdMs) ms, max clip \(config.video.maxSeconds) s")
         if let e = stillEncoderError { log.error("still encoder unavailable: \(e)") }
         await statusDriver?.show(.booting)
+        if !config.storage.requireMountPoint {
+            // A plain directory (make run, a test, a card mounted at boot): create it.
+            // With requireMountPoint the service waits for the card instead.
+            try? FileManager.default.createDirectory(atPath: storage.root, withIntermediateDirectories: true)
+        }
         ClipFiles.removeLeftovers(in: storage.root)
         await probeStorage()
         startInputs()
@@ -276,21 +291,29 @@ public actor CameraService {
             let frames = try await cam.start()
             log.notice("camera \(cam.info.model) started (\(reason))")
             frameTask?.cancel()
+            streamGeneration += 1
+            let generation = streamGeneration
             frameTask = Task { [weak self] in
                 for await f in frames {
                     guard let self else { return }
                     await self.frame(f)
                 }
-                await self?.cameraStreamEnded()
+                if Task.isCancelled { return }
+                await self?.cameraStreamEnded(generation: generation)
             }
             if reason != "start" { watchdog.cameraRestartSucceeded(at: clock.now()) }
         } catch {
             cameraHealthy = false
+            let absent = (error as? CameraError)?.code == .noDevice
+            if lastError != "\(error)" { log.warning("camera unavailable (\(reason)): \(error)") }
             lastError = "\(error)"
-            if reason == "start" || !(error is CameraError && (error as! CameraError).code == .noDevice) {
-                log.warning("camera unavailable (\(reason)): \(error)")
+            if absent && !isReady {
+                // No camera at boot: wait for one, retrying quietly, never giving up
+                // (the LED shows code 2; systemd sees STATUS "waiting for camera").
+                watchdog = WatchdogPolicy(configuration: watchdog.configuration, startedAt: clock.now())
+            } else if reason != "start" {
+                watchdog.cameraRestartFailed(at: clock.now())
             }
-            if reason != "start" { watchdog.cameraRestartFailed(at: clock.now()) }
             apply(machine.handle(.fault(.cameraLost), at: clock.now()))
             publishStatus("waiting for camera")
         }
@@ -332,8 +355,9 @@ public actor CameraService {
         if let cam = camera { counters.droppedFrames = cam.droppedFrames }
     }
 
-    func cameraStreamEnded() {
-        guard exitCode == nil, !stopping else { return }
+    func cameraStreamEnded(generation: UInt64) {
+        // A stream we stopped ourselves (restart) is not a lost camera.
+        guard exitCode == nil, !stopping, generation == streamGeneration else { return }
         cameraHealthy = false
         camera = nil
         log.warning("camera stream ended (unplugged or failed); will retry")
@@ -347,12 +371,14 @@ public actor CameraService {
             if isReady { hooks.watchdogPing() }
         case let .restartCamera(attempt, backoff):
             counters.cameraRestarts += 1
-            log.warning("no camera frames: restart attempt \(attempt) (after \(backoff.milliseconds) ms backoff)")
+            if isReady || attempt == 1 {
+                log.warning("no camera frames: restart attempt \(attempt) (after \(backoff.milliseconds) ms backoff)")
+            }
             if cameraHealthy {
                 cameraHealthy = false
                 apply(machine.handle(.fault(.cameraLost), at: now))
             }
-            publishStatus("camera stalled, restarting (attempt \(attempt))")
+            publishStatus(isReady ? "camera stalled, restarting (attempt \(attempt))" : "waiting for camera")
             Task { await self.restartCamera() }
         case .waiting, .unhealthy:
             if cameraHealthy, watchdog.consecutiveFailures > 0 { cameraHealthy = false }
@@ -366,6 +392,7 @@ public actor CameraService {
     private func restartCamera() async {
         frameTask?.cancel()
         frameTask = nil
+        streamGeneration += 1
         if let cam = camera { await cam.stop() }
         ring.removeAll()
         await startCamera(reason: "restart")
@@ -390,11 +417,17 @@ public actor CameraService {
     func probeStorage() async {
         let storage = self.storage
         let result: Result<FileSystemSpace, StorageError> = await Blocking.run(on: storageQueue) {
-            do { return .success(try storage.checkHealth()) } catch let e as StorageError { return .failure(e) } catch {
+            do {
+                // Healthy means a photo fits too: a full card keeps its LED code
+                // until space is freed (with delete-oldest-videos this makes room).
+                _ = try storage.ensureSpace(for: .photo)
+                return .success(try storage.checkHealth())
+            } catch let e as StorageError { return .failure(e) } catch {
                 return .failure(StorageError(.ioError, "\(error)"))
             }
         }
         let now = clock.now()
+        storageProbed = true
         switch result {
         case .success(let space):
             freeBytes = space.availableBytes
@@ -404,17 +437,20 @@ public actor CameraService {
             if isReady { publishStatus(readyStatusLine()) }
         case .failure(let e):
             watchdog.storageFailed(at: now)
+            if lastError != e.message { log.warning("storage: \(e.message)") }
             lastError = e.message
             if case .storageUnavailable = machine.state {} else {
-                log.warning("storage: \(e.message)")
                 apply(machine.handle(.fault(e.code == .full ? .storageFull : .storageError), at: now))
             }
+            becomeReadyIfPossible()
             publishStatus("storage problem: \(e.message)")
         }
     }
 
     private func becomeReadyIfPossible() {
-        guard !isReady, cameraHealthy, freeBytes != nil else { return }
+        // A full or missing card does not hold READY back: the service is up and
+        // shows the storage code; it recovers when the card does.
+        guard !isReady, cameraHealthy, storageProbed else { return }
         isReady = true
         apply(machine.handle(.ready, at: clock.now()))
         let line = readyStatusLine()

@@ -1,0 +1,194 @@
+import Foundation
+import XCTest
+@testable import ShutterService
+
+/// The real shutterd on the simulated board, driven only through shutterctl and signals.
+final class EndToEndTests: XCTestCase {
+    func testTapGivesOneJPEGAtTheStillSizeWithEXIF() throws {
+        let d = try DaemonHarness()
+        try d.start()
+        let (code, reply) = try d.ctl("tap")
+        XCTAssertEqual(code, 0, d.log())
+        let files = reply?["files"] as? [String] ?? []
+        XCTAssertEqual(files.count, 1)
+        XCTAssertEqual(d.files("JPG"), files, "exactly one photo on the card")
+        XCTAssertEqual(d.files("MP4"), [], "a tap leaves no clip")
+        let path = try XCTUnwrap(files.first)
+        XCTAssertTrue(path.hasSuffix("DCIM/100SHUTR/SHTR0001.JPG"), path)
+        let (_, dims, _) = try runTool("ffprobe", ["-v", "error", "-show_entries", "stream=width,height", "-of", "csv=p=0", path])
+        XCTAssertEqual(dims.trimmingCharacters(in: .whitespacesAndNewlines), "4608,2592")
+        let (_, exif, _) = try runTool("exiftool", ["-s", "-Make", "-Model", "-ExposureTime", "-ISO", "-ExifImageWidth", path])
+        XCTAssertTrue(exif.contains("Make") && exif.contains("Shutter"), exif)
+        XCTAssertTrue(exif.contains("Simulated camera"), exif)
+        XCTAssertTrue(exif.contains("ExposureTime"), exif)
+        XCTAssertTrue(exif.contains("ExifImageWidth                  : 4608"), exif)
+        // No temporary clip left behind by the speculative recording of the press.
+        let litter = try FileManager.default.contentsOfDirectory(atPath: d.storage).filter { $0.hasPrefix(".shutter-pending") }
+        XCTAssertEqual(litter, [])
+    }
+
+    func testHoldGivesAClipOfThatLengthFromThePressWithVideoAndAudio() throws {
+        let d = try DaemonHarness()
+        try d.start()
+        let (code, reply) = try d.ctl("hold", "3")
+        XCTAssertEqual(code, 0, d.log())
+        let files = reply?["files"] as? [String] ?? []
+        XCTAssertEqual(files.count, 1)
+        let path = try XCTUnwrap(files.first)
+        XCTAssertTrue(path.hasSuffix(".MP4"))
+        let p = try probe(path)
+        XCTAssertEqual(p.streams["video"]?.codec, "h264")
+        XCTAssertEqual(p.streams["audio"]?.codec, "aac")
+        XCTAssertEqual(p.format, 3.0, accuracy: 0.2, "hold 3 gives 3 s ± 0.2 s")
+        XCTAssertEqual(p.streams["audio"]?.duration ?? 0, 3.0, accuracy: 0.2)
+        let (ok, err) = try decodesCleanly(path)
+        XCTAssertTrue(ok, err)
+        let offset = try XCTUnwrap(reply?["clipStartOffsetMs"] as? Double)
+        XCTAssertLessThanOrEqual(offset, 0, "the clip starts at or before the press")
+        XCTAssertEqual(d.files("JPG"), [], "a hold takes no photo")
+    }
+
+    func testTapDuringARecordingIsASnapshotAndTheClipIsKept() throws {
+        let d = try DaemonHarness()
+        try d.start()
+        XCTAssertEqual(try d.ctl("record", "start").0, 0)
+        try d.waitFor("recording", timeout: 10) { try d.status()["state"] as? String == "recording" }
+        let (code, reply) = try d.ctl("tap")
+        XCTAssertEqual(code, 0, d.log())
+        let photo = try XCTUnwrap((reply?["files"] as? [String])?.first)
+        let (_, dims, _) = try runTool("ffprobe", ["-v", "error", "-show_entries", "stream=width,height", "-of", "csv=p=0", photo])
+        XCTAssertEqual(dims.trimmingCharacters(in: .whitespacesAndNewlines), "1920,1080", "a still from the video stream")
+        usleep(500_000)
+        let (stopCode, stopReply) = try d.ctl("record", "stop")
+        XCTAssertEqual(stopCode, 0, d.log())
+        let clip = try XCTUnwrap((stopReply?["files"] as? [String])?.first)
+        XCTAssertGreaterThan(try probe(clip).format, 0.8, "the clip was not cut by the snapshot")
+    }
+
+    func testPressesWhileAStillIsSavingAreQueuedOrRefusedNeverLost() throws {
+        let d = try DaemonHarness(config: #"{"shutdown": {"taps": 0}}"#)
+        try d.start()
+        // Three quick taps: the first still is still saving when the others come.
+        for _ in 0..<3 {
+            XCTAssertEqual(try d.ctl("press").0, 0)
+            usleep(60_000)
+            XCTAssertEqual(try d.ctl("release").0, 0)
+            usleep(40_000)
+        }
+        try d.waitFor("captures settle", timeout: 30) {
+            let c = try d.counters()
+            let idle = try d.status()["state"] as? String == "idle"
+            return (c["photos"] ?? 0) + (c["refusedPresses"] ?? 0) >= 3 && idle
+        }
+        let c = try d.counters()
+        XCTAssertGreaterThanOrEqual(c["photos"] ?? 0, 2, "the first press and one queued press both give photos")
+        XCTAssertEqual((c["photos"] ?? 0) + (c["refusedPresses"] ?? 0), 3, "every press is a photo or a visible refusal")
+        XCTAssertEqual(d.files("JPG").count, c["photos"])
+    }
+
+    func testSIGKILLMidHoldLeavesAPlayableClipAndARestartContinuesTheNumbering() throws {
+        let d = try DaemonHarness()
+        try d.start()
+        XCTAssertEqual(try d.ctl("tap").0, 0)
+        XCTAssertEqual(try d.ctl("press").0, 0)
+        try d.waitFor("recording", timeout: 10) { try d.status()["state"] as? String == "recording" }
+        usleep(2_500_000)
+        d.signal(SIGKILL)
+        d.waitExit()
+        let clips = d.files("MP4")
+        XCTAssertEqual(clips.count, 1, d.log())
+        let clip = try XCTUnwrap(clips.first)
+        let (ok, err) = try decodesCleanly(clip)
+        XCTAssertTrue(ok, "a killed recording still decodes: \(err)")
+        XCTAssertGreaterThan(try probe(clip).format, 1.0, "it keeps all but the open fragment")
+        try d.start()
+        let (code, reply) = try d.ctl("tap")
+        XCTAssertEqual(code, 0)
+        let next = try XCTUnwrap((reply?["files"] as? [String])?.first)
+        XCTAssertTrue(next.hasSuffix("SHTR0003.JPG"), "numbering continues after the clip: \(next)")
+    }
+
+    func testSIGTERMDuringARecordingFinishesTheClipAndExitsZero() throws {
+        let d = try DaemonHarness()
+        try d.start()
+        XCTAssertEqual(try d.ctl("press").0, 0)
+        try d.waitFor("recording", timeout: 10) { try d.status()["state"] as? String == "recording" }
+        usleep(1_500_000)
+        d.signal(SIGTERM)
+        XCTAssertEqual(d.waitExit(), 0, d.log())
+        let clip = try XCTUnwrap(d.files("MP4").first)
+        let (ok, err) = try decodesCleanly(clip)
+        XCTAssertTrue(ok, err)
+        XCTAssertEqual(try probe(clip).format, 2.5, accuracy: 0.6)
+    }
+
+    func testSignalsTakeAPhotoAndToggleARecording() throws {
+        let d = try DaemonHarness()
+        try d.start()
+        d.signal(SIGUSR1)
+        try d.waitFor("photo", timeout: 20) { d.files("JPG").count == 1 }
+        d.signal(SIGUSR2)
+        try d.waitFor("recording", timeout: 10) { try d.status()["state"] as? String == "recording" }
+        usleep(1_200_000)
+        d.signal(SIGUSR2)
+        try d.waitFor("clip", timeout: 20) { (try d.counters()["clips"] ?? 0) == 1 }
+        XCTAssertEqual(d.files("MP4").count, 1)
+    }
+
+    func testMalformedControlRequestsGetErrorsAndTheServiceStaysUp() throws {
+        let d = try DaemonHarness()
+        try d.start()
+        for bad in ["not json\n", "{\"cmd\":\"explode\"}\n", "{\"cmd\":\"hold\"}\n", "\n", String(repeating: "x", count: 70_000)] {
+            let reply = try rawRequest(d.socket, bad)
+            XCTAssertTrue(reply.contains("\"ok\":false"), "\(bad.prefix(20)): \(reply)")
+        }
+        XCTAssertEqual(try d.status()["state"] as? String, "idle")
+        var st = stat()
+        XCTAssertEqual(stat(d.socket, &st), 0)
+        XCTAssertEqual(st.st_mode & 0o777, 0o660, "control socket mode 0660")
+    }
+
+    func testCameraStallIsRestartedWithBackoffShownOnTheLEDAndRecovers() throws {
+        let d = try DaemonHarness(config: #"{"watchdog": {"frameTimeoutMs": 300, "restartBackoffMs": 200, "maxRestarts": 50}}"#)
+        try d.start()
+        XCTAssertEqual(try d.ctl("sim", "--fault", "stall").0, 0)
+        try d.waitFor("camera-unavailable", timeout: 15) { try d.status()["state"] as? String == "camera-unavailable" }
+        try d.waitFor("two restarts", timeout: 15) { (try d.counters()["cameraRestarts"] ?? 0) >= 2 }
+        let leds = try d.status()["leds"] as? [String: [String: Any]]
+        XCTAssertEqual(leds?["status"]?["pattern"] as? String, "error", "the status LED blinks the no-camera code")
+        let (refused, _) = try d.ctl("tap")
+        XCTAssertNotEqual(refused, 0, "no photo without a camera")
+        XCTAssertEqual(try d.ctl("sim", "--fault", "none").0, 0)
+        try d.waitFor("recovered", timeout: 20) { try d.status()["state"] as? String == "idle" }
+        let (code, reply) = try d.ctl("tap")
+        XCTAssertEqual(code, 0, d.log())
+        XCTAssertEqual((reply?["files"] as? [String])?.count, 1)
+    }
+
+    func testWatchdogGivesUpAfterTheConfiguredRestarts() throws {
+        let d = try DaemonHarness(config: #"{"watchdog": {"frameTimeoutMs": 200, "restartBackoffMs": 100, "maxRestarts": 2}}"#)
+        try d.start()
+        XCTAssertEqual(try d.ctl("sim", "--fault", "stall").0, 0)
+        let code = d.waitExit(timeout: 60)
+        XCTAssertNotNil(code, "shutterd exits so systemd restarts it")
+        XCTAssertNotEqual(code, 0)
+        XCTAssertTrue(d.log().contains("giving up"), d.log())
+    }
+
+    private func rawRequest(_ socket: String, _ text: String) throws -> String {
+        let fd = Glibc.socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(fd) }
+        var addr = sockaddr_un()
+        addr.sun_family = sa_family_t(AF_UNIX)
+        withUnsafeMutableBytes(of: &addr.sun_path) { raw in socket.utf8.enumerated().forEach { raw[$0.offset] = $0.element } }
+        let rc = withUnsafePointer(to: &addr) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+        }
+        guard rc == 0 else { throw XCTSkipFailure("connect failed") }
+        _ = text.withCString { send(fd, $0, strlen($0), Int32(MSG_NOSIGNAL)) }
+        shutdown(fd, Int32(SHUT_WR))
+        var buf = [UInt8](repeating: 0, count: 4096)
+        let n = recv(fd, &buf, buf.count, 0)
+        return n > 0 ? String(decoding: buf[0..<n], as: UTF8.self) : ""
+    }
+}

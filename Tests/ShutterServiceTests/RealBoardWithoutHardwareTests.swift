@@ -1,0 +1,30 @@
+import Foundation
+import XCTest
+@testable import ShutterService
+
+/// `shutterd --board rpi5` on a machine with no camera, GPIO chip or sound card:
+/// it waits and says what is missing; no crash, no Swift trap.
+final class RealBoardWithoutHardwareTests: XCTestCase {
+    func testPi5BoardWithoutHardwareWaitsAndSaysWhatIsMissing() throws {
+        if FileManager.default.fileExists(atPath: "/dev/gpiochip0") || FileManager.default.fileExists(atPath: "/dev/media0") {
+            throw XCTSkip("this machine has GPIO or camera devices")
+        }
+        let d = try DaemonHarness()
+        d.board = "rpi5"
+        try d.start(waitReady: false)
+        try d.waitFor("the camera check", timeout: 20) { d.log().contains("no camera found") }
+        usleep(1_500_000)
+        XCTAssertEqual(d.process?.isRunning, true, "it waits for the camera instead of exiting")
+        let log = d.log()
+        XCTAssertTrue(log.contains("no camera found by libcamera"), log)
+        XCTAssertTrue(log.contains("ribbon cable"), "says what to check")
+        XCTAssertTrue(log.contains("GPIO17") && log.contains("gpio"), "names the missing button line")
+        XCTAssertTrue(log.contains("No capture device"), "names the missing microphone")
+        XCTAssertFalse(log.contains("Fatal error"), log)
+        let status = try d.status()
+        XCTAssertEqual(status["state"] as? String, "booting")
+        XCTAssertNotNil(status["lastError"] as? String)
+        d.signal(SIGTERM)
+        XCTAssertEqual(d.waitExit(), 0)
+    }
+}

@@ -1,0 +1,60 @@
+import Foundation
+import XCTest
+@testable import ShutterService
+
+/// The figures issue 4 asks for, from one run of the real shutterd on the simulated
+/// board: button edge → JPEG durable over 50 taps, button edge → first frame of the
+/// clip over 10 holds, idle CPU and resident memory. Printed as JSON lines; the only
+/// assertion is the one the design requires (a clip starts at or before the press).
+final class ServiceFiguresTests: XCTestCase {
+    private func percentile(_ xs: [Double], _ p: Double) -> Double {
+        let s = xs.sorted()
+        return s[min(s.count - 1, Int((Double(s.count - 1) * p).rounded()))]
+    }
+
+    private func emit(_ name: String, _ value: Double, _ unit: String) {
+        print(String(format: "{\"bench\":\"%@\",\"value\":%.2f,\"unit\":\"%@\"}", name, value, unit))
+    }
+
+    func testLatencyAndIdleFigures() throws {
+        let d = try DaemonHarness(config: #"{"shutdown": {"taps": 0}}"#)
+        try d.start()
+        var photo: [Double] = []
+        for _ in 0..<50 {
+            let (code, reply) = try d.ctl("tap")
+            XCTAssertEqual(code, 0, d.log())
+            if let ms = reply?["pressToDurableMs"] as? Double { photo.append(ms) }
+        }
+        var offsets: [Double] = []
+        for _ in 0..<10 {
+            let (code, reply) = try d.ctl("hold", "1.2")
+            XCTAssertEqual(code, 0, d.log())
+            if let ms = reply?["clipStartOffsetMs"] as? Double { offsets.append(ms) }
+        }
+        XCTAssertEqual(photo.count, 50)
+        XCTAssertEqual(offsets.count, 10)
+        XCTAssertTrue(offsets.allSatisfy { $0 <= 0 }, "every clip starts at or before its press: \(offsets)")
+        emit("tap_edge_to_jpeg_durable_median", percentile(photo, 0.5), "ms")
+        emit("tap_edge_to_jpeg_durable_p99", percentile(photo, 0.99), "ms")
+        emit("hold_edge_to_first_frame_median", percentile(offsets, 0.5), "ms")
+        emit("hold_edge_to_first_frame_max", offsets.max() ?? 0, "ms")
+
+        // Idle: CPU time over 10 s with nothing happening, and resident memory.
+        let pid = d.process!.processIdentifier
+        func cpuTicks() throws -> Double {
+            let stat = try String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8)
+            let fields = stat[stat.range(of: ")")!.upperBound...].split(separator: " ")
+            return Double(fields[11])! + Double(fields[12])!  // utime + stime
+        }
+        usleep(1_000_000)
+        let t0 = try cpuTicks()
+        let w0 = Date()
+        usleep(10_000_000)
+        let cpu = (try cpuTicks() - t0) / Double(sysconf(Int32(_SC_CLK_TCK))) / Date().timeIntervalSince(w0) * 100
+        let status = try String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8)
+        let rssKB = status.split(separator: "\n").first { $0.hasPrefix("VmRSS:") }
+            .flatMap { Double($0.split(separator: " ", omittingEmptySubsequences: true)[1]) } ?? -1
+        emit("idle_cpu_percent_of_one_core", cpu, "%")
+        emit("idle_rss", rssKB / 1024, "MB")
+    }
+}

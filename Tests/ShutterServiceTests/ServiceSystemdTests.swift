@@ -1,0 +1,140 @@
+import Foundation
+import XCTest
+import ShutterCore
+@testable import ShutterService
+
+/// shutterd under a test NOTIFY_SOCKET, as systemd would run it.
+final class ServiceSystemdTests: XCTestCase {
+    /// A datagram listener standing in for systemd's notify socket.
+    final class NotifyListener: @unchecked Sendable {
+        // The lock guards `messages`; the fd is read on its own thread.
+        let path: String
+        private let fd: Int32
+        private let lock = NSLock()
+        private var messages: [(Date, String)] = []
+
+        init(dir: String) throws {
+            path = dir + "/notify.sock"
+            fd = socket(AF_UNIX, Int32(SOCK_DGRAM.rawValue), 0)
+            var addr = sockaddr_un()
+            addr.sun_family = sa_family_t(AF_UNIX)
+            withUnsafeMutableBytes(of: &addr.sun_path) { raw in path.utf8.enumerated().forEach { raw[$0.offset] = $0.element } }
+            let rc = withUnsafePointer(to: &addr) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+            }
+            guard rc == 0 else { throw XCTSkipFailure("bind notify socket failed") }
+            let t = Thread { [self] in
+                var buf = [UInt8](repeating: 0, count: 4096)
+                while true {
+                    let n = recv(fd, &buf, buf.count, 0)
+                    if n <= 0 { return }
+                    let text = String(decoding: buf[0..<n], as: UTF8.self)
+                    lock.lock(); messages.append((Date(), text)); lock.unlock()
+                }
+            }
+            t.start()
+        }
+
+        func all() -> [(Date, String)] { lock.lock(); defer { lock.unlock() }; return messages }
+        func lines(containing s: String) -> [(Date, String)] { all().filter { $0.1.contains(s) } }
+        deinit { shutdown(fd, Int32(SHUT_RDWR)); close(fd) }
+    }
+
+    func testReadyStatusAndWatchdogPingsOnlyWhileHealthy() throws {
+        let d = try DaemonHarness(config: #"{"watchdog": {"frameTimeoutMs": 400, "restartBackoffMs": 300, "maxRestarts": 50}}"#)
+        let listener = try NotifyListener(dir: d.dir)
+        setenv("NOTIFY_SOCKET", listener.path, 1)
+        setenv("WATCHDOG_USEC", "10000000", 1)
+        defer { unsetenv("NOTIFY_SOCKET"); unsetenv("WATCHDOG_USEC") }
+        try d.start()
+        unsetenv("NOTIFY_SOCKET")
+        try d.waitFor("READY=1", timeout: 10) { !listener.lines(containing: "READY=1").isEmpty }
+        let ready = listener.lines(containing: "READY=1").first!.1
+        XCTAssertTrue(ready.contains("STATUS=ready, 0 photos, 0 clips"), ready)
+        XCTAssertTrue(ready.contains("GB free"), ready)
+        try d.waitFor("pings", timeout: 10) { listener.lines(containing: "WATCHDOG=1").count >= 3 }
+        XCTAssertEqual(try d.ctl("tap").0, 0)
+        try d.waitFor("status after a photo", timeout: 10) { !listener.lines(containing: "STATUS=ready, 1 photo,").isEmpty }
+
+        XCTAssertEqual(try d.ctl("sim", "--fault", "stall").0, 0)
+        try d.waitFor("camera-unavailable", timeout: 15) { try d.status()["state"] as? String == "camera-unavailable" }
+        usleep(300_000)
+        let stalledFrom = Date()
+        usleep(2_000_000)
+        let during = listener.lines(containing: "WATCHDOG=1").filter { $0.0 > stalledFrom }
+        XCTAssertEqual(during.count, 0, "no WATCHDOG=1 while the camera is stalled")
+        XCTAssertFalse(listener.lines(containing: "STATUS=camera stalled").isEmpty, listener.all().map(\.1).joined(separator: " | "))
+
+        XCTAssertEqual(try d.ctl("sim", "--fault", "none").0, 0)
+        try d.waitFor("recovered", timeout: 20) { try d.status()["state"] as? String == "idle" }
+        let back = Date()
+        try d.waitFor("pings again", timeout: 10) { listener.lines(containing: "WATCHDOG=1").contains { $0.0 > back } }
+        d.signal(SIGTERM)
+        XCTAssertEqual(d.waitExit(), 0)
+        XCTAssertFalse(listener.lines(containing: "STOPPING=1").isEmpty)
+    }
+}
+
+/// The shutdown gesture in process, with power-off replaced by a recorded call.
+final class ShutdownGestureTests: XCTestCase {
+    func testShutdownFinalisesTheRunningClipThenAsksForPowerOffExactlyOnce() async throws {
+        let dir = try DaemonHarness.makeTempDir()
+        var config = try ConfigLoader.load(defaultConfigFile: nil, overrides: ["storage.root": dir + "/data"],
+                                           requireBoardFile: false)
+        config.video.width = 640
+        config.video.height = 480
+        config.still.width = 640
+        config.still.height = 480
+        config.control.socketPath = dir + "/c.sock"
+        config.shutdown.countdownMs = 1500
+        let calls = PowerOffLog()
+        let roles = BoardRoles.simulated(config: config)
+        let service = CameraService(config: config, roles: roles,
+                                    hooks: ServiceHooks(powerOff: { calls.record(dir + "/data") }))
+        let run = Task { await service.run() }
+        for _ in 0..<200 where await service.status().state != "idle" { try await Task.sleep(nanoseconds: 20_000_000) }
+        let button = roles.sim!.button
+        for _ in 0..<3 {
+            button.press(); try await Task.sleep(nanoseconds: 80_000_000)
+            button.release(); try await Task.sleep(nanoseconds: 150_000_000)
+        }
+        button.press()
+        // holdMs (1 s) + countdown (1.5 s), then a little for the clip to finalise.
+        let code = await withTaskGroup(of: Int32?.self) { g in
+            g.addTask { await run.value }
+            g.addTask { try? await Task.sleep(nanoseconds: 20_000_000_000); return nil }
+            let first = await g.next()!
+            g.cancelAll()
+            return first
+        }
+        button.release()
+        XCTAssertEqual(code, 0, "the service ends after asking for power off")
+        XCTAssertEqual(calls.count, 1, "power off asked for exactly once")
+        let clips = calls.clipsAtCall
+        XCTAssertEqual(clips.count, 1, "the running clip was finalised before power off")
+        let (ok, err) = try decodesCleanly(clips[0])
+        XCTAssertTrue(ok, err)
+        XCTAssertGreaterThan(try probe(clips[0]).format, 2.0, "the clip ran through the countdown")
+        XCTAssertEqual(calls.photosAtCall, 3, "the sequence's taps are kept as photos")
+    }
+}
+
+/// Records power-off calls and what was on the card at that moment. The lock guards all fields.
+final class PowerOffLog: @unchecked Sendable {
+    private let lock = NSLock()
+    private var calls = 0
+    private var clips: [String] = []
+    private var photos = 0
+
+    func record(_ storage: String) {
+        let files = (FileManager.default.enumerator(atPath: storage + "/DCIM")?.compactMap { $0 as? String } ?? [])
+        lock.lock(); defer { lock.unlock() }
+        calls += 1
+        clips = files.filter { $0.hasSuffix(".MP4") }.map { storage + "/DCIM/" + $0 }
+        photos = files.filter { $0.hasSuffix(".JPG") }.count
+    }
+
+    var count: Int { lock.lock(); defer { lock.unlock() }; return calls }
+    var clipsAtCall: [String] { lock.lock(); defer { lock.unlock() }; return clips }
+    var photosAtCall: Int { lock.lock(); defer { lock.unlock() }; return photos }
+}
