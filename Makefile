@@ -15,6 +15,7 @@ build: deps
 test: deps
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build --disable-swift-testing
+	@$(MAKE) --no-print-directory hil
 
 release: deps
 	$(SWIFT) build -c release
