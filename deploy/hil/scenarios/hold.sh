@@ -22,6 +22,7 @@ scenario_check() {
     awk -v f="$frames" -v d="$dur" 'BEGIN{exit !(f >= d * 1 && f <= d * 30)}' \
         || { echo "$frames frames in $dur s: not 1..30 fps"; return 1; }
     set -- $(audio_stat "$m"); rms=${1:-0}; freq=${2:-0}
+    case "$rms" in *nan*) echo "the clip's AAC track holds no samples"; return 1 ;; esac
     awk -v r="$rms" -v f="$freq" 'BEGIN{exit !(r > 0.05 && f > 400 && f < 480)}' \
         || { echo "audio RMS $rms, ~$freq Hz: not the 440 Hz loopback tone"; return 1; }
     p=$(button_ms "$d" press); r=$(button_ms "$d" release)
