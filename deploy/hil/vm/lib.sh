@@ -50,9 +50,9 @@ tone_stop()  { [ -n "${HIL_TONE:-}" ] && kill "$HIL_TONE" 2>/dev/null; }
 # logged with their time to notify.log ("ms READY=1" ...), the start time first.
 shutterd_start() {
     rm -f /run/hil-notify.sock
-    socat -u UNIX-RECV:/run/hil-notify.sock - 2>> "$HIL_OUT/socat.log" | while read -r line; do
-        echo "$(now_ms) $line" >> "$HIL_OUT/notify.log"
-    done &
+    # One child per datagram: datagrams carry no trailing newline, so a stream would glue them.
+    socat -u UNIX-RECVFROM:/run/hil-notify.sock,fork SYSTEM:"sh /hil/notify-line.sh" \
+        2>> "$HIL_OUT/socat.log" &
     wait_for 10 test -S /run/hil-notify.sock
     # The config file: the scenario's sections ($HIL_CONFIG) and, to prove a check can fail,
     # the deliberate breakage named by hil.break= (it wins over a scenario section it shares).
