@@ -97,7 +97,9 @@ shutterd_stop() {
     wait "$HIL_SHUTTERD" 2>/dev/null; echo "shutterd exit $?" >> "$HIL_OUT/notify.log"
 }
 # media [EXT]: the service's files (DCIM/100SHUTR/SHTR*.EXT), one per line.
-media() { ls /mnt/data/DCIM/*/SHTR*."${1:-*}" 2>/dev/null; }
+media() {
+    if [ -n "${1:-}" ]; then ls /mnt/data/DCIM/*/SHTR*."$1" 2>/dev/null; else ls /mnt/data/DCIM/*/SHTR* 2>/dev/null; fi
+}
 # wait_media_count EXT N TIMEOUT_S: until at least N files with that extension exist; polls
 # every 10 ms and records in $HIL_T the ms at which the count was reached.
 wait_media_count() {
