@@ -96,4 +96,4 @@ case "$out" in
     *) (cd "$root" && find . | cpio -o -H newc --quiet) > "$out.tmp" ;;
 esac
 mv "$out.tmp" "$out"
-echo "make-initramfs: $out $(du -k "$out" | cut -f1) KiB compressed, $(du -sk "$root" | cut -f1) KiB unpacked" >&2
+echo "make-initramfs: $out $(du -k "$out" | cut -f1) KiB, $(du -sk "$root" | cut -f1) KiB unpacked" >&2

@@ -2,7 +2,7 @@
 # Emulated-hardware harness: builds (or reuses) the VM kernel, builds the release shutterd,
 # assembles the initramfs and runs each scenario (deploy/hil/scenarios/NAME.sh) in QEMU.
 # Prints one PASS/FAIL line per scenario with its reason, then "N passed, N failed".
-# Usage: run.sh [SCENARIO...]   (default: every scenario except probe)
+# Usage: run.sh [SCENARIO...]   (default: probe, then every other scenario)
 #   HIL_NO_SHUTTERD=1  build the initramfs without shutterd (environment probe only)
 #   HIL_BREAK=NAME     break one thing on purpose to see the checks fail: polarity,
 #                      no-debounce, no-audio, no-flash, no-status-led (vm/lib.sh)
@@ -33,7 +33,8 @@ fi
 export KERNEL INITRD
 
 if [ $# -eq 0 ]; then
-    set -- $(cd "$here/scenarios" && ls *.sh | sed 's/\.sh$//' | grep -v "^probe$")
+    # probe first: when it fails the VM itself is broken, not the service.
+    set -- probe $(cd "$here/scenarios" && ls *.sh | sed 's/\.sh$//' | grep -v "^probe$")
 fi
 passed=0; failed=0
 for SCENARIO in "$@"; do
