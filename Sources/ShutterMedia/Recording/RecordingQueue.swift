@@ -92,6 +92,20 @@ final class RecordingQueue: @unchecked Sendable {
         return item
     }
 
+    /// Fills the pool to its capacity with touched buffers of `byteCount`, so resident memory
+    /// is flat from the first frame on (a pool grown lazily grows at the first encoder
+    /// hiccup, minutes into a clip). Runs on the encoder thread, not the camera's.
+    func preallocate(byteCount: Int) {
+        let missing = cond.locked { frameCapacity - framesInFlight - freeBuffers.count }
+        guard missing > 0 else { return }
+        let fresh = (0..<missing).map { _ in
+            let b = OwnedFrameBuffer(capacity: byteCount)
+            b.bytes.initializeMemory(as: UInt8.self, repeating: 0, count: byteCount)
+            return b
+        }
+        cond.locked { freeBuffers.append(contentsOf: fresh) }
+    }
+
     /// The encoder is done with a frame copy: its buffer goes back to the pool.
     func recycle(_ frame: QueuedFrame) {
         cond.locked {

@@ -6,8 +6,8 @@ import ShutterCore
 /// Synthetic camera frames and microphone tone for recording tests, benchmarks and the
 /// media tool: content that moves (so the encoder works as on a real scene), cheap to
 /// produce, and optionally stamped with the frame number so a decoder can read it back.
-public final class SyntheticVideo: @unchecked Sendable {
-    // Unchecked: the textures are written in init only, then read-only.
+public final class SyntheticVideo: Sendable {
+    // The textures are written in init only, then only read.
     public let width: Int
     public let height: Int
     /// Horizontal pan range; the texture rows are this much wider than a frame.

@@ -14,8 +14,8 @@ enum SystemdHooks {
             log.warning("NOTIFY_SOCKET is set but unusable (\(error)); systemd will not hear READY or watchdog pings")
         }
         return ServiceHooks(
-            ready: { line in log.info("READY: \(line)") },
-            status: { line in log.info("STATUS: \(line)") },
+            ready: { line in log.debug("READY: \(line)") },
+            status: { line in log.debug("STATUS: \(line)") },
             watchdogPing: {},
             stopping: {},
             powerOff: { log.notice("power off requested, but shutterd is not running under systemd: not powering off") })

@@ -27,15 +27,16 @@ final class TerminalButton: Sendable {
             saved = nil
         }
         print("Shutter on the simulated board. " + Self.help)
+        print("A photo: press t (or space, then space again within 1 s). A video: press h, or space ... space (held over 1 s).")
+        Log.terminalStatusLine = true
         let reader = Thread { Self.readKeys(service) }
         reader.name = "terminal-keys"
         reader.start()
-        let painter = Thread { Self.paint(service) }
-        painter.name = "terminal-status"
-        painter.start()
+        Task { await Self.paint(service) }
     }
 
     func restore() {
+        Log.terminalStatusLine = false
         guard var t = saved else { return }
         tcsetattr(0, TCSANOW, &t)
         print("")
@@ -73,19 +74,13 @@ final class TerminalButton: Sendable {
     }
 
     /// Redraws one status line ten times a second: LEDs as ● / ○.
-    private static func paint(_ service: CameraService) {
-        let sem = DispatchSemaphore(value: 0)
-        while true {
-            usleep(100_000)
-            nonisolated(unsafe) var line = ""
-            Task {
-                let s = await service.status()
-                let st = s.leds["status"].map { $0.on ? "●" : "○" } ?? "-"
-                let fl = s.leds["flash"].map { $0.on ? "●" : "○" } ?? "-"
-                line = "\r\u{1B}[2K[status \(st)] [flash \(fl)] \(s.state)  photos \(s.counters.photos)  clips \(s.counters.clips)"
-                sem.signal()
-            }
-            sem.wait()
+    private static func paint(_ service: CameraService) async {
+        while !Task.isCancelled {
+            try? await Task.sleep(nanoseconds: 100_000_000)
+            let s = await service.status()
+            let st = s.leds["status"].map { $0.on ? "●" : "○" } ?? "-"
+            let fl = s.leds["flash"].map { $0.on ? "●" : "○" } ?? "-"
+            let line = "\r\u{1B}[2K[status \(st)] [flash \(fl)] \(s.state)  photos \(s.counters.photos)  clips \(s.counters.clips)"
             FileHandle.standardOutput.write(Data(line.utf8))
         }
     }

@@ -33,13 +33,23 @@ public struct Log: Sendable {
         set { threshold.store(newValue.rawValue, ordering: .relaxed) }
     }
 
+    private static let clearsStatusLine = Atomic<Bool>(false)
+
+    /// Set while a terminal status line is drawn: each log line first clears it
+    /// (the status line is redrawn below within 100 ms).
+    public static var terminalStatusLine: Bool {
+        get { clearsStatusLine.load(ordering: .relaxed) }
+        set { clearsStatusLine.store(newValue, ordering: .relaxed) }
+    }
+
     public let label: String
 
     public init(_ label: String) { self.label = label }
 
     public func log(_ level: Level, _ message: @autoclosure () -> String) {
         guard level.rawValue <= Self.threshold.load(ordering: .relaxed) else { return }
-        let line = "<\(level.rawValue)>\(label): \(message())\n"
+        let clear = Self.clearsStatusLine.load(ordering: .relaxed) ? "\r\u{1B}[2K" : ""
+        let line = "\(clear)<\(level.rawValue)>\(label): \(message())\n"
         Self.lock.withLock { _ in
             var bytes = Array(line.utf8)
             var offset = 0
