@@ -24,9 +24,14 @@ run: release
 	@mkdir -p shutter-data
 	.build/release/shutterd --board sim --storage ./shutter-data
 
+# Benchmarks (release build), JSON lines with their references measured in the same run.
+# BENCH_REALTIME_SECONDS shortens the 10-minute real-time recording run.
+BENCH_REALTIME_SECONDS ?= 600
 bench: deps
 	$(SWIFT) build -c release --product bench-still
+	$(SWIFT) build -c release --product bench-recording
 	.build/release/bench-still
+	.build/release/bench-recording --realtime-seconds $(BENCH_REALTIME_SECONDS)
 
 clean:
 	rm -rf .build

@@ -5,8 +5,8 @@ import Foundation
 
 /// Resident memory of this process from /proc/self/status, in bytes.
 enum ProcessMemory {
-    static func field(_ name: String) -> Int {
-        guard let text = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8) else { return 0 }
+    static func field(_ name: String, pid: String = "self") -> Int {
+        guard let text = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8) else { return 0 }
         for line in text.split(separator: "\n") where line.hasPrefix(name + ":") {
             let kb = line.split(separator: " ", omittingEmptySubsequences: true).dropFirst().first.flatMap { Int($0) }
             return (kb ?? 0) * 1024
@@ -23,7 +23,9 @@ enum ProcessMemory {
     }
 }
 
-/// A child process fed through its stdin, whose peak RSS comes back from wait4.
+/// A child process fed through its stdin. Its peak RSS is sampled from its own
+/// /proc/PID/status VmHWM (wait4's ru_maxrss is useless here: a child started with
+/// posix_spawn's vfork inherits this process's high-water mark at exec).
 struct ChildProcess {
     let pid: pid_t
     let stdin: Int32
@@ -46,11 +48,21 @@ struct ChildProcess {
         return ChildProcess(pid: pid, stdin: fds[1])
     }
 
-    /// Exit status and peak RSS in bytes.
+    /// The child's own peak RSS so far, in bytes (0 once it has exited).
+    var peakRSS: Int { ProcessMemory.field("VmHWM", pid: String(pid)) }
+
+    /// Exit status and peak RSS in bytes, sampling VmHWM until the child exits
+    /// (the high-water mark only grows, so the last sample is the peak).
     func wait() -> (status: Int32, peakRSS: Int) {
         var status: Int32 = 0
-        var usage = rusage()
-        while wait4(pid, &status, 0, &usage) < 0 && errno == EINTR {}
-        return (status, usage.ru_maxrss * 1024)
+        var peak = 0
+        while true {
+            peak = max(peak, peakRSS)
+            let r = waitpid(pid, &status, WNOHANG)
+            if r == pid { break }
+            if r < 0 && errno != EINTR { break }
+            usleep(5_000)
+        }
+        return (status, peak)
     }
 }

@@ -75,6 +75,30 @@ final class ServiceSystemdTests: XCTestCase {
     }
 }
 
+extension ServiceSystemdTests {
+    /// A clip longer than the encoder deadline (5 s) is healthy: pings go on.
+    func testWatchdogPingsContinueThroughALongRecording() throws {
+        let d = try DaemonHarness()
+        let listener = try NotifyListener(dir: d.dir)
+        setenv("NOTIFY_SOCKET", listener.path, 1)
+        defer { unsetenv("NOTIFY_SOCKET") }
+        try d.start()
+        unsetenv("NOTIFY_SOCKET")
+        XCTAssertEqual(try d.ctl("press").0, 0)
+        try d.waitFor("recording", timeout: 10) { try d.status()["state"] as? String == "recording" }
+        usleep(6_000_000)
+        let from = Date()
+        usleep(2_000_000)
+        XCTAssertEqual(try d.status()["state"] as? String, "recording")
+        XCTAssertGreaterThanOrEqual(listener.lines(containing: "WATCHDOG=1").filter { $0.0 > from }.count, 2,
+                                    "still pinging 6-8 s into a clip")
+        XCTAssertEqual(try d.ctl("release").0, 0)
+        try d.waitFor("clip", timeout: 20) { (try d.counters()["clips"] ?? 0) == 1 }
+        XCTAssertEqual(try d.counters()["errors"], 0, d.log())
+        XCTAssertGreaterThan(try probe(d.files("MP4")[0]).format, 8.0, "the clip ran to the release")
+    }
+}
+
 /// The shutdown gesture in process, with power-off replaced by a recorded call.
 final class ShutdownGestureTests: XCTestCase {
     func testShutdownFinalisesTheRunningClipThenAsksForPowerOffExactlyOnce() async throws {

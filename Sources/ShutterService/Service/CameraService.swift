@@ -150,6 +150,7 @@ public actor CameraService {
             try? FileManager.default.createDirectory(atPath: storage.root, withIntermediateDirectories: true)
         }
         ClipFiles.removeLeftovers(in: storage.root)
+        await recoverLastClip()
         await probeStorage()
         startInputs()
         await startCamera(reason: "start")
@@ -340,11 +341,13 @@ public actor CameraService {
         if var c = clip, let r = c.recorder {
             if let stop = c.stopAt {
                 if f.timestamp <= stop { r.append(f) }
-            } else {
-                if !r.append(f), r.error != nil, c.setupError == nil {
-                    c.setupError = r.error.map { "\($0)" }
-                    clip = c
-                }
+            } else if r.append(f) {
+                // The encoder took the frame: it is keeping up (a stalled encoder
+                // fills its queue and stops taking frames).
+                if c.id != nil { watchdog.encoderProgress(at: now) }
+            } else if r.error != nil, c.setupError == nil {
+                c.setupError = r.error.map { "\($0)" }
+                clip = c
             }
         }
         if !pendingSnapshots.isEmpty {
@@ -380,6 +383,15 @@ public actor CameraService {
             }
             publishStatus(isReady ? "camera stalled, restarting (attempt \(attempt))" : "waiting for camera")
             Task { await self.restartCamera() }
+        case .unhealthy(.encoderStalled):
+            // Finish what can be finished: end the clip (what was written stays
+            // playable); the next press starts a fresh encoder.
+            if clip?.id != nil, clip?.stopAt == nil {
+                log.error("the video encoder stopped making progress: ending the clip")
+                counters.errors += 1
+                lastError = WatchdogReason.encoderStalled.message
+                clip?.stopAt = now
+            }
         case .waiting, .unhealthy:
             if cameraHealthy, watchdog.consecutiveFailures > 0 { cameraHealthy = false }
         case let .giveUp(reason):
@@ -413,6 +425,25 @@ public actor CameraService {
     }
 
     // MARK: - Storage
+
+    /// A clip open when the power went (or the process was killed inside a write)
+    /// may end in a partial fragment: cut it back to its last whole one.
+    private func recoverLastClip() async {
+        let dcim = storage.dcim
+        let log = self.log
+        await Blocking.run(on: storageQueue) {
+            guard let e = FileManager.default.enumerator(atPath: dcim) else { return }
+            let clips = e.compactMap { $0 as? String }.filter { $0.hasSuffix(".MP4") }.sorted()
+            guard let last = clips.last else { return }
+            let path = (dcim as NSString).appendingPathComponent(last)
+            do {
+                let cut = try FragmentedMP4Recovery.truncateToLastWholeFragment(path: path)
+                if cut > 0 { log.notice("repaired \(path): cut \(cut) bytes of an unfinished fragment") }
+            } catch {
+                log.warning("could not check \(path) for an unfinished fragment: \(error)")
+            }
+        }
+    }
 
     func probeStorage() async {
         let storage = self.storage
