@@ -15,6 +15,7 @@ build: deps
 test: deps
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build --disable-swift-testing
+	@$(MAKE) --no-print-directory hil
 
 release: deps
 	$(SWIFT) build -c release
@@ -40,3 +41,13 @@ clean:
 .PHONY: compat
 compat:
 	@sh deploy/compat/check-trixie.sh
+
+# Emulated hardware: the release shutterd in a QEMU VM on vimc + gpio-sim + snd-aloop
+# (deploy/hil/README.md). Cold kernel cache: ~7 min more; scenarios: a few minutes.
+.PHONY: hil hil-probe
+hil: deps
+	@sh deploy/hil/run.sh
+
+# The VM's devices alone (gpio-sim, vimc through libcamera, loopback tone), no shutterd.
+hil-probe:
+	@HIL_NO_SHUTTERD=1 sh deploy/hil/run.sh probe

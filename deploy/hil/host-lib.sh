@@ -1,0 +1,112 @@
+# Host-side helpers for the scenario files (sourced by run.sh). Each scenario file defines
+# scenario_run (boots the VM one or more times) and scenario_check (prints one reason line,
+# returns 0 for pass). $OUT is .build/hil/<scenario>, $KERNEL and $INITRD the VM images.
+
+# hil_new_disk: a fresh ext4 data disk for the scenario (the service's storage).
+hil_new_disk() {
+    rm -f "$OUT/disk.img"
+    truncate -s 256M "$OUT/disk.img"
+    mkfs.ext4 -q -F -L shutter "$OUT/disk.img"
+}
+
+# hil_boot STAGE [KILL_MARKER KILL_DELAY_S]: boots the VM on the scenario's disk with
+# `hil.scenario=$SCENARIO hil.stage=STAGE`; the serial console goes to serial-STAGE.log.
+# With KILL_MARKER, QEMU is killed (SIGKILL: a power cut) KILL_DELAY_S seconds after the
+# marker appears on the console. Returns 0 when the VM powered off or was killed as asked.
+hil_boot() {
+    stage=$1; marker=${2:-}; delay=${3:-0}
+    log="$OUT/serial-$stage.log"
+    : > "$log"
+    qemu-system-x86_64 -accel tcg -m 1536 -smp 2 -nographic -no-reboot \
+        -kernel "$KERNEL" -initrd "$INITRD" \
+        -append "console=ttyS0 quiet panic=-1 hil.scenario=$SCENARIO hil.stage=$stage${HIL_BREAK:+ hil.break=$HIL_BREAK}" \
+        -drive "file=$OUT/disk.img,format=raw,if=virtio" \
+        < /dev/null > "$log" 2>&1 &
+    qpid=$!
+    start=$(date +%s)
+    killed=0
+    while kill -0 "$qpid" 2>/dev/null; do
+        if [ $(( $(date +%s) - start )) -ge "${HIL_BOOT_TIMEOUT:-300}" ]; then
+            echo "hil_boot: stage $stage timed out after ${HIL_BOOT_TIMEOUT:-300} s" >> "$log"
+            kill -9 "$qpid" 2>/dev/null; wait "$qpid" 2>/dev/null
+            return 1
+        fi
+        if [ -n "$marker" ] && grep -q "$marker" "$log"; then
+            sleep "$delay"
+            kill -9 "$qpid" 2>/dev/null
+            killed=1
+            echo "hil_boot: killed QEMU ${delay} s after '$marker'" >> "$OUT/host.log"
+            break
+        fi
+        sleep 0.2
+    done
+    wait "$qpid" 2>/dev/null
+    echo "stage $stage: $(( $(date +%s) - start )) s wall" >> "$OUT/host.log"
+    [ "$killed" = 1 ] && return 0
+    grep -q "HIL: done" "$log"
+}
+
+# hil_extract: copies the disk's files to $OUT/disk/ (debugfs reads ext4 images as a plain
+# user, no loop device needed) and checks the filesystem first with e2fsck -n.
+hil_extract() {
+    rm -rf "$OUT/disk"; mkdir -p "$OUT/disk"
+    e2fsck -fn "$OUT/disk.img" > "$OUT/fsck.log" 2>&1; echo "e2fsck rc=$?" >> "$OUT/fsck.log"
+    debugfs -R "rdump / $OUT/disk" "$OUT/disk.img" > "$OUT/debugfs.log" 2>&1
+}
+
+# vm_file PATH: a file the VM left under /mnt/data/hil/$SCENARIO/ (e.g. stage1/led.log).
+vm_file() { echo "$OUT/disk/hil/$SCENARIO/$1"; }
+
+# button_ms WHAT [N]: the VM time (ms) of the Nth "press"/"release"/... line of button.log.
+button_ms() { awk -v w="$2" -v n="${3:-1}" '$2 == w && ++c == n {print $1}' "$1/button.log"; }
+
+# led_at FILE MS COL: the LED's value (COL 2 = status, 3 = flash) at VM time MS.
+led_at() { awk -v t="$2" -v c="$3" '$1 <= t {v = $c} END {print v + 0}' "$1"; }
+
+# led_edges FILE FROM TO COL: how many times the LED changed between FROM and TO (ms).
+led_edges() {
+    awk -v a="$2" -v b="$3" -v c="$4" 'NR > 1 && $1 > a && $1 <= b && $c != prev {n++} {prev = $c} END {print n + 0}' "$1"
+}
+
+# led_dark_blips FILE FROM TO: off periods of the status LED between FROM and TO that end
+# with the LED back on, as "start:length_ms" (a photo blip is ~100 ms of dark).
+led_dark_blips() {
+    awk -v a="$2" -v b="$3" '$1 > a && $1 <= b { if ($2 == 0 && prev == 1) s = $1; if ($2 == 1 && prev == 0 && s) { printf "%d:%d ", s, $1 - s; s = 0 } } {prev = $2}' "$1"
+}
+
+# led_on_groups FILE FROM TO: the status LED's rising edges between FROM and TO grouped by
+# pauses over 1.2 s, as group sizes ("2 2 2" is the no-camera code repeating).
+led_on_groups() {
+    awk -v a="$2" -v b="$3" '$1 > a && $1 <= b && $2 == 1 && prev == 0 { if (last && $1 - last > 1200) { printf "%d ", n; n = 0 } n++; last = $1 } {prev = $2} END {if (n) printf "%d", n}' "$1"
+}
+
+# probe_video FILE: "codec frames duration" of the first video stream (frames decoded).
+probe_video() {
+    ffprobe -v error -select_streams v:0 -count_frames \
+        -show_entries stream=codec_name,nb_read_frames:format=duration -of default=nw=1:nk=1 "$1" | tr '\n' ' '
+}
+# probe_audio_codec FILE: the first audio stream's codec ("aac"), empty if none.
+probe_audio_codec() { ffprobe -v error -select_streams a:0 -show_entries stream=codec_name -of csv=p=0 "$1"; }
+# audio_stat FILE: "RMS frequency" of the clip's audio, decoded to mono WAV and measured by sox.
+audio_stat() {
+    ffmpeg -v error -y -i "$1" -map 0:a:0 -ac 1 "$OUT/audio.wav" &&
+    sox "$OUT/audio.wav" -n stat 2>&1 | awk '/RMS +amplitude/{r=$3} /Rough +frequency/{f=$3} END{print r, f}'
+}
+# decode_errors FILE: what ffmpeg says decoding the whole file (to null), minus the null
+# muxer's complaint about the variable frame rate (its 1/fps time base rounds close frames to
+# the same tick; the file's own 1/90000 timestamps are increasing).
+decode_errors() { ffmpeg -v error -i "$1" -f null - 2>&1 | grep -v -e '^\[null @.*non monotonically increasing dts' -e 'Last message repeated' | head -3; }
+decodes() { [ -z "$(decode_errors "$1")" ]; }
+
+single_boot() { hil_new_disk; hil_boot 1 && hil_extract; }
+# files EXT: the service's files on the extracted disk.
+files() { ls "$OUT"/disk/DCIM/*/SHTR*."$1" 2>/dev/null; }
+# ready_figures DIR: "READY at Ns after boot (Ms after start)" from notify.log.
+ready_figures() {
+    awk '$2 == "START" {s = $1} /READY=1/ && !r {r = $1} END { if (r) printf "READY %.1f s after boot, %.1f s after start", r / 1000, (r - s) / 1000; else printf "never READY" }' "$1/notify.log" 2>/dev/null
+}
+# vm_sane DIR: the VM script ran and the service got READY; else prints why.
+vm_sane() {
+    [ -f "$1/rc" ] || { echo "the VM left no result (see serial-1.log)"; return 1; }
+    grep -q 'READY=1' "$1/notify.log" 2>/dev/null || { echo "shutterd never sent READY=1 (see $1/shutterd.log)"; return 1; }
+}

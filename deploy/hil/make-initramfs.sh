@@ -1,0 +1,99 @@
+#!/bin/sh
+# Assembles the emulated-hardware VM's initramfs: busybox, udev, libcamera's vimc IPA,
+# ALSA data, probe tools (cam, gpio*, aplay/arecord), the release shutterd/shutterctl when
+# given, every shared library they need (ldd), the board files, the VM-side scripts (vm/)
+# and a test tone. Usage: make-initramfs.sh OUT.cpio[.gz] [BINDIR-with-shutterd]
+set -eu
+here=$(cd "$(dirname "$0")" && pwd)
+repo=$(cd "$here/../.." && pwd)
+out=$1
+bindir=${2:-}
+root=$(mktemp -d /tmp/shutter-hil-root.XXXXXX)
+trap 'rm -rf "$root"' EXIT
+mkdir -p "$root"/bin "$root"/sbin "$root"/usr/bin "$root"/usr/sbin "$root"/etc "$root"/proc \
+    "$root"/sys "$root"/dev "$root"/run "$root"/tmp "$root"/mnt/data "$root"/hil \
+    "$root"/usr/share/shutter "$root"/lib/systemd
+# lib64 / lib as on the host (usrmerge: /lib -> usr/lib), so ldd's paths resolve unchanged.
+for d in lib lib64; do
+    if [ -L "/$d" ]; then ln -sfn "$(readlink "/$d")" "$root/$d"; fi
+done
+mkdir -p "$root/usr/lib" "$root/usr/lib64"
+
+# copy_file PATH: copies PATH (following links) to the same path inside the image.
+copy_file() {
+    [ -e "$root$1" ] && return 0
+    mkdir -p "$root$(dirname "$1")"
+    cp -L "$1" "$root$1"
+}
+# add_elf PATH: the file and every library ldd lists for it (ldd already resolves the
+# whole tree), the loader included.
+add_elf() {
+    copy_file "$1"
+    ldd "$1" 2>/dev/null | awk '/=> \//{print $3} /^\t\//{print $1}' | while read -r lib; do
+        copy_file "$lib"
+    done
+}
+
+cp /usr/bin/busybox "$root/bin/busybox"
+for applet in $("$root/bin/busybox" --list); do
+    [ -e "$root/bin/$applet" ] || ln -s busybox "$root/bin/$applet"
+done
+
+# Probe tools: prove the environment independently of shutterd, and help when it fails.
+for b in /usr/bin/cam /usr/bin/gpiodetect /usr/bin/gpioinfo /usr/bin/gpioget /usr/bin/gpioset \
+         /usr/bin/gpiomon /usr/bin/aplay /usr/bin/arecord /usr/bin/amixer /usr/bin/socat; do
+    add_elf "$b"
+done
+
+# udev: libcamera enumerates media devices through libudev and finds nothing without udevd.
+add_elf /usr/bin/udevadm
+ln -sf /usr/bin/udevadm "$root/lib/systemd/systemd-udevd"
+mkdir -p "$root/lib/udev/rules.d" "$root/etc/udev"
+cp /lib/udev/rules.d/*.rules "$root/lib/udev/rules.d/"
+# Rules that call helper programs absent here only add noise; udev works without them.
+rm -f "$root"/lib/udev/rules.d/*persistent-storage*.rules "$root"/lib/udev/rules.d/*-cdrom_id.rules
+
+# libcamera: the vimc IPA (signed, loaded in-process), its proxy and its configuration.
+for f in /usr/lib/x86_64-linux-gnu/libcamera/ipa_vimc.so \
+         /usr/lib/x86_64-linux-gnu/libcamera/vimc_ipa_proxy; do
+    add_elf "$f"
+done
+copy_file /usr/lib/x86_64-linux-gnu/libcamera/ipa_vimc.so.sign
+copy_file /usr/share/libcamera/ipa/vimc/vimc.conf
+
+# ALSA configuration (alsa-lib refuses to open any PCM without it).
+mkdir -p "$root/usr/share"
+cp -a /usr/share/alsa "$root/usr/share/alsa"
+
+# The service, when built.
+if [ -n "$bindir" ]; then
+    for b in shutterd shutterctl; do
+        [ -x "$bindir/$b" ] || { echo "make-initramfs: $bindir/$b missing" >&2; exit 1; }
+        cp "$bindir/$b" "$root/usr/bin/$b"
+        ldd "$bindir/$b" | awk '/=> \//{print $3} /^\t\//{print $1}' | while read -r lib; do
+            copy_file "$lib"
+        done
+    done
+fi
+cp -r "$repo/boards" "$root/usr/share/shutter/boards"
+
+# A 440 Hz tone for the loopback "microphone": 48 kHz stereo S16, 30 s.
+sox -n -r 48000 -c 2 -b 16 "$root/hil/tone.wav" synth 30 sine 440 vol 0.5
+
+# The exact-timing button driver (a shell's sleeps are tens of ms under emulation).
+cc -O2 -Wall -Wextra -Werror -o "$root/usr/bin/hil-pull" "$here/hil-pull.c"
+cp "$here"/vm/*.sh "$root/hil/"
+cp "$here/init" "$root/init"
+chmod +x "$root/init" "$root"/hil/*.sh
+printf 'root:x:0:0:root:/root:/bin/sh\n' > "$root/etc/passwd"
+printf 'root:x:0:\naudio:x:29:\nvideo:x:44:\ninput:x:101:\nkvm:x:102:\nrender:x:103:\n' > "$root/etc/group"
+
+mkdir -p "$(dirname "$out")"
+# OUT ending in .gz is compressed; a plain .cpio boots faster under emulation (the kernel
+# skips inflating ~280 MB, mostly the libraries libavcodec pulls in) at the cost of disk.
+case "$out" in
+    *.gz) (cd "$root" && find . | cpio -o -H newc --quiet) | gzip -6 > "$out.tmp" ;;
+    *) (cd "$root" && find . | cpio -o -H newc --quiet) > "$out.tmp" ;;
+esac
+mv "$out.tmp" "$out"
+echo "make-initramfs: $out $(du -k "$out" | cut -f1) KiB, $(du -sk "$root" | cut -f1) KiB unpacked" >&2

@@ -1,0 +1,22 @@
+# bounce: a press with contact bounce (edges 1-3 ms apart, down and up) -> one gesture:
+# exactly one JPEG per bouncing press, no clip. Attempts whose edges the stalled emulator
+# spread past 18 ms are not bounces and do not count (vm/bounce.sh retries them).
+scenario_run() { single_boot; }
+scenario_check() {
+    d=$(vm_file stage1)
+    vm_sane "$d" || return 1
+    [ -f "$d/attempts.txt" ] || { echo "no bounce attempt was made (see vm.log)"; return 1; }
+    m=$(files MP4 | wc -l)
+    [ "$m" = 0 ] || { echo "$m clips from bouncing presses"; return 1; }
+    tight=0
+    while read -r i before after worst; do
+        awk -v w="$worst" 'BEGIN{exit !(w < 18)}' || continue
+        tight=$((tight + 1))
+        [ $((after - before)) = 1 ] || { echo "attempt $i: $((after - before)) JPEGs from one bouncing press (edge gaps $(edge_gaps "$d/edges-$i.txt")ms)"; return 1; }
+        gaps=$(edge_gaps "$d/edges-$i.txt")
+    done < "$d/attempts.txt"
+    [ "$tight" -ge 1 ] || { echo "the emulator never produced edges under 18 ms apart ($(cat "$d/attempts.txt" | tr '\n' ';')): inconclusive"; return 1; }
+    echo "one JPEG, no clip from 10 edges with bounce gaps of ${gaps}ms ($(wc -l < "$d/attempts.txt") attempt(s)); $(ready_figures "$d")"
+}
+# edge_gaps FILE: the gaps (ms) between hil-pull's edges, the 250 ms hold left out.
+edge_gaps() { awk 'NR > 1 {g = $1 - prev; if (g < 100) printf "%.1f ", g} {prev = $1}' "$1"; }
