@@ -122,6 +122,9 @@ static int open_video(sav_writer *w, const sav_config *cfg, char *err, size_t er
     if (cfg->video_bitrate > 0) c->bit_rate = cfg->video_bitrate;
     if (strcmp(codec->name, "libx264") == 0) {
         if (cfg->preset && cfg->preset[0]) av_opt_set(c->priv_data, "preset", cfg->preset, 0);
+        // No lookahead and sliced threads: a frame leaves the encoder as soon as it is
+        // coded, so a power cut loses only the open fragment, not a lookahead's worth too.
+        av_opt_set(c->priv_data, "tune", "zerolatency", 0);
         if (cfg->video_bitrate <= 0) av_opt_set_double(c->priv_data, "crf", cfg->crf > 0 ? cfg->crf : 23, 0);
         av_opt_set_int(c->priv_data, "forced-idr", 1, 0);
         c->keyint_min = cfg->fps;

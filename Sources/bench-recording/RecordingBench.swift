@@ -118,7 +118,7 @@ enum RecordingBench {
         let argv = ["ffmpeg", "-nostdin", "-v", "error", "-y",
                     "-f", "rawvideo", "-pix_fmt", "yuv420p", "-s", "\(width)x\(height)", "-r", "\(fps)", "-i", "pipe:0",
                     "-f", "lavfi", "-i", "sine=frequency=1000:sample_rate=48000:duration=\(seconds)",
-                    "-c:v", settings.videoEncoder, "-preset", settings.preset, "-crf", "\(settings.crf)",
+                    "-c:v", settings.videoEncoder, "-preset", settings.preset, "-tune", "zerolatency", "-crf", "\(settings.crf)",
                     "-g", "\(fps)", "-keyint_min", "\(fps)", "-bf", "0", "-forced-idr", "1",
                     "-c:a", "aac", "-b:a", "\(settings.audioBitrate)", "-ac", "1",
                     "-movflags", "frag_keyframe+empty_moov+default_base_moof", "-flush_packets", "1",

@@ -118,9 +118,12 @@ final class SegmentFile {
 
     /// fdatasync when the interval has passed and a fragment was written since the last one.
     func syncIfDue(now: MonotonicTime) throws(RecordingError) {
-        guard let writer, now - lastSync >= syncInterval else { return }
-        lastSync = now
+        guard let writer else { return }
+        // Each whole fragment (one per keyframe, ~1 s) is synced as soon as it is
+        // written, and at least every syncInterval: a power cut loses only the open one.
         let committed = sav_writer_committed_bytes(writer)
+        guard committed > syncedBytes || now - lastSync >= syncInterval else { return }
+        lastSync = now
         guard committed > syncedBytes else { return }
         if fdatasync(fd) != 0 { throw failAndKeep(SegmentFile.ioError(errno, "fdatasync", path)) }
         syncedBytes = committed
