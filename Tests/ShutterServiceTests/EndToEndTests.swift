@@ -48,6 +48,16 @@ final class EndToEndTests: XCTestCase {
         XCTAssertEqual(d.files("JPG"), [], "a hold takes no photo")
     }
 
+    func testWithoutAMicrophoneAClipHasVideoOnly() throws {
+        let d = try DaemonHarness(config: #"{"audio": {"enabled": false}}"#)
+        try d.start()
+        let (code, reply) = try d.ctl("hold", "1.5")
+        XCTAssertEqual(code, 0, d.log())
+        let p = try probe(try XCTUnwrap((reply?["files"] as? [String])?.first))
+        XCTAssertEqual(p.streams["video"]?.codec, "h264")
+        XCTAssertNil(p.streams["audio"], "no empty audio track")
+    }
+
     func testTapDuringARecordingIsASnapshotAndTheClipIsKept() throws {
         let d = try DaemonHarness()
         try d.start()

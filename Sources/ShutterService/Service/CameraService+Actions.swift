@@ -165,7 +165,9 @@ extension CameraService {
         let start = kept.first.map { min($0.timestamp, from) } ?? from
         var c = ActiveClip(recorder: nil, files: files, start: start, id: nil, stopAt: nil, setupError: nil)
         do {
-            let r = try Recorder(settings: recordingSettings, start: start, nextPath: { try files.nextPath() })
+            var settings = recordingSettings
+            if !micRunning { settings.audioChannels = 0 }  // no microphone: video only, no empty track
+            let r = try Recorder(settings: settings, start: start, nextPath: { try files.nextPath() })
             for f in kept { r.append(f) }
             c.recorder = r
         } catch {

@@ -46,6 +46,8 @@ public actor CameraService {
 
     var clip: ActiveClip?
     var clipSerial = 0
+    /// Clips get an audio track only while the microphone delivers.
+    var micRunning = false
     let recordingSettings: RecordingSettings
 
     // Stills
@@ -205,6 +207,7 @@ public actor CameraService {
         if config.audio.enabled, let mic = roles.microphone {
             do {
                 let chunks = try mic.start(sampleRate: config.audio.sampleRate, channels: config.audio.channels)
+                micRunning = true
                 Task { [weak self] in
                     for await c in chunks { await self?.audio(c) }
                     await self?.audioEnded()
@@ -419,6 +422,7 @@ public actor CameraService {
     }
 
     func audioEnded() {
+        micRunning = false
         guard exitCode == nil, !stopping else { return }
         log.warning("microphone stopped delivering sound: clips continue without audio")
     }
