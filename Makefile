@@ -13,6 +13,7 @@ build: deps
 	$(SWIFT) build
 
 test: deps
+	@$(MAKE) --no-print-directory compat
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build --disable-swift-testing
 	@$(MAKE) --no-print-directory hil
