@@ -116,7 +116,9 @@ static int open_video(sav_writer *w, const sav_config *cfg, char *err, size_t er
     c->pix_fmt = (w->in_fmt == AV_PIX_FMT_NV12) ? AV_PIX_FMT_NV12 : AV_PIX_FMT_YUV420P;
     c->time_base = (AVRational){1, SAV_VIDEO_TB};
     c->framerate = (AVRational){cfg->fps, 1};
-    c->gop_size = cfg->fps;             // a keyframe (fragment boundary) every ~1 s
+    // A keyframe is a fragment boundary: what a power cut can lose at most.
+    const int gop = cfg->gop > 0 ? cfg->gop : cfg->fps;
+    c->gop_size = gop;
     c->thread_count = cfg->threads;
     if (w->oc->oformat->flags & AVFMT_GLOBALHEADER) c->flags |= AV_CODEC_FLAG_GLOBAL_HEADER;
     if (cfg->video_bitrate > 0) c->bit_rate = cfg->video_bitrate;
@@ -127,7 +129,7 @@ static int open_video(sav_writer *w, const sav_config *cfg, char *err, size_t er
         av_opt_set(c->priv_data, "tune", "zerolatency", 0);
         if (cfg->video_bitrate <= 0) av_opt_set_double(c->priv_data, "crf", cfg->crf > 0 ? cfg->crf : 23, 0);
         av_opt_set_int(c->priv_data, "forced-idr", 1, 0);
-        c->keyint_min = cfg->fps;
+        c->keyint_min = gop;
         // No B-frames: a fragmented MP4 has no edit list, so a reorder delay would show as
         // a 2-frame (67 ms) video start offset; it also keeps encoder latency and memory low.
         c->max_b_frames = 0;

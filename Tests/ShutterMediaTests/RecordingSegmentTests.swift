@@ -31,3 +31,32 @@ final class RecordingSegmentTests: XCTestCase {
         XCTAssertEqual(summary.framesWritten, 135)
     }
 }
+
+/// `video.keyframeIntervalMs`: keyframes (and so fragments) at the set interval.
+final class RecordingKeyframeTests: XCTestCase {
+    private func keyframeTimes(_ path: String) throws -> [Double] {
+        let out = try RecordingProbe.run("ffprobe", ["-v", "error", "-select_streams", "v:0", "-show_entries",
+                                                     "packet=pts_time,flags", "-of", "csv=p=0", path])
+        return String(decoding: out.stdout, as: UTF8.self).split(separator: "\n").compactMap { line in
+            let f = line.split(separator: ",")
+            guard f.count >= 2, f[1].hasPrefix("K") else { return nil }
+            return Double(f[0])
+        }
+    }
+
+    func testKeyframesFollowTheConfiguredInterval() throws {
+        for (interval, expected) in [(Duration.milliseconds(500), [0.0, 0.5, 1.0, 1.5, 2.0, 2.5]),
+                                     (Duration.seconds(1), [0.0, 1.0, 2.0])] {
+            let dir = RecordingProbe.tempDir("keyframes")
+            // A queue as long as the clip: frames are fed faster than real time.
+            var settings = RecordingSettings(preset: "ultrafast", audioChannels: 0, queueFrames: 100)
+            settings.keyframeInterval = interval
+            let summary = try SyntheticRecording().record(settings, to: dir)
+            XCTAssertNil(summary.error)
+            XCTAssertEqual(summary.framesWritten, 90)
+            let times = try keyframeTimes(try XCTUnwrap(summary.paths.first))
+            XCTAssertEqual(times.count, expected.count, "\(times)")
+            for (t, e) in zip(times, expected) { XCTAssertEqual(t, e, accuracy: 0.04) }
+        }
+    }
+}

@@ -39,7 +39,8 @@ typedef struct {
     const char *preset;          // libx264 preset ("veryfast"); NULL or "" = encoder default
     int width, height;
     int input_format;            // sav_pixel_format of the frames that will be written
-    int fps;                     // nominal frame rate: GOP length and rate control
+    int fps;                     // nominal frame rate: rate control
+    int gop;                     // frames between keyframes (= MP4 fragments); 0 = fps (~1 s)
     int64_t video_bitrate;       // bits/s; 0 = quality mode (crf) where the encoder has one
     int crf;                     // libx264 constant rate factor when video_bitrate == 0; 0 = default 23
     int threads;                 // encoder threads, 0 = automatic

@@ -23,6 +23,14 @@ public struct RecordingSettings: Sendable, Equatable {
     public var queueFrames: Int
     /// At most this long between fdatasyncs of the open file (a power cut loses at most this).
     public var syncInterval: Duration
+    /// Time between keyframes, which are also the MP4 fragment boundaries (what a
+    /// power cut can lose at most). Default 1 s.
+    public var keyframeInterval: Duration = .seconds(1)
+
+    /// The keyframe interval in frames at `fps` (at least 1).
+    public var keyframeFrames: Int {
+        max(1, Int((Double(keyframeInterval.nanoseconds) * Double(fps) / 1e9).rounded()))
+    }
 
     public init(videoEncoder: String = "libx264", preset: String = "veryfast", fps: Int = 30,
                 videoBitrate: Int = 0, crf: Int = 23, threads: Int = 0,
@@ -61,6 +69,9 @@ public struct RecordingSettings: Sendable, Equatable {
             throw bad("segmentSeconds \(segmentSeconds) must be 0 (off) or at least 1")
         }
         if queueFrames < 2 { throw bad("queueFrames \(queueFrames) is below 2") }
+        if keyframeInterval < .milliseconds(100) || keyframeInterval > .seconds(10) {
+            throw bad("keyframeInterval must be 0.1 to 10 s")
+        }
         if syncInterval <= .zero || syncInterval > .seconds(2) {
             throw bad("syncInterval must be above 0 and at most 2 s")
         }

@@ -40,6 +40,7 @@ final class SegmentFile {
         cfg.height = Int32(height)
         cfg.input_format = Int32(SegmentFile.savFormat(format).rawValue)
         cfg.fps = Int32(settings.fps)
+        cfg.gop = Int32(settings.keyframeFrames)
         cfg.video_bitrate = Int64(settings.videoBitrate)
         cfg.crf = Int32(settings.crf)
         cfg.threads = Int32(settings.threads)

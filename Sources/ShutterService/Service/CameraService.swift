@@ -48,7 +48,7 @@ public actor CameraService {
     var clipSerial = 0
     /// Clips get an audio track only while the microphone delivers.
     var micRunning = false
-    let recordingSettings: RecordingSettings
+    var recordingSettings: RecordingSettings
 
     // Stills
     let stillEncoder: StillEncoder?
@@ -126,6 +126,7 @@ public actor CameraService {
             videoBitrate: config.video.bitrateKbps * 1000, audioChannels: config.audio.channels,
             audioSampleRate: config.audio.sampleRate, audioBitrate: config.audio.bitrateKbps * 1000,
             segmentSeconds: Double(config.video.segmentSeconds))
+        recordingSettings.keyframeInterval = .milliseconds(Int64(config.video.keyframeIntervalMs))
         do {
             stillEncoder = try StillEncoder(quality: config.still.quality)
             stillEncoderError = nil
