@@ -44,7 +44,7 @@ compat:
 	@sh deploy/compat/check-trixie.sh
 
 # Emulated hardware: the release shutterd in a QEMU VM on vimc + gpio-sim + snd-aloop
-# (deploy/hil/README.md). Cold kernel cache: ~7 min more; scenarios: a few minutes.
+# (README: Emulated hardware). Cold kernel cache: ~7 min more; scenarios: a few minutes.
 .PHONY: hil hil-probe
 hil: deps
 	@sh deploy/hil/run.sh
