@@ -117,7 +117,7 @@ final class SystemdDeployTests: XCTestCase {
         // The user: a system account without a login shell, in the three device groups.
         let passwd = try lines(root + "/etc/passwd").filter { $0.hasPrefix("shutter:") }
         XCTAssertEqual(passwd.count, 1)
-        let fields = passwd[0].split(separator: ":", omittingEmptySubsequences: false)
+        let fields = try XCTUnwrap(passwd.first, "no shutter user").split(separator: ":", omittingEmptySubsequences: false)
         let uid = try XCTUnwrap(UInt32(fields[2]))
         XCTAssertLessThan(uid, 1000, "not a system uid")
         XCTAssertEqual(fields[6], "/usr/sbin/nologin")

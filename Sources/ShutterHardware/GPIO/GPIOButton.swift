@@ -130,12 +130,12 @@ public final class GPIOButton: ButtonInput {
         init(_ state: sending State) { self.state = Mutex(state) }
 
         func release() {
-            let input: OpaquePointer? = state.withLock { s in
-                let i = s.input
+            let taken: TakenGPIOHandle? = state.withLock { s in
+                let i = s.input.map(TakenGPIOHandle.init)
                 s.input = nil
                 return i
             }
-            if let input { shutter_gpio_input_close(input) }
+            if let taken { shutter_gpio_input_close(taken.pointer) }
         }
     }
 

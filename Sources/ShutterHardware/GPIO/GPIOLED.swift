@@ -66,12 +66,12 @@ public final class GPIOLED: LEDOutput {
 
     /// Turns the LED off and releases the line. Safe to call twice.
     public func close() {
-        let output: OpaquePointer? = state.withLock { s in
-            let o = s.output
+        let taken: TakenGPIOHandle? = state.withLock { s in
+            let o = s.output.map(TakenGPIOHandle.init)
             s.output = nil
             return o
         }
-        guard let output else { return }
+        guard let output = taken?.pointer else { return }
         _ = shutter_gpio_output_set(output, activeLow ? 1 : 0)
         shutter_gpio_output_close(output)
     }

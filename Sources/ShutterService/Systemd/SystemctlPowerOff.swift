@@ -17,7 +17,7 @@ public struct SystemctlPowerOff: PowerOff {
 
     public init() {
         let candidates: [String] = ["/usr/bin/systemctl", "/bin/systemctl"]
-        let systemctl = candidates.first { access($0, X_OK) == 0 } ?? candidates[0]
+        let systemctl: String = candidates.first { access($0, X_OK) == 0 } ?? candidates[0]
         self.init(command: [systemctl, "--no-ask-password", "poweroff"],
                   // SYSTEMD_OFFLINE=0: with ProtectProc=invisible /proc/1 is hidden, so
                   // systemctl must not guess it runs in a chroot and do nothing.
