@@ -1,0 +1,29 @@
+#!/bin/sh
+# Builds the package with Swift 6.0.3 (Debian trixie's swiftlang, what Raspberry Pi OS
+# trixie ships) in a debootstrap chroot, against trixie's libgpiod 2, libcamera 0.4 and
+# FFmpeg 7. Root only; ~4.4 GB in $ROOT, cached. Not part of `make test` (size, time).
+# Usage: sudo sh deploy/check-swift60.sh [--test]
+set -eu
+ROOT=${ROOT:-/var/tmp/trixie-swift60/root}
+MIRROR=${MIRROR:-http://deb.debian.org/debian}
+E="env -i PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin HOME=/root"
+here=$(cd "$(dirname "$0")/.." && pwd)
+if [ ! -x "$ROOT/usr/bin/swift" ]; then
+    command -v debootstrap >/dev/null || sh "$here/deploy/install-deps.sh" debootstrap
+    [ -d "$ROOT/usr" ] || nice debootstrap --variant=minbase trixie "$ROOT" "$MIRROR"
+    cp /etc/resolv.conf "$ROOT/etc/"
+    chroot "$ROOT" $E apt-get update -q
+    chroot "$ROOT" $E env DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends \
+        swiftlang pkg-config libturbojpeg0-dev libjpeg62-turbo-dev libexif-dev libavcodec-dev \
+        libavformat-dev libavutil-dev libswresample-dev libswscale-dev libcamera-dev libgpiod-dev \
+        libasound2-dev build-essential ffmpeg exif libimage-exiftool-perl e2fsprogs systemd
+fi
+mount --bind /proc "$ROOT/proc"; mount --bind /dev "$ROOT/dev"
+trap 'umount "$ROOT/dev" "$ROOT/proc"' EXIT
+rm -rf "$ROOT/src" && mkdir "$ROOT/src"
+(cd "$here" && git archive HEAD) | tar -C "$ROOT/src" -xf -
+nice chroot "$ROOT" $E bash -c 'cd /src && swift --version && swift build --build-tests 2>&1 | tee /tmp/b.log | tail -3 && ! grep -E "(error|warning):" /tmp/b.log'
+if [ "${1:-}" = "--test" ]; then
+    nice chroot "$ROOT" $E bash -c 'cd /src && swift test --skip-build --disable-swift-testing'
+fi
+echo "check-swift60: Swift 6.0 build clean"
