@@ -118,6 +118,21 @@ final class EndToEndTests: XCTestCase {
         XCTAssertTrue(next.hasSuffix("SHTR0003.JPG"), "numbering continues after the clip: \(next)")
     }
 
+    func testAnEmptyClipLeftByACrashIsRemovedAndItsNumberNotReused() throws {
+        let d = try DaemonHarness()
+        let dir = d.storage + "/DCIM/100SHUTR"
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        // A crash right after the storage reserved SHTR0005.MP4: the counter (written
+        // ahead) already says 6, the file is empty.
+        XCTAssertTrue(FileManager.default.createFile(atPath: dir + "/SHTR0005.MP4", contents: Data()))
+        try "next 100SHUTR/SHTR0006\n".write(toFile: d.storage + "/.shutter-counter", atomically: true, encoding: .utf8)
+        try d.start()
+        XCTAssertFalse(FileManager.default.fileExists(atPath: dir + "/SHTR0005.MP4"))
+        let (code, reply) = try d.ctl("tap")
+        XCTAssertEqual(code, 0, d.log())
+        XCTAssertTrue(((reply?["files"] as? [String])?.first ?? "").hasSuffix("SHTR0006.JPG"), "\(String(describing: reply))")
+    }
+
     func testSIGTERMDuringARecordingFinishesTheClipAndExitsZero() throws {
         let d = try DaemonHarness()
         try d.start()

@@ -440,6 +440,13 @@ public actor CameraService {
             let clips = e.compactMap { $0 as? String }.filter { $0.hasSuffix(".MP4") }.sorted()
             guard let last = clips.last else { return }
             let path = (dcim as NSString).appendingPathComponent(last)
+            // A name reserved just before a crash, never written: nothing to keep (its
+            // number stays used, the counter is ahead of it).
+            if let size = (try? FileManager.default.attributesOfItem(atPath: path))?[.size] as? Int, size == 0 {
+                unlink(path)
+                log.notice("removed \(path): an empty clip left by a crash")
+                return
+            }
             do {
                 let cut = try FragmentedMP4Recovery.truncateToLastWholeFragment(path: path)
                 if cut > 0 { log.notice("repaired \(path): cut \(cut) bytes of an unfinished fragment") }
