@@ -1,6 +1,5 @@
 # Shutter: `make run` starts the service on the simulated board, `make test` runs every test.
 SWIFT ?= swift
-DEPS_STAMP := .build/.deps-ok
 
 .PHONY: all deps build test run bench clean
 

@@ -66,7 +66,7 @@ final class DaemonHarness {
             if (try? condition()) == true { return }
             usleep(50_000)
         }
-        throw XCTSkipFailure("timed out waiting for \(what); log:\n\(log())")
+        throw HarnessError("timed out waiting for \(what); log:\n\(log())")
     }
 
     func log() -> String { (try? String(contentsOfFile: logPath, encoding: .utf8)) ?? "" }
@@ -89,7 +89,7 @@ final class DaemonHarness {
 
     func status() throws -> [String: Any] {
         let (_, obj) = try ctl("status")
-        guard let s = obj?["status"] as? [String: Any] else { throw XCTSkipFailure("no status") }
+        guard let s = obj?["status"] as? [String: Any] else { throw HarnessError("no status") }
         return s
     }
 
@@ -126,7 +126,7 @@ final class DaemonHarness {
     }
 }
 
-struct XCTSkipFailure: Error, CustomStringConvertible {
+struct HarnessError: Error, CustomStringConvertible {
     let description: String
     init(_ d: String) { description = d }
 }

@@ -28,7 +28,6 @@ public actor CameraService {
     var ring: FrameRing
     var cameraHealthy = false
     var framesSinceMeter = 0
-    var lastMetadata: FrameMetadata?
     var autofocusTask: Task<AutofocusResult, Never>?
     var pendingSnapshots: [CaptureID] = []
     var isReady = false
@@ -334,7 +333,6 @@ public actor CameraService {
             apply(machine.handle(.cameraRestored, at: now))
             becomeReadyIfPossible()
         }
-        lastMetadata = f.metadata
         framesSinceMeter += 1
         if framesSinceMeter >= 10 {
             framesSinceMeter = 0

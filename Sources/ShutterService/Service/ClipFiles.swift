@@ -13,7 +13,6 @@ final class ClipFiles: @unchecked Sendable {
     private let tempPath: String
     private var committed = false
     private var firstCreated = false
-    private var finalPaths: [String] = []
     private var renamedFirst: String?
 
     init(storage: Storage, serial: Int) {
@@ -39,7 +38,6 @@ final class ClipFiles: @unchecked Sendable {
             if !committed { return tempPath }
         }
         let name = try storage.reserve(.video)
-        finalPaths.append(name.path)
         return name.path
     }
 
@@ -47,7 +45,7 @@ final class ClipFiles: @unchecked Sendable {
     func commit() throws -> String {
         lock.lock()
         defer { lock.unlock() }
-        guard !committed else { return finalPaths.first ?? tempPath }
+        guard !committed else { return renamedFirst ?? "" }
         committed = true
         if !firstCreated { return "" }  // first file not opened yet: nextPath names it
         let name = try storage.reserve(.video)
@@ -58,7 +56,6 @@ final class ClipFiles: @unchecked Sendable {
             storage.abandonVideo(name)
             throw error
         }
-        finalPaths.insert(name.path, at: 0)
         renamedFirst = name.path
         return name.path
     }
@@ -76,6 +73,4 @@ final class ClipFiles: @unchecked Sendable {
         defer { lock.unlock() }
         if !committed { unlink(tempPath) }
     }
-
-    var isCommitted: Bool { lock.lock(); defer { lock.unlock() }; return committed }
 }

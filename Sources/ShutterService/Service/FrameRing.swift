@@ -22,6 +22,4 @@ struct FrameRing {
         guard let i = frames.lastIndex(where: { $0.timestamp <= time }) else { return frames }
         return Array(frames[i...])
     }
-
-    var newest: Frame? { frames.last }
 }
