@@ -290,7 +290,8 @@ public struct CaptureStateMachine: Sendable {
 
     private mutating func holdEnded(_ s: MonotonicTime, _ e: MonotonicTime, _ now: MonotonicTime) {
         if case .recording(let id, let from, _) = phase {
-            if from == s { stopRecording(id, at: e, now) }
+            // Another press held during a command recording captures nothing.
+            if from == s { stopRecording(id, at: e, now) } else { finish(s) }
             return
         }
         guard track(s, now) else { return }
