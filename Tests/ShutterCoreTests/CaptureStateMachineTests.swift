@@ -247,6 +247,19 @@ final class CaptureStateMachineTests: XCTestCase {
         XCTAssertEqual(r.send(.tick, 63_200), [.stopRecording(id: id(3), at: t(63_200)), .led(.saving)])
     }
 
+    func testAPressStaysPendingUntilTheMachineHasDealtWithIt() {
+        var r = Rig(.init(), flash: .off)
+        _ = r.send(.command(.recordStart(stopAfter: nil), rq(1)), 100)
+        XCTAssertFalse(r.m.isPending(.request(rq(1))), "started: answered by its capture")
+        _ = r.press(500)
+        XCTAssertTrue(r.m.isPending(press(500)), "a press during a command recording is not dealt with yet")
+        XCTAssertEqual(r.tap(500, 600), [.takeVideoSnapshot(id: id(2), origin: press(500), at: t(500))])
+        XCTAssertFalse(r.m.isPending(press(500)))
+        _ = r.press(700)
+        _ = r.hold(700, 2000)
+        XCTAssertFalse(r.m.isPending(press(700)), "a hold during a command recording captures nothing and is done")
+    }
+
     func testARemoteHoldEndsByItselfAndQueuesBehindABusyCamera() {
         var r = Rig()
         XCTAssertEqual(r.send(.command(.recordStart(stopAfter: .seconds(3)), rq(1)), 100),

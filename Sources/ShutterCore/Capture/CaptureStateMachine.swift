@@ -145,13 +145,15 @@ public struct CaptureStateMachine: Sendable {
     /// True while a press would be queued rather than served at once.
     public var hasQueuedPress: Bool { queued != nil }
 
-    /// True while the request or press has not been answered yet: it is the
-    /// press being decided or the queued one. Once false, its answer was among
+    /// True while the request or press has not been answered yet: a press not
+    /// dealt with yet, or the queued request. Once false, its answer was among
     /// the actions (a capture, `answers`, `refused`), or it made no capture at
     /// all (a double tap, the shutdown gesture's own press, a timeout).
     public func isPending(_ origin: CaptureOrigin) -> Bool {
         if queued?.origin == origin { return true }
-        if case .button(let p) = origin, phase == .pressed(at: p) { return true }
+        // A button press is pending until the machine has dealt with it (even one
+        // it has not seen yet, or one held during a command recording).
+        if case .button(let p) = origin { return !isFinished(p) }
         return false
     }
 

@@ -64,7 +64,7 @@ extension CameraService {
             counters.refusedPresses += 1
             let message = refusalMessage(why)
             log.info("\(origin) refused: \(message)")
-            requests.answer(origin, .refused(message, busy: why == .busy))
+            requests.answer(origin, .refused(message, busy: why == .busy || why == .alreadyRecording))
         case .failed(let e):
             counters.errors += 1
             lastError = e.message
@@ -84,14 +84,19 @@ extension CameraService {
     private func refusalMessage(_ r: CaptureRefusal) -> String {
         switch r {
         case .busy:
-            let doing = inProgress.sorted { $0.key.value < $1.key.value }.map(\.value)
-            return "busy: \(doing.isEmpty ? "a capture is in progress" : doing.joined(separator: ", ")), and one request is already waiting"
+            return "busy: \(inProgressText), and one request is already waiting"
+        case .alreadyRecording:
+            return "busy: already \(inProgressText)"
         case .notReady: return "not ready: the camera is starting"
         case .fault(let code): return "refused: \(lastError ?? "error code \(code.rawValue)")"
         case .shuttingDown: return "refused: shutting down"
         case .notRecording: return "not recording"
-        case .alreadyRecording: return "already recording"
         }
+    }
+
+    private var inProgressText: String {
+        let doing = inProgress.sorted { $0.key.value < $1.key.value }.map(\.value)
+        return doing.isEmpty ? "a capture is in progress" : doing.joined(separator: ", ")
     }
 
     static func name(_ s: StatusIndication) -> String { String("\(s)".prefix { $0 != "(" }) }

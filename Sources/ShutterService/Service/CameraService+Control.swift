@@ -11,8 +11,7 @@ extension CameraService {
         case "status":
             return ControlReply(ok: true, status: await status())
         case "press":
-            setButton(pressed: true)
-            return ControlReply(ok: true)
+            return press()
         case "release":
             return await release()
         case "tap", "photo":
@@ -60,16 +59,32 @@ extension CameraService {
         return id
     }
 
-    /// `release`: lets the button go and answers with what the press became.
+    /// `press` / `release`: a button press of the client's own, fed to the same
+    /// recognizer as the physical button's edges, dated exactly, so the release
+    /// can be answered with what this press became (or that it made nothing).
+    private func press() -> ControlReply {
+        guard clientPress == nil else { return .failure("the button is already pressed by a client; release it first") }
+        let t = clock.now()
+        clientPress = t
+        edge(ButtonEdge(pressed: true, time: t))
+        return ControlReply(ok: true)
+    }
+
     private func release() async -> ControlReply {
-        guard let press = heldPress else {
-            setButton(pressed: false)
-            return ControlReply(ok: true, error: nil, files: [])
+        guard let p = clientPress else { return .failure("the button is not pressed by a client (send press first)") }
+        clientPress = nil
+        let now = clock.now()
+        feed(recognizer.advance(to: now))  // the press counts once steady for button.stabilityMs
+        guard heldPress == p else {
+            edge(ButtonEdge(pressed: false, time: now))
+            var r = ControlReply(ok: true, files: [])
+            r.note = "released within button.stabilityMs (\(config.button.stabilityMs) ms): not a press"
+            return r
         }
-        let origin = CaptureOrigin.button(press: press)
+        let origin = CaptureOrigin.button(press: p)
         let answer = await withCheckedContinuation { (c: CheckedContinuation<RequestBook.Answer, Never>) in
-            requests.wait(origin, deadline: clock.now() + .seconds(45), c)
-            setButton(pressed: false)
+            requests.wait(origin, deadline: now + .seconds(45), c)
+            edge(ButtonEdge(pressed: false, time: now))
         }
         return Self.reply(answer)
     }
@@ -91,15 +106,6 @@ extension CameraService {
             var r = ControlReply(ok: true, files: files)
             r.note = message
             return r
-        }
-    }
-
-    /// Drives the simulated button, or the real board's button path directly.
-    func setButton(pressed: Bool) {
-        if let sim = roles.sim {
-            sim.button.set(pressed: pressed)
-        } else {
-            edge(ButtonEdge(pressed: pressed, time: clock.now()))
         }
     }
 
@@ -154,5 +160,12 @@ extension CameraService {
         case .shuttingDown: return "shutting-down"
         case .poweredOff: return "powered-off"
         }
+    }
+}
+
+extension CameraService {
+    /// The terminal's space bar: the simulated button's line itself.
+    func terminalButton(pressed: Bool) {
+        if let sim = roles.sim { sim.button.set(pressed: pressed) } else { edge(ButtonEdge(pressed: pressed, time: clock.now())) }
     }
 }

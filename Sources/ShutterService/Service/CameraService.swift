@@ -58,6 +58,8 @@ public actor CameraService {
     var micRunning = false
     /// The button press being held (known to the machine), for a socket `release`.
     var heldPress: MonotonicTime?
+    /// The press a control-socket client made (`press`), until its `release`.
+    var clientPress: MonotonicTime?
 
     // What `status` and refusals say.
     var counters = ServiceStatus.Counters()
@@ -266,7 +268,7 @@ public actor CameraService {
         finishClipIfStopped(now: now, frameAfterStop: false)
     }
 
-    private func feed(_ gestures: [GestureEvent]) {
+    func feed(_ gestures: [GestureEvent]) {
         let now = clock.now()
         for g in gestures {
             log.debug("gesture \(g)")

@@ -50,7 +50,7 @@ final class TerminalButton: Sendable {
             case UInt8(ascii: " "):
                 pressed.toggle()
                 let p = pressed
-                Task { await service.setButton(pressed: p) }
+                Task { await service.terminalButton(pressed: p) }
             case UInt8(ascii: "t"):
                 Task { _ = await service.handle(ControlRequest(cmd: "tap")) }
             case UInt8(ascii: "h"):
