@@ -71,7 +71,7 @@ final class ConcurrencyTests: XCTestCase {
 }
 
 /// Runs shutterctl from many threads and keeps every reply. The lock guards `outcomes`.
-private final class OutcomeBook: @unchecked Sendable {
+final class OutcomeBook: @unchecked Sendable {
     struct Outcome: Sendable {
         var request: String
         var ok: Bool
@@ -90,6 +90,24 @@ private final class OutcomeBook: @unchecked Sendable {
     var all: [Outcome] { lock.lock(); defer { lock.unlock() }; return outcomes }
 
     func press() { _ = ctl(["press"]) }
+
+    struct Reply: Sendable, CustomStringConvertible {
+        var args: [String]
+        var ok: Bool
+        var files: [String]
+        var error: String?
+        var description: String { "\(args.joined(separator: " ")): \(ok ? "\(files)" : error ?? "?")" }
+    }
+
+    private var replies: [Reply] = []
+
+    /// Runs one request and keeps its reply (for `all`).
+    func run(_ args: [String]) {
+        let r = ctl(args)
+        lock.lock(); replies.append(Reply(args: args, ok: r.code == 0 && r.ok, files: r.files, error: r.error)); lock.unlock()
+    }
+
+    var allReplies: [Reply] { lock.lock(); defer { lock.unlock() }; return replies }
 
     func run(_ request: String, bound: Double, _ args: [String]) {
         let t0 = Date()
