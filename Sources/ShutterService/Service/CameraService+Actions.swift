@@ -1,6 +1,7 @@
 import Foundation
 import ShutterCore
 import ShutterMedia
+import ShutterStorage
 
 /// Carrying out what the capture state machine decides.
 extension CameraService {
@@ -123,7 +124,7 @@ extension CameraService {
                     let name = try storage.savePhoto(bytes: still.jpeg)
                     return .success(name.path)
                 } catch let e as StorageError {
-                    return .failure(CaptureError(e.code == .full ? .storageFull : .storageError, e.message))
+                    return .failure(CaptureError(e))
                 } catch {
                     return .failure(CaptureError(.encoder, "could not save the photo: \(error)"))
                 }
@@ -198,7 +199,7 @@ extension CameraService {
             log.notice("recording \(path.isEmpty ? "(naming at the first frame)" : path) from the press")
             apply(machine.handle(.recordingStarted(id: id), at: now))
         } catch {
-            let e = (error as? StorageError).map { CaptureError($0.code == .full ? .storageFull : .storageError, $0.message) }
+            let e = (error as? StorageError).map { CaptureError($0) }
                 ?? CaptureError(.storageError, "\(error)")
             log.warning("recording refused: \(e.message)")
             clip?.stopAt = now
@@ -230,7 +231,7 @@ extension CameraService {
             counters.errors += 1
             lastError = e.message
             if !paths.isEmpty { counters.clips += 1; lastFiles = paths }
-            let code: CaptureError.Code = (e.errno == ENOSPC) ? .storageFull : .encoder
+            let code: CaptureError.Code = e.isNoSpace ? .storageFull : .encoder
             apply(machine.handle(.recordingFailed(id: id, CaptureError(code, "\(e.message) (kept: \(paths.joined(separator: ", ")))")), at: now))
             resolveWaiters(id: id, paths.isEmpty ? .failure(ServiceFailure(message: e.message)) : .success(paths))
         } else {
@@ -265,13 +266,3 @@ extension CameraService {
         }
     }
 }
-
-/// An encoder's buffers (x264 at 1080p is ~100 MB) go back to malloc when a clip
-/// ends; hand the free pages back to the kernel so an idle camera stays small.
-func releaseFreedMemory() {
-    _ = glibcMallocTrim(0)
-}
-
-/// glibc's malloc_trim(3); <malloc.h> is not in Swift's Glibc module.
-@_silgen_name("malloc_trim")
-private func glibcMallocTrim(_ pad: Int) -> Int32

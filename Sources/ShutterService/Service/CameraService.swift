@@ -2,6 +2,7 @@ import Foundation
 import ShutterCore
 import ShutterMedia
 import ShutterSim
+import ShutterStorage
 
 /// The running camera: button edges, gestures, the capture state machine, the
 /// camera, stills, clips, LEDs, storage and the watchdog, wired together. State
@@ -480,7 +481,7 @@ public actor CameraService {
             if lastError != e.message { log.warning("storage: \(e.message)") }
             lastError = e.message
             if case .storageUnavailable = machine.state {} else {
-                apply(machine.handle(.fault(e.code == .full ? .storageFull : .storageError), at: now))
+                apply(machine.handle(.fault(CaptureFault(e)), at: now))
             }
             becomeReadyIfPossible()
             publishStatus("storage problem: \(e.message)")
