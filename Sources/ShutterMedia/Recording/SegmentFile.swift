@@ -1,6 +1,7 @@
 import CShutterAV
 import Foundation
 import ShutterCore
+import ShutterStorage
 
 /// One MP4 file of a recording: its fd, its FFmpeg writer, its syncs. The timeline of
 /// the file starts at `origin` (the press for the first segment, the first frame of

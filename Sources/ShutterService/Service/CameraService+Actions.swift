@@ -1,6 +1,7 @@
 import Foundation
 import ShutterCore
 import ShutterMedia
+import ShutterStorage
 
 /// Carrying out what the capture state machine decides: each action goes to
 /// the part that owns it, and each outcome comes back as a machine input and
@@ -208,7 +209,7 @@ extension CameraService {
             counters.errors += 1
             lastError = e.message
             if !paths.isEmpty { counters.clips += 1; lastFiles = paths }
-            let code: CaptureError.Code = (e.errno == ENOSPC) ? .storageFull : .encoder
+            let code: CaptureError.Code = NoSpace.means(e.errno ?? 0) ? .storageFull : .encoder
             let error = CaptureError(code, "\(e.message) (kept: \(paths.joined(separator: ", ")))")
             apply(machine.handle(.recordingFailed(id: id, error), at: now))
             requests.resolve(id, paths.isEmpty ? .failure(error) : .success(paths), at: now, clipStart: start)

@@ -1,5 +1,6 @@
 import Foundation
 import ShutterCore
+import ShutterStorage
 import ShutterSim
 
 /// Requests from the control socket, the terminal and signals. Each request

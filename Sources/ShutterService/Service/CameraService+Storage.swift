@@ -1,5 +1,6 @@
 import Foundation
 import ShutterCore
+import ShutterStorage
 import ShutterMedia
 
 /// The card: made ready at start, probed every few seconds, and what READY=1
@@ -74,7 +75,7 @@ extension CameraService {
             if lastError != e.message { log.warning("storage: \(e.message)") }
             lastError = e.message
             if case .storageUnavailable = machine.state {} else {
-                apply(machine.handle(.fault(e.code == .full ? .storageFull : .storageError), at: now))
+                apply(machine.handle(.fault(CaptureFault(e)), at: now))
             }
             becomeReadyIfPossible()
             publishStatus("storage problem: \(e.message)")

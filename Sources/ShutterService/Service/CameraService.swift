@@ -2,6 +2,7 @@ import Foundation
 import ShutterCore
 import ShutterMedia
 import ShutterSim
+import ShutterStorage
 
 /// The running camera. This actor only turns events (button edges, frames,
 /// requests, signals, timers) into inputs of the gesture recognizer and the

@@ -1,4 +1,5 @@
 import ShutterCore
+import ShutterStorage
 
 /// Owns the camera's life: open, start, hand every frame on, and restart when
 /// asked (the watchdog policy decides when; this type only carries it out).

@@ -1,5 +1,6 @@
 import Foundation
 import ShutterCore
+import ShutterStorage
 
 /// Names the files of one clip. A clip starts speculatively at the press (the
 /// press may still turn out to be a tap), so its first file is written under a

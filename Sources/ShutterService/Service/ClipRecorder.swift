@@ -1,6 +1,7 @@
 import Dispatch
 import Foundation
 import ShutterCore
+import ShutterStorage
 import ShutterMedia
 import Synchronization
 
@@ -131,7 +132,7 @@ final class ClipRecorder: Sendable {
                 progressState.withLock { $0.lastAccepted = clock.now() }
                 result.set(.success((path, s.start)))
             } catch let e as StorageError {
-                result.set(.failure(CaptureError(e.code == .full ? .storageFull : .storageError, e.message)))
+                result.set(.failure(CaptureError(e)))
             } catch {
                 result.set(.failure(CaptureError(.storageError, "\(error)")))
             }

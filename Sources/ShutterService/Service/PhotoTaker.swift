@@ -1,5 +1,6 @@
 import Dispatch
 import ShutterCore
+import ShutterStorage
 import ShutterMedia
 
 /// The tap path, in order: wait for the autofocus cycle the press started
@@ -71,7 +72,7 @@ final class PhotoTaker: Sendable {
                 let still = try encoder.encode(frame, metadata: metadata)
                 return .success(try storage.savePhoto(bytes: still.jpeg).path)
             } catch let e as StorageError {
-                return .failure(CaptureError(e.code == .full ? .storageFull : .storageError, e.message))
+                return .failure(CaptureError(e))
             } catch {
                 return .failure(CaptureError(.encoder, "could not save the photo: \(error)"))
             }

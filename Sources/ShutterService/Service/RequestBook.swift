@@ -1,4 +1,5 @@
 import ShutterCore
+import ShutterStorage
 
 /// Who is waiting for what. Each request (a socket command, a released button
 /// press a client made) waits on its own origin; the state machine's actions
