@@ -70,7 +70,7 @@ let package = Package(
         .testTarget(name: "ShutterSimTests", dependencies: ["ShutterSim", "ShutterCore"], swiftSettings: strict),
         .testTarget(name: "ShutterMediaTests", dependencies: ["ShutterMedia", "ShutterStorage", "ShutterCore"],
                     swiftSettings: strict),
-        .testTarget(name: "ShutterServiceTests", dependencies: ["ShutterService", "ShutterStorage", "ShutterCore"],
+        .testTarget(name: "ShutterServiceTests", dependencies: ["ShutterService", "ShutterStorage", "ShutterMedia", "ShutterSim", "ShutterCore"],
                     swiftSettings: strict),
         .testTarget(name: "ShutterHardwareTests", dependencies: ["ShutterHardware", "ShutterCore"],
                     swiftSettings: strict),

@@ -183,6 +183,7 @@ final class ClipRecorder: Sendable {
                 done(Outcome(paths: [], summary: summary))
                 return
             }
+            s.files.finish()
             let paths = s.files.finalNames(summary.paths).filter { FileManager.default.fileExists(atPath: $0) }
             done(Outcome(paths: paths, summary: summary))
         }
