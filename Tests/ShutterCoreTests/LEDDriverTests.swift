@@ -18,6 +18,7 @@ private final class RecordingLED: LEDOutput {
     }
 
     var log: [(on: Bool, ms: Int64)] { writes.withLock { $0 } }
+    var isOn: Bool { failing ? false : (writes.withLock { $0.last?.on } ?? false) }
     var count: Int { writes.withLock { $0.count } }
 
     func set(_ on: Bool) throws {

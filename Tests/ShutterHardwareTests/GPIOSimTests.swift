@@ -65,6 +65,25 @@ final class GPIOSimTests: XCTestCase {
         XCTAssertEqual(try sim.value(Self.ledOffset), 1, "closing turns the LED off")
     }
 
+    /// `status` reads the LED through the role: the level last written, as the line shows it.
+    func testLEDReportsTheLevelLastWrittenThroughTheRole() throws {
+        let sim = try XCTUnwrap(sim)
+        let gpio = try GPIOLED(name: "flash", line: GPIOLineSpec(offset: Self.ledOffset, chipLabels: [Self.label]))
+        let led: any LEDOutput = gpio
+        XCTAssertFalse(led.isOn, "requested off")
+        try led.set(true)
+        XCTAssertTrue(led.isOn)
+        XCTAssertEqual(try sim.value(Self.ledOffset), 1)
+        try led.set(false)
+        XCTAssertFalse(led.isOn)
+        try led.set(true)
+        gpio.close()
+        XCTAssertFalse(led.isOn, "closing turns it off")
+        XCTAssertEqual(try sim.value(Self.ledOffset), 0)
+        gpio.set(true)
+        XCTAssertFalse(led.isOn, "a write after close does nothing")
+    }
+
     func testSecondRequestIsBusyAndNamesAreFound() throws {
         let location = try GPIOChips.locate(GPIOLineSpec(name: "SHUTTER_TEST_BTN"))
         XCTAssertEqual(location.offset, Self.buttonOffset)

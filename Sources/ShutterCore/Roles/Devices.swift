@@ -72,6 +72,9 @@ public protocol ButtonInput: Sendable {
 public protocol LEDOutput: Sendable {
     var name: String { get }
     func set(_ on: Bool) throws
+    /// The level last written successfully (false before the first write, and
+    /// after a failed write still the level before it): what `status` reports.
+    var isOn: Bool { get }
 }
 
 public protocol Microphone: Sendable {
