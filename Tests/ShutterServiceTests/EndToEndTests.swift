@@ -76,7 +76,7 @@ final class EndToEndTests: XCTestCase {
     }
 
     func testPressesWhileAStillIsSavingAreQueuedOrRefusedNeverLost() throws {
-        let d = try DaemonHarness(config: #"{"shutdown": {"taps": 0}}"#)
+        let d = try DaemonHarness(config: #"{"shutdown": {"taps": 0}}"#, extraArgs: ["--log-level", "debug"])
         try d.start()
         // A button tap and two remote taps at once: the first still is saving when
         // the others come; one waits, the next is refused, each is told which.
@@ -94,7 +94,8 @@ final class EndToEndTests: XCTestCase {
         XCTAssertGreaterThanOrEqual(photos.count, 2, "the first and the queued request both give photos: \(replies)")
         XCTAssertEqual(photos.count + refused.count, 3, "every request is a photo or a refusal: \(replies)")
         for r in refused { XCTAssertTrue(r.error?.hasPrefix("busy: ") ?? false, r.error ?? "") }
-        XCTAssertEqual(Set(d.files("JPG")), Set(photos), "the files on the card are exactly the ones the replies name")
+        XCTAssertEqual(Set(d.files("JPG") + d.files("MP4")), Set(photos), "the files on the card are exactly the ones the replies name: \(replies)")
+        if Set(d.files("JPG") + d.files("MP4")) != Set(photos) { try? d.log().write(toFile: "/tmp/e2e-fail.log", atomically: true, encoding: .utf8) }
     }
 
     func testSIGKILLMidHoldLeavesAPlayableClipAndARestartContinuesTheNumbering() throws {
