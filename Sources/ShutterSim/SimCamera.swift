@@ -33,6 +33,10 @@ public final class SimCamera: CameraDevice {
         public var modeSwitchMs: Int64 = 500
         /// Frames the stream holds for a slow consumer before dropping the oldest.
         public var streamDepth = 4
+        /// Video buffers, like libcamera's: a frame held downstream (a ring, an
+        /// encoder queue) keeps its buffer; with none free a frame is lost. At
+        /// least `streamDepth + 1`.
+        public var bufferCount = 8
         public var model = "Shutter Sim Camera"
 
         public init() {}
@@ -77,8 +81,10 @@ public final class SimCamera: CameraDevice {
         /// Set when video resumes after a still: the last frame before the switch.
         var gapFrom: MonotonicTime?
         var dropped = 0
+        var outOfBuffers = 0
         var delivered: UInt64 = 0
         var freeBuffers: [OwnedFrameBuffer] = []
+        var buffersAllocated = false
         var stillBuffers: [OwnedFrameBuffer] = []
         /// The control queue: one still (or start) at a time, the others wait in order.
         var controlBusy = false
@@ -155,7 +161,12 @@ public final class SimCamera: CameraDevice {
         set { state.withLock { $0.lux = max(0, newValue) } }
     }
 
+    /// Frames lost: not drawn because every buffer was still held downstream, or
+    /// pushed out of a full stream by newer ones.
     public var droppedFrames: Int { state.withLock { $0.dropped } }
+    /// Of `droppedFrames`, those not drawn because every buffer (`bufferCount`)
+    /// was still held by the consumer (a frame ring, an encoder queue).
+    public var framesLostForBuffers: Int { state.withLock { $0.outOfBuffers } }
     public var deliveredFrames: UInt64 { state.withLock { $0.delivered } }
     /// Stills that stopped the video stream to switch modes.
     public var modeSwitches: Int { state.withLock { $0.modeSwitches } }
@@ -216,9 +227,11 @@ public final class SimCamera: CameraDevice {
             let old = (s.stream, s.producer)
             s.stream = stream
             s.videoWanted = true
-            if s.freeBuffers.isEmpty {
+            if !s.buffersAllocated {  // once: buffers held downstream come back to the pool
+                s.buffersAllocated = true
                 let size = Frame.i420ByteCount(width: settings.width, height: settings.height)
-                s.freeBuffers = (0..<max(8, settings.streamDepth + 4)).map { _ in OwnedFrameBuffer(capacity: size) }
+                let count = max(settings.bufferCount, settings.streamDepth + 1)
+                s.freeBuffers = (0..<count).map { _ in OwnedFrameBuffer(capacity: size) }
             }
             // A fresh start counts frames from 0, as libcamera's sequence does.
             startVideo(&s, origin: clock.now(), firstSequence: 0)
@@ -440,6 +453,7 @@ public final class SimCamera: CameraDevice {
                 if s.fault == .stall { return .skip }
                 guard let b = s.freeBuffers.popLast() else {
                     s.dropped += 1
+                    s.outOfBuffers += 1
                     return .skip
                 }
                 return .frame(b, s.lux)

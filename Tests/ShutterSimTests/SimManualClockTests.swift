@@ -288,6 +288,27 @@ final class SimManualClockTests: XCTestCase {
         XCTAssertEqual(seen.stamps, [t0] + (4...6).map { slot($0, from: resumed) }, "video is back once the stall ends")
     }
 
+    func testFramesHeldDownstreamUseUpTheBuffersAndAreCounted() async throws {
+        let clock = ManualClock(start: t0)
+        var s = settings()
+        s.bufferCount = 6
+        let board = SimBoard(camera: s, clock: clock)
+        let cam = board.camera
+        let held = Mutex<[Frame]>([])
+        let stream = try await cam.start()
+        let reader = Task { for await f in stream { held.withLock { $0.append(f) } } }
+        await board.advance(by: .milliseconds(300), consumers: true)
+        XCTAssertEqual(cam.deliveredFrames, 6, "six buffers, all held")
+        XCTAssertEqual(cam.framesLostForBuffers, 4, "slots 6 to 9 found no buffer")
+        XCTAssertEqual(cam.droppedFrames, 4)
+        held.withLock { $0.removeAll() }  // the consumer lets go: the buffers go back
+        await board.advance(by: .milliseconds(100), consumers: true)
+        XCTAssertEqual(held.withLock { $0.map(\.timestamp) }, (10...12).map { slot($0, from: t0) })
+        await cam.stop()
+        await reader.value
+        held.withLock { $0.removeAll() }
+    }
+
     func testOneSecondOfClockIsOneSecondOfAudio() async throws {
         let clock = ManualClock(start: t0)
         let board = SimBoard(camera: settings(), clock: clock)
