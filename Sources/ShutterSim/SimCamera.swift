@@ -12,8 +12,9 @@ import Synchronization
 /// `modeSwitchMs`: stop, configure, start, warm-up frames), the still is exposed,
 /// and the camera is reconfigured and started for video (the second half) before
 /// `captureStill()` returns. The video stream stays open across the switch and
-/// resumes with a gap of `modeSwitchMs` in its timestamps, and a matching jump in
-/// its sequence numbers. Stills, and a `start()` arriving during one, are served
+/// resumes `modeSwitchMs` after the still began: its timestamps jump by that
+/// plus the time since the last frame (under one frame period), and its
+/// sequence numbers by the sensor slots in between. Stills, and a `start()` arriving during one, are served
 /// one at a time in arrival order, like the real camera's control queue; a
 /// still runs to its end even if its caller is cancelled. `stop()` ends the
 /// stream at once; a still in flight still completes, and video stays off.
@@ -179,7 +180,9 @@ public final class SimCamera: CameraDevice {
     /// Stills delivered.
     public var stillsCaptured: Int { state.withLock { $0.stills } }
     /// The last video gap a still caused: from the last frame before the switch
-    /// to the first frame after it. Nil until video has resumed after a still.
+    /// to the first frame after it (`modeSwitchMs`, plus the time from that frame
+    /// to the still's start, plus `modeSwitchMs` per still queued back to back).
+    /// Nil until video has resumed after a still.
     public var lastVideoGap: Duration? { state.withLock { $0.lastVideoGap } }
 
     /// What an auto-exposure loop would settle on for `lux`: longer exposure and
