@@ -247,6 +247,18 @@ final class CaptureStateMachineTests: XCTestCase {
         XCTAssertEqual(r.send(.tick, 63_200), [.stopRecording(id: id(3), at: t(63_200)), .led(.saving)])
     }
 
+    func testARequestAndAButtonPressAtTheSameInstantAreTwoRequests() {
+        var r = Rig()
+        _ = r.send(.command(.photo, rq(1)), 100)
+        XCTAssertEqual(r.send(.command(.photo, rq(2)), 130), [], "queued")
+        XCTAssertEqual(r.press(130), [.refused(.busy, origin: press(130)), .led(.busyRefused)],
+                       "the button's press is not the request queued at the same instant")
+        XCTAssertEqual(r.tap(130, 230), [])
+        XCTAssertEqual(r.send(.photoSaved(id: id(1), path: "/1"), 400),
+                       [.startAutofocus, .discardKeptFrames,
+                        .takePhoto(id: id(2), origin: .request(rq(2)), pressedAt: t(130), flash: false), .led(.photoTaken)])
+    }
+
     func testAPressStaysPendingUntilTheMachineHasDealtWithIt() {
         var r = Rig(.init(), flash: .off)
         _ = r.send(.command(.recordStart(stopAfter: nil), rq(1)), 100)

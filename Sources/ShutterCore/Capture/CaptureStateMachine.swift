@@ -77,6 +77,10 @@ public struct CaptureStateMachine: Sendable {
         var at: MonotonicTime
         var gesture: QueuedGesture
         var origin: CaptureOrigin
+
+        /// Whether this is the button's press at `p` (a request queued at the same
+        /// instant is not: requests and presses never stand for each other).
+        func isPress(_ p: MonotonicTime) -> Bool { origin == .button(press: p) }
     }
 
     private struct Countdown: Equatable {
@@ -240,7 +244,7 @@ public struct CaptureStateMachine: Sendable {
     }
 
     private mutating func press(_ p: MonotonicTime, _ now: MonotonicTime) {
-        if isFinished(p) || phase == .pressed(at: p) || queued?.at == p { return }
+        if isFinished(p) || phase == .pressed(at: p) || queued?.isPress(p) == true { return }
         if phase == .booting { return refuse(.notReady, press: p) }
         if shutdownRequested { return refuse(.shuttingDown, press: p) }
         let origin = CaptureOrigin.button(press: p)
@@ -274,7 +278,7 @@ public struct CaptureStateMachine: Sendable {
             phase = .idle
             releaseFrames()
             startPhoto(pressedAt: s, origin: .button(press: s), now)
-        } else if queued?.at == s {
+        } else if queued?.isPress(s) == true {
             queued?.gesture = .tap
         }
     }
@@ -285,7 +289,7 @@ public struct CaptureStateMachine: Sendable {
         if phase == .pressed(at: p) {
             finish(p)
             startRecording(from: p, origin: .button(press: p), now)
-        } else if queued?.at == p {
+        } else if queued?.isPress(p) == true {
             queued?.gesture = .holding
         }
     }
@@ -302,7 +306,7 @@ public struct CaptureStateMachine: Sendable {
             finish(s)
             startRecording(from: s, origin: .button(press: s), now)
             if case .recording(let id, _, _) = phase { stopRecording(id, at: e, now) }
-        } else if queued?.at == s {
+        } else if queued?.isPress(s) == true {
             queued?.gesture = .held(end: e)
         }
     }
@@ -316,9 +320,9 @@ public struct CaptureStateMachine: Sendable {
             finish(p)
             dropped = true
         }
-        if let q = queued, q.at >= s, q.at <= e {
+        if let q = queued, case .button(let qp) = q.origin, qp >= s, qp <= e {
             queued = nil
-            finish(q.at)
+            finish(qp)
             dropped = true
         }
         if dropped { releaseFrames() }
@@ -364,9 +368,11 @@ public struct CaptureStateMachine: Sendable {
 
     /// Drops a queued press that is still held (it belongs to the shutdown gesture).
     private mutating func dropPendingQueuedPress() -> Bool {
-        guard let q = queued, q.gesture == .pending || q.gesture == .holding else { return false }
+        guard let q = queued, case .button(let p) = q.origin, q.gesture == .pending || q.gesture == .holding else {
+            return false
+        }
         queued = nil
-        finish(q.at)
+        finish(p)
         return true
     }
 
@@ -375,9 +381,9 @@ public struct CaptureStateMachine: Sendable {
     /// when the press was refused or already dealt with.
     private mutating func track(_ p: MonotonicTime, _ now: MonotonicTime) -> Bool {
         if isFinished(p) { return false }
-        if phase == .pressed(at: p) || queued?.at == p { return true }
+        if phase == .pressed(at: p) || queued?.isPress(p) == true { return true }
         press(p, now)
-        return phase == .pressed(at: p) || queued?.at == p
+        return phase == .pressed(at: p) || queued?.isPress(p) == true
     }
 
     // MARK: - Commands
@@ -571,11 +577,11 @@ public struct CaptureStateMachine: Sendable {
         if phase == .idle, let q = queued {
             queued = nil
             if let f = worstLatchedFault {
-                finish(q.at)
+                finish(q.origin)
                 refuse(.fault(f.ledCode), origin: q.origin)
                 actions.append(.discardKeptFrames)
             } else {
-                if q.gesture != .pending { finish(q.at) }
+                if q.gesture != .pending { finish(q.origin) }
                 switch q.gesture {
                 case .pending:
                     phase = .pressed(at: q.at)
@@ -625,6 +631,10 @@ public struct CaptureStateMachine: Sendable {
     // MARK: - Press bookkeeping
 
     private func isFinished(_ p: MonotonicTime) -> Bool { finishedPresses.contains(p) }
+
+    private mutating func finish(_ origin: CaptureOrigin) {
+        if case .button(let p) = origin { finish(p) }
+    }
 
     private mutating func finish(_ p: MonotonicTime) {
         guard !finishedPresses.contains(p) else { return }

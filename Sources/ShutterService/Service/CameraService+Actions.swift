@@ -32,10 +32,13 @@ extension CameraService {
         case let .takePhoto(id, origin, _, flash):
             requests.bind(origin, to: id)
             inProgress[id] = "taking a photo"
-            let af = autofocus, cam = camera, photos = self.photos
+            let af = autofocus, cam = camera, photos = self.photos, discarded = lastDiscard
             autofocus = nil
             spawn {
                 let result = await photos.take(camera: cam, autofocus: af, flash: flash)
+                // The press's speculative clip is gone from the card before the photo is
+                // reported: a tap leaves nothing else behind (and the card can be unmounted).
+                await discarded?.value
                 await self.photoDone(id: id, result: result)
             }
         case let .takeVideoSnapshot(id, origin, _):
@@ -228,6 +231,7 @@ extension CameraService {
         guard let c = clip, c.id == nil else { return }
         clip = nil
         let discarded = clips.discard()
+        lastDiscard = discarded
         spawn { await discarded.value }
     }
 }

@@ -55,6 +55,8 @@ public actor CameraService {
         var stopAt: MonotonicTime?
     }
     var clip: ClipState?
+    /// The last speculative clip thrown away (a tap's): its photo is reported once it is gone.
+    var lastDiscard: Eventually<Void>?
     /// Clips get an audio track only while the microphone delivers.
     var micRunning = false
     /// The button press being held (known to the machine), for a socket `release`.
