@@ -53,6 +53,16 @@ enum RecordingProbe {
         return String(decoding: out.stdout, as: UTF8.self).split(separator: "\n").compactMap { Double($0) }
     }
 
+    /// Where the video ends on the file's timeline (s): the latest packet pts + duration.
+    static func videoEnd(_ path: String) throws -> Double {
+        let out = try run("ffprobe", ["-v", "error", "-select_streams", "v:0", "-show_entries",
+                                      "packet=pts_time,duration_time", "-of", "csv=p=0", path])
+        return String(decoding: out.stdout, as: UTF8.self).split(separator: "\n").reduce(0) { e, line in
+            let f = line.split(separator: ",").compactMap { Double($0) }
+            return f.count == 2 ? max(e, f[0] + f[1]) : e
+        }
+    }
+
     /// What `ffmpeg -v error -i f -f null -` says: empty when the file decodes cleanly.
     static func decodeErrors(_ path: String) throws -> String {
         let out = try run("ffmpeg", ["-nostdin", "-v", "error", "-i", path, "-f", "null", "-"])
@@ -108,12 +118,13 @@ struct SyntheticRecording {
     /// Chunks the "microphone" loses (overrun): the next chunk reports them as dropped.
     var lostAudioChunks: Set<Int> = []
 
-    func record(_ settings: RecordingSettings, to dir: String, name: String = "clip") throws -> RecordingSummary {
+    func record(_ settings: RecordingSettings, to dir: String, name: String = "clip",
+                onDurable: (@Sendable (DurableMark) -> Void)? = nil) throws -> RecordingSummary {
         let start = MonotonicTime(nanoseconds: 1_000_000_000_000)
         let counter = LockedCounter()
         let recorder = try Recorder(settings: settings, start: start, nextPath: {
             "\(dir)/\(name)\(counter.next()).mp4"
-        })
+        }, onDurable: onDurable)
         let video = SyntheticVideo(width: width, height: height)
         let audio = SyntheticAudio(channels: max(1, settings.audioChannels))
         let audioStart = start + audioOffset
