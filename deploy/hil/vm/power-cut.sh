@@ -46,7 +46,7 @@ if [ "$HIL_STAGE" = 1 ]; then
     deadline=$((p + 180000))
     until clip=$(clip_durable "$from" 2); do
         [ "$(now_ms)" -ge "$deadline" ] && { echo "the clip had not 2 fragments durable 180 s after the press"; break; }
-        usleep 200000
+        usleep 500000
     done
     console "HIL-CUT press_ms=$p now_ms=$(now_ms) clip=$clip ."
     while :; do console "HIL-T $(now_ms)"; usleep 200000; done
