@@ -16,7 +16,9 @@ for i in 1 2 3; do
     wait_media_count JPG $((before + 1)) 60
     sleep 4    # a second, wrong photo would have landed by now
     after=$(media JPG | wc -l)
-    worst=$(awk 'NR > 1 && $1 - p < 100 && $1 - p > w {w = $1 - p} {p = $1} END {printf "%.1f", w}' "$HIL_OUT/edges-$i.txt")
+    # The widest gap but the 250 ms hold (the 5th, ending at edge 6): a gap the emulator
+    # stretched past 100 ms counts too (it makes two presses, not a bounce).
+    worst=$(awk 'NR > 1 && NR != 6 && $1 - p > w {w = $1 - p} {p = $1} END {printf "%.1f", w}' "$HIL_OUT/edges-$i.txt")
     echo "$i $before $after $worst" >> "$HIL_OUT/attempts.txt"
     awk -v w="$worst" 'BEGIN{exit !(w < 18)}' && break
 done
