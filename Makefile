@@ -14,6 +14,7 @@ build: deps
 test: deps
 	@$(MAKE) --no-print-directory compat
 	$(SWIFT) build --build-tests
+	@$(MAKE) --no-print-directory check-scripts
 	$(SWIFT) test --skip-build --disable-swift-testing
 	@$(MAKE) --no-print-directory hil
 
@@ -37,6 +38,15 @@ bench: deps
 
 clean:
 	rm -rf .build
+
+# W^X: no built executable may have a writable and executable segment (issue 14); the
+# check itself must fail on bad binaries; the archive URI comes from apt's sources.
+# A few seconds. Run after a build (`make test` does).
+.PHONY: check-scripts
+check-scripts:
+	@sh deploy/check-segments.sh .build/debug
+	@sh deploy/test-check-segments.sh
+	@sh deploy/test-apt-archive-uri.sh
 
 # The C/C++ shims against Debian trixie's headers (libgpiod 2.x, libcamera 0.4,
 # FFmpeg 7), fetched with apt-get download into .build/compat (cached).

@@ -5,6 +5,17 @@ import PackageDescription
 
 let strict: [SwiftSetting] = [.swiftLanguageMode(.v6)]
 
+// W^X on Linux arm64 (issue 14): swiftc puts the conformance descriptors of Hashable,
+// CodingKey, CaseIterable... into a writable ".rodata", and GNU ld's aarch64 default
+// (-z noseparate-code) maps .text and .rodata in one segment, so every executable was one
+// RWE segment. -z separate-code gives code its own segment; GNU ld is named because gold
+// (the swift.org toolchains' default) has no such option. deploy/check-segments.sh checks.
+#if os(Linux) && arch(arm64)
+let noWritableCode: [LinkerSetting] = [.unsafeFlags(["-use-ld=bfd", "-Xlinker", "-z", "-Xlinker", "separate-code"])]
+#else
+let noWritableCode: [LinkerSetting] = []
+#endif
+
 let package = Package(
     name: "Shutter",
     platforms: [.macOS(.v15)],
@@ -32,8 +43,9 @@ let package = Package(
                                  .linkedLibrary("swscale"), .linkedLibrary("avutil")]),
 
         // Pure Swift heart: values, roles, state machines, policies. Imports no C module
-        // and makes no file system calls.
-        .target(name: "ShutterCore", swiftSettings: strict),
+        // and makes no file system calls. Every executable and test links ShutterCore,
+        // so its linker settings reach them all.
+        .target(name: "ShutterCore", swiftSettings: strict, linkerSettings: noWritableCode),
         // Files on the card: DCF names and the counter, atomic writes, free space, the
         // no-space classification, storage errors (and their capture mapping); plus the
         // system's wall clock and malloc_trim, through CShutterSys.

@@ -5,10 +5,11 @@
 # Usage: sudo sh deploy/check-swift60.sh [--test]
 set -eu
 ROOT=${ROOT:-/var/tmp/trixie-swift60/root}
-MIRROR=${MIRROR:-http://deb.debian.org/debian}
 E="env -i PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin HOME=/root"
 here=$(cd "$(dirname "$0")/.." && pwd)
 if [ ! -x "$ROOT/usr/bin/swift" ]; then
+    # The Debian archive this machine's apt uses (MIRROR overrides).
+    MIRROR=${MIRROR:-$(sh "$here/deploy/apt-archive-uri.sh")}
     command -v debootstrap >/dev/null || sh "$here/deploy/install-deps.sh" debootstrap
     [ -d "$ROOT/usr" ] || nice debootstrap --variant=minbase trixie "$ROOT" "$MIRROR"
     cp /etc/resolv.conf "$ROOT/etc/"

@@ -6,7 +6,9 @@
 set -eu
 
 OUT=${OUT:-.build/compat/trixie}
-MIRROR=${MIRROR:-http://deb.debian.org/debian}
+# The Debian archive this machine's apt uses (MIRROR overrides), looked up only when
+# a fetch is needed (below).
+MIRROR=${MIRROR:-}
 # Header packages for the shims, plus the header-only packages their headers include.
 PKGS=${PKGS:-"libgpiod-dev libcamera-dev libavcodec-dev libavformat-dev libavutil-dev \
 libswresample-dev libswscale-dev"}
@@ -16,6 +18,7 @@ if [ -f "$STAMP" ] && [ "$(cat "$STAMP")" = "$PKGS" ]; then
     exit 0
 fi
 
+[ -n "$MIRROR" ] || MIRROR=$(sh "$(dirname "$0")/../apt-archive-uri.sh")
 mkdir -p "$OUT"
 OUT=$(cd "$OUT" && pwd)
 APT="$OUT/apt"
