@@ -388,7 +388,7 @@ public actor CameraService {
     func signal(_ s: ServiceSignal) {
         switch s {
         case .photo: _ = submit(.photo)
-        case .toggleRecording: _ = submit(isRecording ? .recordStop : .recordStart(stopAfter: nil))
+        case .toggleRecording: toggleRecording()
         case .stop: stop()
         }
     }

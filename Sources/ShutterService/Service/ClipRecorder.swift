@@ -19,8 +19,6 @@ final class ClipRecorder: Sendable {
     struct Progress: Sendable {
         /// When the encoder last took a frame of a committed clip.
         var lastAccepted: MonotonicTime?
-        /// The recorder's error, once it stopped taking frames.
-        var error: String?
     }
 
     struct Outcome: Sendable {
@@ -95,10 +93,8 @@ final class ClipRecorder: Sendable {
             guard let s = session.withLock({ $0 }), let r = s.recorder else { return }
             if let stop = s.stopAt {
                 if frame.timestamp <= stop { r.append(frame) }
-            } else if r.append(frame) {
-                if s.committed { progressState.withLock { $0.lastAccepted = now } }
-            } else if let e = r.error {
-                progressState.withLock { if $0.error == nil { $0.error = "\(e)" } }
+            } else if r.append(frame), s.committed {
+                progressState.withLock { $0.lastAccepted = now }
             }
         }
     }
@@ -124,7 +120,10 @@ final class ClipRecorder: Sendable {
             guard let s = session.withLock({ $0 }) else {
                 return result.set(.failure(CaptureError(.encoder, "no clip was being encoded")))
             }
-            if let e = s.setupError { return result.set(.failure(CaptureError(.encoder, e))) }
+            // The encoder could not start, or stopped on an error before the press became a hold.
+            if let e = s.setupError ?? s.recorder?.error.map({ "\($0)" }) {
+                return result.set(.failure(CaptureError(.encoder, e)))
+            }
             do {
                 _ = try storage.ensureSpace(for: .video)
                 let path = try s.files.commit()

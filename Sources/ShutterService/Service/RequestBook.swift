@@ -53,8 +53,6 @@ struct RequestBook {
         waiters.append(Waiter(origin: origin, continuation: c, deadline: deadline))
     }
 
-    func isWaited(_ origin: CaptureOrigin) -> Bool { waiters.contains { $0.origin == origin } }
-
     /// The state machine started capture `id` for `origin` (or made `origin`'s
     /// answer that capture's outcome).
     mutating func bind(_ origin: CaptureOrigin, to id: CaptureID) {
@@ -74,8 +72,6 @@ struct RequestBook {
     }
 
     func isBound(_ origin: CaptureOrigin) -> Bool { bound.values.contains { $0.contains(origin) } }
-
-    func origins(of id: CaptureID) -> [CaptureOrigin] { bound[id] ?? [] }
 
     /// A capture ended: its files (or failure) go to every origin bound to it.
     mutating func resolve(_ id: CaptureID, _ result: Result<[String], CaptureError>, at now: MonotonicTime,
