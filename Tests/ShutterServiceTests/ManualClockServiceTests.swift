@@ -77,7 +77,7 @@ final class ManualClockServiceTests: XCTestCase {
     }
 
     func testAButtonTapIsOnePhotoAndTheStillCostsTheVideoItsModeSwitch() async throws {
-        let r = try await rig()
+        let r = try await rig { $0.sim.modeSwitchMs = 300 }
         r.board.button.press()
         await advance(r, by: .milliseconds(200))
         r.board.button.release()
@@ -85,7 +85,9 @@ final class ManualClockServiceTests: XCTestCase {
         try await advance(r, until: "idle") { await r.service.status().state == "idle" }
         XCTAssertEqual(r.board.camera.modeSwitches, 1)
         let gap = try XCTUnwrap(r.board.camera.lastVideoGap)
-        XCTAssertGreaterThanOrEqual(gap, .milliseconds(500), "video stops for the mode switch")
+        // sim.modeSwitchMs, plus at most a frame period from the last frame to the still.
+        XCTAssertGreaterThanOrEqual(gap, .milliseconds(300), "video stops for the configured mode switch")
+        XCTAssertLessThan(gap, .milliseconds(300 + 34), "and no longer")
         XCTAssertEqual(r.files("MP4"), [], "a tap leaves no clip")
         let s = await r.service.status()
         XCTAssertEqual(s.counters.photos, 1)
