@@ -31,16 +31,23 @@ public final class SimButton: ButtonInput {
 
     public var isPressed: Bool { state.withLock { $0.pressed } }
 
-    /// Sets the level; a repeat of the current level is ignored.
+    /// Sets the level; a repeat of the current level is ignored. Yields under the lock,
+    /// so an edge and a sample reach the stream in the order they were dated.
     public func set(pressed: Bool) {
-        let edge = ButtonEdge(pressed: pressed, time: clock.now())
-        let c: AsyncStream<ButtonEdge>.Continuation?? = state.withLock { s in
-            guard s.pressed != pressed else { return .none }
+        state.withLock { s in
+            guard s.pressed != pressed else { return }
             s.pressed = pressed
-            if s.continuation == nil { s.pending.append(edge) }
-            return .some(s.continuation)
+            let edge = ButtonEdge(pressed: pressed, time: clock.now())
+            if let c = s.continuation { c.yield(edge) } else { s.pending.append(edge) }
         }
-        if case let .some(.some(c)) = c { c.yield(edge) }
+    }
+
+    /// The level now, dated now (the sim's edges are yielded as they happen, so
+    /// nothing can be pending behind it).
+    public func sample() {
+        state.withLock { s in
+            _ = s.continuation?.yield(ButtonEdge(pressed: s.pressed, time: clock.now()))
+        }
     }
 
     public func press() { set(pressed: true) }

@@ -23,7 +23,8 @@ final class ManualClockServiceTests: XCTestCase {
         }
     }
 
-    private func rig(_ edit: (inout ShutterConfig) -> Void = { _ in }) async throws -> Rig {
+    private func rig(clock: ManualClock? = nil, button: (any ButtonInput)? = nil,
+                     _ edit: (inout ShutterConfig) -> Void = { _ in }) async throws -> Rig {
         var c = ShutterConfig()
         c.storage.root = try DaemonHarness.makeTempDir()
         c.video.width = 320
@@ -33,8 +34,9 @@ final class ManualClockServiceTests: XCTestCase {
         c.video.preset = "ultrafast"
         c.shutdown.taps = 0
         edit(&c)
-        let clock = ManualClock(start: .milliseconds(1_000_000))
-        let roles = BoardRoles.simulated(config: c, clock: clock)
+        let clock = clock ?? ManualClock(start: .milliseconds(1_000_000))
+        var roles = BoardRoles.simulated(config: c, clock: clock)
+        if let button { roles.button = button }
         let service = CameraService(config: c, roles: roles, clock: clock)
         let r = Rig(clock: clock, board: roles.sim!, service: service, run: Task { await service.run() },
                     root: c.storage.root)
@@ -152,5 +154,70 @@ final class ManualClockServiceTests: XCTestCase {
         XCTAssertGreaterThan(try probe(clip).format, 1.0, "the clip from the press to the stop is kept")
         let (ok, err) = try decodesCleanly(clip)
         XCTAssertTrue(ok, err)
+    }
+
+    /// A button whose edges sit in a kernel queue until its reader gets the CPU, as on
+    /// a loaded machine; `sample()` reads the queue first, like `GPIOButton`'s.
+    private final class LateButton: ButtonInput, @unchecked Sendable {
+        // Unchecked: the lock guards every field.
+        private let lock = NSLock()
+        private let clock: ManualClock
+        private var queued: [ButtonEdge] = []
+        private var level = false
+        private var continuation: AsyncStream<ButtonEdge>.Continuation?
+        init(clock: ManualClock) { self.clock = clock }
+
+        func edges() -> AsyncStream<ButtonEdge> {
+            let (s, c) = AsyncStream<ButtonEdge>.makeStream()
+            lock.lock(); continuation = c; lock.unlock()
+            return s
+        }
+        /// An edge the kernel timestamped `msAgo` before now, not yet read.
+        func edge(_ pressed: Bool, msAgo: Int64 = 0) {
+            lock.lock(); queued.append(ButtonEdge(pressed: pressed, time: clock.now() - .milliseconds(msAgo))); lock.unlock()
+        }
+        /// The reader wakes and reads `n` queued edges.
+        func deliver(_ n: Int = .max) {
+            lock.lock(); defer { lock.unlock() }
+            for e in queued.prefix(n) { continuation?.yield(e); level = e.pressed }
+            queued.removeFirst(min(n, queued.count))
+        }
+        func sample() {
+            let now = clock.now()
+            deliver()
+            lock.lock(); defer { lock.unlock() }
+            continuation?.yield(ButtonEdge(pressed: level, time: now))
+        }
+    }
+
+    /// A bouncing press whose edges reach the service after the stability window they
+    /// belong to (the emulator under load did this): still one press, one photo. Decided
+    /// on the clock alone, the late release bounce made a tap, then a second press.
+    func testEdgesThatArriveLateStillMakeOnePressWhenTheyBounce() async throws {
+        let clock = ManualClock(start: .milliseconds(1_000_000))
+        let button = LateButton(clock: clock)
+        let r = try await rig(clock: clock, button: button) { $0.button.stabilityMs = 20 }
+        button.edge(true); button.deliver()
+        await advance(r, by: .milliseconds(30))
+        let state = await r.service.status().state
+        XCTAssertEqual(state, "pressed", "the press counts once steady")
+        await advance(r, by: .milliseconds(300))
+        // The release bounces: up, down 8 ms later, up 2 ms after that; the reader is late.
+        button.edge(false, msAgo: 10); button.edge(true, msAgo: 2); button.edge(false, msAgo: 0)
+        // The reader reads one edge at a time, each after its stability window passed.
+        for _ in 0..<2 {
+            await advance(r, by: .milliseconds(25))
+            button.deliver(1)
+        }
+        await advance(r, by: .milliseconds(25))
+        button.deliver()
+        try await advance(r, until: "the photo") { r.files("JPG").count >= 1 }
+        try await advance(r, until: "idle") { await r.service.status().state == "idle" }
+        await advance(r, by: .seconds(3))
+        XCTAssertEqual(r.files("JPG").count, 1, "one bouncing press, one photo")
+        XCTAssertEqual(r.files("MP4"), [])
+        let photos = await r.service.status().counters.photos
+        XCTAssertEqual(photos, 1)
+        try await stop(r)
     }
 }

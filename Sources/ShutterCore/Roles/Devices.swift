@@ -67,6 +67,11 @@ public struct ButtonEdge: Sendable, Equatable {
 public protocol ButtonInput: Sendable {
     /// Raw edges with kernel (monotonic) timestamps; the core's stability filter debounces.
     func edges() -> AsyncStream<ButtonEdge>
+    /// Puts a sample into the edge stream: the level of the last edge, dated now, after
+    /// every edge the button had seen by then. A gesture deadline is decided on this
+    /// sample, never on the clock alone, so an edge that reaches the service late (a
+    /// loaded CPU) still counts before the decision its timestamp precedes.
+    func sample()
 }
 
 public protocol LEDOutput: Sendable {

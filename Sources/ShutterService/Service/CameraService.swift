@@ -63,6 +63,9 @@ public actor CameraService {
     var heldPress: MonotonicTime?
     /// The press a control-socket client made (`press`), until its `release`.
     var clientPress: MonotonicTime?
+    /// When a gesture deadline fell due and the button was asked for a sample
+    /// (`ButtonInput.sample`); cleared by the next edge or sample to arrive.
+    var sampleAskedAt: MonotonicTime?
 
     // What `status` and refusals say.
     var counters = ServiceStatus.Counters()
@@ -216,7 +219,9 @@ public actor CameraService {
     private func nextWake() -> MonotonicTime {
         let now = clock.now()
         var next = now + .milliseconds(500)
-        for d in [recognizer.nextDeadline, machine.nextDeadline, watchdog.nextDeadline,
+        // While a sample is on its way its arrival wakes the loop; the timeout is the bound.
+        let gesture = sampleAskedAt.map { $0 + Self.sampleTimeout } ?? recognizer.nextDeadline
+        for d in [gesture, machine.nextDeadline, watchdog.nextDeadline,
                   clip?.stopAt.map { $0 + .milliseconds(300) }, requests.nextDeadline] {
             if let d, d < next { next = max(d, now) }
         }
@@ -258,18 +263,40 @@ public actor CameraService {
     // MARK: - Button and time
 
     func edge(_ e: ButtonEdge) {
+        sampleAskedAt = nil
         feed(recognizer.feed(e))
         wakeup.notify()
     }
 
     func tick() {
         let now = clock.now()
-        feed(recognizer.advance(to: now))
+        decideGestures(now: now)
         if let d = machine.nextDeadline, d <= now { apply(machine.handle(.tick, at: now)) }
         requests.expire(now: now, lastError: lastError)
         evaluateWatchdog(now)
         finishClipIfStopped(now: now, frameAfterStop: false)
     }
+
+    /// A gesture deadline that fell due is decided on a sample from the button, which
+    /// comes behind every edge the button saw before it: deciding on the clock alone
+    /// would settle a bounce whose later edges are still on their way (two photos from
+    /// one press on a loaded CPU). With no button, or one that does not answer within
+    /// a second, the clock decides.
+    private func decideGestures(now: MonotonicTime) {
+        guard let d = recognizer.nextDeadline, d <= now else { return }
+        if let button = roles.button, !(sampleAskedAt.map { now - $0 >= Self.sampleTimeout } ?? false) {
+            if sampleAskedAt == nil {
+                sampleAskedAt = now
+                button.sample()
+            }
+            return
+        }
+        if sampleAskedAt != nil { log.warning("the button did not answer a sample within 1 s: gestures decided on the clock") }
+        sampleAskedAt = nil
+        feed(recognizer.advance(to: now))
+    }
+
+    static let sampleTimeout = Duration.seconds(1)
 
     func feed(_ gestures: [GestureEvent]) {
         let now = clock.now()
