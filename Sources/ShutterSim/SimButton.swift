@@ -6,7 +6,7 @@ import Synchronization
 public final class SimButton: ButtonInput {
     private struct State {
         var pressed = false
-        var continuation: AsyncStream<ButtonEdge>.Continuation?
+        var continuation: AsyncStream<ButtonEvent>.Continuation?
         var pending: [ButtonEdge] = []
     }
 
@@ -17,15 +17,15 @@ public final class SimButton: ButtonInput {
         self.clock = clock
     }
 
-    public func edges() -> AsyncStream<ButtonEdge> {
-        let (stream, continuation) = AsyncStream<ButtonEdge>.makeStream(bufferingPolicy: .bufferingNewest(256))
+    public func events() -> AsyncStream<ButtonEvent> {
+        let (stream, continuation) = AsyncStream<ButtonEvent>.makeStream(bufferingPolicy: .bufferingNewest(256))
         let pending: [ButtonEdge] = state.withLock { s in
             s.continuation?.finish()
             s.continuation = continuation
             defer { s.pending = [] }
             return s.pending
         }
-        for e in pending { continuation.yield(e) }
+        for e in pending { continuation.yield(.edge(e)) }
         return stream
     }
 
@@ -38,15 +38,14 @@ public final class SimButton: ButtonInput {
             guard s.pressed != pressed else { return }
             s.pressed = pressed
             let edge = ButtonEdge(pressed: pressed, time: clock.now())
-            if let c = s.continuation { c.yield(edge) } else { s.pending.append(edge) }
+            if let c = s.continuation { c.yield(.edge(edge)) } else { s.pending.append(edge) }
         }
     }
 
-    /// The level now, dated now (the sim's edges are yielded as they happen, so
-    /// nothing can be pending behind it).
-    public func sample() {
+    /// Caught up at once: the sim's edges are yielded as they happen.
+    public func catchUp() {
         state.withLock { s in
-            _ = s.continuation?.yield(ButtonEdge(pressed: s.pressed, time: clock.now()))
+            _ = s.continuation?.yield(.caughtUp(clock.now()))
         }
     }
 

@@ -30,7 +30,7 @@ final class GPIOSimTests: XCTestCase {
                                           debounce: .zero))
         defer { button.close() }
         XCTAssertFalse(try button.isPressed(), "pull-up bias: idle line is high = released")
-        let edges = button.edges()
+        let edges = button.events()
         let before = SystemClock().now()
         try sim.setPull(Self.buttonOffset, up: false) // press: line to ground
         try await Task.sleep(nanoseconds: 20_000_000)
@@ -39,10 +39,15 @@ final class GPIOSimTests: XCTestCase {
         let watchdog = Task { try await Task.sleep(nanoseconds: 2_000_000_000); button.close() }
         defer { watchdog.cancel() }
         var it = edges.makeAsyncIterator()
-        let first = await it.next()
-        let second = await it.next()
+        func edge(_ e: ButtonEvent?) -> ButtonEdge? { if case .edge(let x)? = e { x } else { nil } }
+        let first = edge(await it.next())
+        let second = edge(await it.next())
         let press = try XCTUnwrap(first, "no press edge within 2 s")
         let release = try XCTUnwrap(second, "no release edge within 2 s")
+        // Caught up: behind both edges, dated no earlier than the release.
+        button.catchUp()
+        guard case .caughtUp(let t)? = await it.next() else { return XCTFail("no .caughtUp after catchUp()") }
+        XCTAssertGreaterThanOrEqual(t, release.time)
         XCTAssertTrue(press.pressed)
         XCTAssertFalse(release.pressed)
         XCTAssertGreaterThanOrEqual(press.time, before)

@@ -157,18 +157,17 @@ final class ManualClockServiceTests: XCTestCase {
     }
 
     /// A button whose edges sit in a kernel queue until its reader gets the CPU, as on
-    /// a loaded machine; `sample()` reads the queue first, like `GPIOButton`'s.
+    /// a loaded machine; `catchUp()` reads the queue first, like `GPIOButton`'s.
     private final class LateButton: ButtonInput, @unchecked Sendable {
         // Unchecked: the lock guards every field.
         private let lock = NSLock()
         private let clock: ManualClock
         private var queued: [ButtonEdge] = []
-        private var level = false
-        private var continuation: AsyncStream<ButtonEdge>.Continuation?
+        private var continuation: AsyncStream<ButtonEvent>.Continuation?
         init(clock: ManualClock) { self.clock = clock }
 
-        func edges() -> AsyncStream<ButtonEdge> {
-            let (s, c) = AsyncStream<ButtonEdge>.makeStream()
+        func events() -> AsyncStream<ButtonEvent> {
+            let (s, c) = AsyncStream<ButtonEvent>.makeStream()
             lock.lock(); continuation = c; lock.unlock()
             return s
         }
@@ -179,14 +178,14 @@ final class ManualClockServiceTests: XCTestCase {
         /// The reader wakes and reads `n` queued edges.
         func deliver(_ n: Int = .max) {
             lock.lock(); defer { lock.unlock() }
-            for e in queued.prefix(n) { continuation?.yield(e); level = e.pressed }
+            for e in queued.prefix(n) { continuation?.yield(.edge(e)) }
             queued.removeFirst(min(n, queued.count))
         }
-        func sample() {
+        func catchUp() {
             let now = clock.now()
             deliver()
             lock.lock(); defer { lock.unlock() }
-            continuation?.yield(ButtonEdge(pressed: level, time: now))
+            continuation?.yield(.caughtUp(now))
         }
     }
 

@@ -127,17 +127,19 @@ final class SimButtonTests: XCTestCase {
     func testEdgesCarryTimesAndRepeatsAreIgnored() async {
         let clock = ManualClock(start: .milliseconds(1000))
         let b = SimButton(clock: clock)
-        let edges = b.edges()
+        let edges = b.events()
         b.press()
         b.press()
         clock.advance(by: .milliseconds(250))
         b.release()
-        var got: [ButtonEdge] = []
+        b.catchUp()
+        var got: [ButtonEvent] = []
         for await e in edges {
             got.append(e)
-            if got.count == 2 { break }
+            if got.count == 3 { break }
         }
-        XCTAssertEqual(got, [ButtonEdge(pressed: true, time: .milliseconds(1000)),
-                             ButtonEdge(pressed: false, time: .milliseconds(1250))])
+        XCTAssertEqual(got, [.edge(ButtonEdge(pressed: true, time: .milliseconds(1000))),
+                             .edge(ButtonEdge(pressed: false, time: .milliseconds(1250))),
+                             .caughtUp(.milliseconds(1250))])
     }
 }

@@ -343,7 +343,7 @@ final class SimManualClockTests: XCTestCase {
             for await c in sound { n += c.frameCount }
             return n
         }
-        let edges = board.button.edges()
+        let edges = board.button.events()
         await board.advance(by: .milliseconds(250), consumers: true)
         board.button.press()
         await board.advance(by: .milliseconds(750), consumers: true)
@@ -354,8 +354,8 @@ final class SimManualClockTests: XCTestCase {
         let samples = await audio.value
         var it = edges.makeAsyncIterator()
         let down = await it.next(), up = await it.next()
-        XCTAssertEqual(down?.time, t0 + .milliseconds(250))
-        XCTAssertEqual(up?.time, t0 + .seconds(1))
+        XCTAssertEqual(down, .edge(ButtonEdge(pressed: true, time: t0 + .milliseconds(250))))
+        XCTAssertEqual(up, .edge(ButtonEdge(pressed: false, time: t0 + .seconds(1))))
         XCTAssertEqual(frames.stamps.count, 31)
         XCTAssertEqual(samples, 16000)
     }

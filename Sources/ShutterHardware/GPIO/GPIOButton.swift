@@ -38,10 +38,9 @@ public final class GPIOButton: ButtonInput {
     private struct State {
         var input: OpaquePointer?
         var source: SourceBox?
-        var continuation: AsyncStream<ButtonEdge>.Continuation?
+        var continuation: AsyncStream<ButtonEvent>.Continuation?
         var dropped = 0
-        /// The level of the last edge yielded (what a sample repeats).
-        var level = false
+        /// The newest edge yielded (a `.caughtUp` is never dated before it).
         var lastTime = MonotonicTime(nanoseconds: 0)
     }
 
@@ -74,9 +73,9 @@ public final class GPIOButton: ButtonInput {
     deinit { close() }
 
     /// Edges from now on. A second call ends the first stream: one consumer at a time.
-    public func edges() -> AsyncStream<ButtonEdge> {
+    public func events() -> AsyncStream<ButtonEvent> {
         let (stream, continuation) = AsyncStream.makeStream(
-            of: ButtonEdge.self, bufferingPolicy: .bufferingOldest(max(1, configuration.bufferedEdges)))
+            of: ButtonEvent.self, bufferingPolicy: .bufferingOldest(max(1, configuration.bufferedEdges)))
         let previous = line.state.withLock { s in
             let old = s.continuation
             s.continuation = s.input == nil ? nil : continuation
@@ -88,8 +87,8 @@ public final class GPIOButton: ButtonInput {
     }
 
     /// On the reading queue: the time now, then every edge already queued in the
-    /// kernel, then the sample (dated no earlier than the last of them).
-    public func sample() {
+    /// kernel, then `.caughtUp` (dated no earlier than the last of them).
+    public func catchUp() {
         queue.async { [self] in
             let now = SystemClock().now()
             while line.state.withLock({ $0.input != nil }) {
@@ -97,7 +96,7 @@ public final class GPIOButton: ButtonInput {
                 guard poll(&p, 1, 0) > 0, p.revents & Int16(POLLIN) != 0, readEdges() > 0 else { break }
             }
             line.state.withLock { s in
-                _ = s.continuation?.yield(ButtonEdge(pressed: s.level, time: max(now, s.lastTime)))
+                _ = s.continuation?.yield(.caughtUp(max(now, s.lastTime)))
             }
         }
     }
@@ -185,8 +184,7 @@ public final class GPIOButton: ButtonInput {
             // No consumer yet: stale edges are not replayed.
             guard let continuation = s.continuation else { return }
             for edge in edges {
-                if case .dropped = continuation.yield(edge) { s.dropped += 1 }
-                s.level = edge.pressed
+                if case .dropped = continuation.yield(.edge(edge)) { s.dropped += 1 }
                 s.lastTime = max(s.lastTime, edge.time)
             }
         }

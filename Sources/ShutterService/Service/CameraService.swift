@@ -63,9 +63,9 @@ public actor CameraService {
     var heldPress: MonotonicTime?
     /// The press a control-socket client made (`press`), until its `release`.
     var clientPress: MonotonicTime?
-    /// When a gesture deadline fell due and the button was asked for a sample
-    /// (`ButtonInput.sample`); cleared by the next edge or sample to arrive.
-    var sampleAskedAt: MonotonicTime?
+    /// When a gesture deadline fell due and the button was asked to catch up
+    /// (`ButtonInput.catchUp`), until its answer comes.
+    var catchUpAskedAt: MonotonicTime?
 
     // What `status` and refusals say.
     var counters = ServiceStatus.Counters()
@@ -140,8 +140,8 @@ public actor CameraService {
         await withTaskGroup(of: Void.self) { group in
             group.addTask { await self.supervisor.run { await self.camera($0) } }
             if let button = roles.button {
-                let edges = button.edges()
-                group.addTask { for await e in edges { await self.edge(e) } }
+                let events = button.events()
+                group.addTask { for await e in events { await self.button(e) } }
             }
             group.addTask { await self.microphoneLoop() }
             group.addTask { await self.storageProbeLoop() }
@@ -219,8 +219,8 @@ public actor CameraService {
     private func nextWake() -> MonotonicTime {
         let now = clock.now()
         var next = now + .milliseconds(500)
-        // While a sample is on its way its arrival wakes the loop; the timeout is the bound.
-        let gesture = sampleAskedAt.map { $0 + Self.sampleTimeout } ?? recognizer.nextDeadline
+        // While the button catches up its answer wakes the loop; the timeout is the bound.
+        let gesture = catchUpAskedAt.map { $0 + Self.catchUpTimeout } ?? recognizer.nextDeadline
         for d in [gesture, machine.nextDeadline, watchdog.nextDeadline,
                   clip?.stopAt.map { $0 + .milliseconds(300) }, requests.nextDeadline] {
             if let d, d < next { next = max(d, now) }
@@ -262,8 +262,19 @@ public actor CameraService {
 
     // MARK: - Button and time
 
+    func button(_ event: ButtonEvent) {
+        switch event {
+        case .edge(let e):
+            edge(e)
+        case .caughtUp(let t):
+            catchUpAskedAt = nil
+            feed(recognizer.advance(to: t))
+            wakeup.notify()
+        }
+    }
+
+    /// A raw edge, from the button or a control-socket client's press.
     func edge(_ e: ButtonEdge) {
-        sampleAskedAt = nil
         feed(recognizer.feed(e))
         wakeup.notify()
     }
@@ -277,26 +288,25 @@ public actor CameraService {
         finishClipIfStopped(now: now, frameAfterStop: false)
     }
 
-    /// A gesture deadline that fell due is decided on a sample from the button, which
-    /// comes behind every edge the button saw before it: deciding on the clock alone
-    /// would settle a bounce whose later edges are still on their way (two photos from
-    /// one press on a loaded CPU). With no button, or one that does not answer within
-    /// a second, the clock decides.
+    /// A gesture deadline that fell due is decided once the button has caught up, behind
+    /// every edge it saw before now: deciding on the clock alone would settle a bounce
+    /// whose later edges are still on their way (two photos from one press on a loaded
+    /// CPU). With no button, or one that does not answer within a second, the clock decides.
     private func decideGestures(now: MonotonicTime) {
         guard let d = recognizer.nextDeadline, d <= now else { return }
-        if let button = roles.button, !(sampleAskedAt.map { now - $0 >= Self.sampleTimeout } ?? false) {
-            if sampleAskedAt == nil {
-                sampleAskedAt = now
-                button.sample()
+        if let button = roles.button, !(catchUpAskedAt.map { now - $0 >= Self.catchUpTimeout } ?? false) {
+            if catchUpAskedAt == nil {
+                catchUpAskedAt = now
+                button.catchUp()
             }
             return
         }
-        if sampleAskedAt != nil { log.warning("the button did not answer a sample within 1 s: gestures decided on the clock") }
-        sampleAskedAt = nil
+        if catchUpAskedAt != nil { log.warning("the button did not catch up within 1 s: gestures decided on the clock") }
+        catchUpAskedAt = nil
         feed(recognizer.advance(to: now))
     }
 
-    static let sampleTimeout = Duration.seconds(1)
+    static let catchUpTimeout = Duration.seconds(1)
 
     func feed(_ gestures: [GestureEvent]) {
         let now = clock.now()
