@@ -141,6 +141,11 @@ final class CameraControlsTests: XCTestCase {
         let afMode = p.settings.firstIndex { $0.name == "AfMode" }!
         let lens = p.settings.firstIndex { $0.name == "LensPosition" }!
         XCTAssertLessThan(afMode, lens)
+        // A still keeps the lens where the press's autofocus put it; in manual focus it is set.
+        XCTAssertNil(value("AfMode", in: plan({ _ in }, role: .still)))
+        XCTAssertNil(value("AfMode", in: plan({ $0.focus.mode = .auto }, role: .still)))
+        XCTAssertEqual(value("LensPosition", in: plan({ $0.focus.lensPosition = 3 }, role: .still)), [3])
+        XCTAssertEqual(value("AfMode", in: plan({ $0.focus.lensPosition = 3 }, role: .still)), [0])
     }
 
     func testImageTuningAndDenoisePerRole() {

@@ -128,7 +128,7 @@ extension CameraControls {
             add("AwbEnable", [1])
         }
 
-        addFocus(camera, add: add, lack: lack)
+        addFocus(camera, role: role, add: add, lack: lack)
 
         set(.brightness, image.brightness)
         set(.contrast, image.contrast)
@@ -179,11 +179,17 @@ extension CameraControls {
     /// AfMode, AfRange, AfSpeed where the camera has autofocus; the window
     /// (AfWindows, in ScalerCrop pixels); and in manual focus the lens position
     /// (the configured one, else the tuning's default, as rpicam-apps does).
-    private func addFocus(_ camera: LibcameraControlSupport, add: (String, [Double]) -> Void,
-                          lack: (CameraControlID, String?) -> Void) {
+    /// A still keeps the lens where the press's autofocus cycle put it: its
+    /// start sets AfMode only in manual focus.
+    private func addFocus(_ camera: LibcameraControlSupport, role: CameraStreamRole,
+                          add: (String, [Double]) -> Void, lack: (CameraControlID, String?) -> Void) {
         let has = { camera.names.contains($0) }
         let mode = focus.effectiveMode
-        if has("AfMode") { add("AfMode", [Double(Self.afModeValue(mode))]) } else { lack(.afMode, nil) }
+        if !has("AfMode") {
+            lack(.afMode, nil)
+        } else if role == .video || mode == .manual {
+            add("AfMode", [Double(Self.afModeValue(mode))])
+        }
         if has("AfRange") { add("AfRange", [Double(Self.afRangeValue(focus.range))]) } else { lack(.afRange, nil) }
         if has("AfSpeed") { add("AfSpeed", [focus.speed == .fast ? 1 : 0]) } else { lack(.afSpeed, nil) }
         if has("AfWindows") && has("AfMetering") {
