@@ -111,6 +111,14 @@ ControlValue makeValue(const ControlId *id, const double *values, size_t count)
             v.push_back(static_cast<float>(values[i]));
         return ControlValue(Span<const float>(v.data(), v.size()));
     }
+    case ControlTypeRectangle:
+        // ScalerCrop: x, y, width, height. (AfWindows, an array, goes through shc_camera_set_af_windows.)
+        if (count == 4 && values[2] > 0 && values[3] > 0)
+            return ControlValue(Rectangle(static_cast<int>(std::lround(values[0])),
+                                          static_cast<int>(std::lround(values[1])),
+                                          static_cast<unsigned int>(std::lround(values[2])),
+                                          static_cast<unsigned int>(std::lround(values[3]))));
+        break;
     default:
         break;
     }
@@ -923,10 +931,21 @@ int shc_camera_crop_maximum(shc_camera *c, int32_t *x, int32_t *y, int32_t *widt
         if (s.closed)
             return -ENODEV;
         const ControlList &props = s.camera->properties();
+        auto size = props.get(properties::PixelArraySize);
         Rectangle r;
-        if (auto crop = props.get(properties::ScalerCropMaximum))
-            r = *crop;
-        else if (auto size = props.get(properties::PixelArraySize))
+        // The ScalerCrop control's maximum where the pipeline keeps it per mode
+        // (what rpicam-apps reads now); placeholders outside the pixel array
+        // (older Raspberry Pi IPAs) are skipped for the property.
+        const ControlInfoMap &map = s.camera->controls();
+        const ControlId *crop = findControl(map, "ScalerCrop");
+        const ControlValue *max = crop ? &map.at(crop).max() : nullptr;
+        if (max && !max->isNone() && !max->isArray() && max->type() == ControlTypeRectangle &&
+            !max->get<Rectangle>().isNull() && size &&
+            max->get<Rectangle>().boundedTo(Rectangle(0, 0, size->width, size->height)) == max->get<Rectangle>())
+            r = max->get<Rectangle>();
+        else if (auto maximum = props.get(properties::ScalerCropMaximum))
+            r = *maximum;
+        else if (size)
             r = Rectangle(0, 0, size->width, size->height);
         else
             return -ENOTSUP;

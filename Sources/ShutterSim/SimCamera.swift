@@ -39,6 +39,12 @@ public final class SimCamera: CameraDevice {
         /// least `streamDepth + 1`.
         public var bufferCount = 8
         public var model = "Shutter Sim Camera"
+        /// The sensor controls it is given (the configuration's `camera.*`). Kept
+        /// and reported in `controlReport`; the picture does not follow them yet.
+        public var controls = CameraControls()
+        /// Controls this camera lacks (for tests): asked for, each is reported
+        /// with its reason at every start, as the real camera reports its own.
+        public var lacking: Set<CameraControlID> = []
 
         public init() {}
     }
@@ -95,6 +101,9 @@ public final class SimCamera: CameraDevice {
         var modeSwitches = 0
         var stills = 0
         var lastVideoGap: Duration?
+        /// What the last start reported (`controlReport`).
+        var lackingAtStart: [LackingControl] = []
+        var videoStarted = false
 
         var isSwitching: Bool {
             if case .switching = mode { return true }
@@ -185,6 +194,21 @@ public final class SimCamera: CameraDevice {
     /// Nil until video has resumed after a still.
     public var lastVideoGap: Duration? { state.withLock { $0.lastVideoGap } }
 
+    /// The controls it was given; from its first start, those it lacks (the
+    /// asked-for ones in `settings.lacking`) and the sizes it delivers.
+    public var controlReport: CameraControlReport {
+        state.withLock { s in
+            CameraControlReport(asked: settings.controls, lacking: s.lackingAtStart,
+                                videoSize: s.videoStarted ? PixelSize(width: settings.width, height: settings.height) : nil,
+                                stillSize: s.stills > 0 ? PixelSize(width: settings.stillWidth, height: settings.stillHeight) : nil)
+        }
+    }
+
+    /// The asked-for controls this camera lacks, in the vocabulary's order.
+    private var lackingControls: [LackingControl] {
+        settings.controls.requestedControls.filter(settings.lacking.contains).map { LackingControl($0) }
+    }
+
     /// What an auto-exposure loop would settle on for `lux`: longer exposure and
     /// more gain as the scene darkens, capped at 1/30 s and 16x.
     static func exposure(forLux lux: Double) -> FrameMetadata {
@@ -230,6 +254,8 @@ public final class SimCamera: CameraDevice {
             let old = (s.stream, s.producer)
             s.stream = stream
             s.videoWanted = true
+            s.videoStarted = true
+            s.lackingAtStart = lackingControls
             if !s.buffersAllocated {  // once: buffers held downstream come back to the pool
                 s.buffersAllocated = true
                 let size = Frame.i420ByteCount(width: settings.width, height: settings.height)
@@ -340,6 +366,7 @@ public final class SimCamera: CameraDevice {
         }
         let next: CheckedContinuation<Void, Never>? = state.withLock { s in
             if case .success = still { s.stills += 1 }
+            s.lackingAtStart = lackingControls
             return endSwitch(&s, at: resumes, backToVideo: wasVideo)
         }
         next?.resume()

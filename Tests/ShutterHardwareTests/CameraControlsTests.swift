@@ -2,32 +2,219 @@ import ShutterCore
 import XCTest
 @testable import ShutterHardware
 
+/// The libcamera side of the control vocabulary: names, enum numbers and
+/// order as rpicam-apps sets them, and the reasons for what a camera lacks.
 final class CameraControlsTests: XCTestCase {
-    func testManualExposureSetsModesFirstOnNewLibcamera() {
+    /// A Camera Module 3 on libcamera 0.5+: every control, the mode controls, no AeEnable.
+    static let imx708 = LibcameraControlSupport(
+        names: Set(LibcameraControlSupport.knownNames).subtracting(["AeEnable"]),
+        cropMaximum: PixelRect(x: 0, y: 0, width: 4608, height: 2592), flickerModeMaximum: 1,
+        defaultLensPosition: 1)
+    /// The same before libcamera 0.5: AeEnable, no ExposureTimeMode/AnalogueGainMode.
+    static let imx708Old = LibcameraControlSupport(
+        names: Set(LibcameraControlSupport.knownNames).subtracting(["ExposureTimeMode", "AnalogueGainMode"]),
+        cropMaximum: imx708.cropMaximum, defaultLensPosition: 1)
+    /// vimc: its sensor's test pattern generator has brightness, contrast and saturation only.
+    static let vimc = LibcameraControlSupport(names: ["Brightness", "Contrast", "Saturation"])
+
+    private func plan(_ edit: (inout CameraControls) -> Void, on camera: LibcameraControlSupport = imx708,
+                      role: CameraStreamRole = .video) -> LibcameraControlPlan {
         var c = CameraControls()
-        c.exposure = .manual(shutterMicroseconds: 10_000, analogueGain: 2)
-        let names = c.libcameraControls(hasModeControls: true).map(\.name)
-        let t = try! XCTUnwrap(names.firstIndex(of: "ExposureTime"))
-        let tm = try! XCTUnwrap(names.firstIndex(of: "ExposureTimeMode"))
-        let g = try! XCTUnwrap(names.firstIndex(of: "AnalogueGain"))
-        let gm = try! XCTUnwrap(names.firstIndex(of: "AnalogueGainMode"))
+        edit(&c)
+        return c.libcameraPlan(for: camera, role: role)
+    }
+
+    private func value(_ name: String, in p: LibcameraControlPlan) -> [Double]? {
+        p.settings.first { $0.name == name }?.values
+    }
+
+    func testManualShutterAndGainSetTheirModesFirstOnNewLibcamera() throws {
+        let p = plan { $0.exposure.shutterUs = 10_000; $0.exposure.gain = 2 }
+        let names = p.settings.map(\.name)
+        let t = try XCTUnwrap(names.firstIndex(of: "ExposureTime"))
+        let tm = try XCTUnwrap(names.firstIndex(of: "ExposureTimeMode"))
+        let g = try XCTUnwrap(names.firstIndex(of: "AnalogueGain"))
+        let gm = try XCTUnwrap(names.firstIndex(of: "AnalogueGainMode"))
         XCTAssertLessThan(tm, t)
         XCTAssertLessThan(gm, g)
         XCTAssertFalse(names.contains("AeEnable"))
-        let settings = c.libcameraControls(hasModeControls: true)
-        XCTAssertEqual(settings[tm].values, [1])
-        XCTAssertEqual(settings[t].values, [10_000])
+        XCTAssertEqual(p.settings[tm].values, [1], "ExposureTimeModeManual")
+        XCTAssertEqual(p.settings[t].values, [10_000])
+        XCTAssertEqual(p.settings[gm].values, [1])
+        XCTAssertEqual(p.settings[g].values, [2])
+        XCTAssertEqual(p.lacking, [])
+        // Shutter fixed, gain automatic.
+        let half = plan { $0.exposure.shutterUs = 10_000 }
+        XCTAssertEqual(value("AnalogueGainMode", in: half), [0])
+        XCTAssertNil(value("AnalogueGain", in: half))
+        // All automatic: both modes Auto, no values.
+        let auto = plan { _ in }
+        XCTAssertEqual(value("ExposureTimeMode", in: auto), [0])
+        XCTAssertEqual(value("AnalogueGainMode", in: auto), [0])
+        XCTAssertNil(value("ExposureTime", in: auto))
     }
 
-    func testManualExposureOnOldLibcameraUsesAeEnable() {
-        var c = CameraControls()
-        c.exposure = .manual(shutterMicroseconds: 20_000, analogueGain: nil)
-        let s = c.libcameraControls(hasModeControls: false)
-        XCTAssertEqual(s.first, ControlSetting(name: "AeEnable", values: [1]), "gain stays automatic")
-        XCTAssertTrue(s.contains(ControlSetting(name: "ExposureTime", values: [20_000])))
-        XCTAssertFalse(s.contains { $0.name == "ExposureTimeMode" })
-        c.exposure = .manual(shutterMicroseconds: 20_000, analogueGain: 4)
-        XCTAssertEqual(c.libcameraControls(hasModeControls: false).first, ControlSetting(name: "AeEnable", values: [0]))
+    func testManualShutterOnOldLibcameraUsesAeEnable() {
+        var p = plan({ $0.exposure.shutterUs = 20_000 }, on: Self.imx708Old)
+        XCTAssertEqual(p.settings.first, ControlSetting(name: "AeEnable", values: [1]), "gain stays automatic")
+        XCTAssertEqual(value("ExposureTime", in: p), [20_000])
+        XCTAssertFalse(p.settings.contains { $0.name == "ExposureTimeMode" })
+        p = plan({ $0.exposure.shutterUs = 20_000; $0.exposure.gain = 4 }, on: Self.imx708Old)
+        XCTAssertEqual(p.settings.first, ControlSetting(name: "AeEnable", values: [0]), "both fixed: AE off")
+        XCTAssertEqual(value("AnalogueGain", in: p), [4])
+    }
+
+    func testEVMeteringExposureModeAndFlicker() {
+        var p = plan {
+            $0.exposure.ev = -1.5
+            $0.exposure.metering = .spot
+            $0.exposure.mode = .long
+            $0.exposure.flicker = .hz50
+        }
+        XCTAssertEqual(value("ExposureValue", in: p), [-1.5])
+        XCTAssertEqual(value("AeMeteringMode", in: p), [1], "MeteringSpot")
+        XCTAssertEqual(value("AeExposureMode", in: p), [2], "ExposureLong")
+        XCTAssertEqual(value("AeFlickerMode", in: p), [1], "FlickerManual")
+        XCTAssertEqual(value("AeFlickerPeriod", in: p), [10_000])
+        p = plan { $0.exposure.metering = .average; $0.exposure.mode = .short; $0.exposure.flicker = .hz60 }
+        XCTAssertEqual(value("AeMeteringMode", in: p), [2], "average is MeteringMatrix, as in rpicam-apps")
+        XCTAssertEqual(value("AeExposureMode", in: p), [1])
+        XCTAssertEqual(value("AeFlickerPeriod", in: p), [8_333])
+        // The Pi has no automatic flicker detection (AeFlickerMode tops out at Manual): said, not sent.
+        p = plan { $0.exposure.flicker = .auto }
+        XCTAssertNil(value("AeFlickerMode", in: p))
+        XCTAssertEqual(p.lacking.map(\.control), ["AeFlickerMode"])
+        XCTAssertTrue(p.lacking[0].reason.contains("no automatic flicker detection"), p.lacking[0].reason)
+        var auto = Self.imx708
+        auto.flickerModeMaximum = 2
+        XCTAssertEqual(value("AeFlickerMode", in: plan({ $0.exposure.flicker = .auto }, on: auto)), [2])
+    }
+
+    func testWhiteBalanceModeNumbersAndManualGains() {
+        let expected: [CameraControls.WhiteBalance.Mode: Double] = [
+            .auto: 0, .incandescent: 1, .tungsten: 2, .fluorescent: 3, .indoor: 4, .daylight: 5, .cloudy: 6,
+        ]
+        for (mode, number) in expected {
+            let p = plan { $0.whiteBalance.mode = mode }
+            XCTAssertEqual(value("AwbMode", in: p), [number], "\(mode)")
+            XCTAssertEqual(value("AwbEnable", in: p), [1], "\(mode)")
+            XCTAssertNil(value("ColourGains", in: p))
+        }
+        let p = plan { $0.whiteBalance.gains = [1.8, 1.5] }
+        XCTAssertEqual(value("AwbEnable", in: p), [0])
+        XCTAssertEqual(value("ColourGains", in: p), [1.8, 1.5])
+    }
+
+    /// zoom 2: the centred half of the crop area, in its coordinates.
+    func testZoomIsACentredScalerCropOfTheCropArea() throws {
+        XCTAssertEqual(value("ScalerCrop", in: plan { $0.zoom = 2 }), [1152, 648, 2304, 1296])
+        XCTAssertEqual(value("ScalerCrop", in: plan { $0.zoom = 4 }), [1728, 972, 1152, 648])
+        // A crop area that does not start at the origin (a binned or cropped sensor mode).
+        var moved = Self.imx708
+        moved.cropMaximum = PixelRect(x: 16, y: 8, width: 2000, height: 1000)
+        XCTAssertEqual(value("ScalerCrop", in: plan({ $0.zoom = 2 }, on: moved)), [516, 258, 1000, 500])
+        // Region of interest, as rpicam-apps --roi (scaled, then moved by the crop area's origin).
+        XCTAssertEqual(value("ScalerCrop", in: plan({ $0.roi = [0.25, 0.25, 0.5, 0.5] }, on: moved)),
+                       [516, 258, 1000, 500])
+        // Zoom inside the region: its centred half.
+        XCTAssertEqual(value("ScalerCrop", in: plan { $0.roi = [0, 0, 0.5, 0.5]; $0.zoom = 2 }),
+                       [576, 324, 1152, 648])
+        XCTAssertNil(value("ScalerCrop", in: plan { _ in }), "no zoom asked: the pipeline's own crop")
+    }
+
+    func testFocusModesWindowAndLensPosition() {
+        var p = plan { $0.focus.range = .macro; $0.focus.speed = .fast }
+        XCTAssertEqual(value("AfMode", in: p), [2], "continuous by default")
+        XCTAssertEqual(value("AfRange", in: p), [1])
+        XCTAssertEqual(value("AfSpeed", in: p), [1])
+        XCTAssertEqual(value("AfWindows", in: p), [], "no window: AfMetering back to Auto")
+        XCTAssertNil(value("LensPosition", in: p), "continuous: the lens is the algorithm's")
+        p = plan { $0.focus.mode = .auto; $0.focus.window = [0.25, 0.25, 0.5, 0.5] }
+        XCTAssertEqual(value("AfMode", in: p), [1])
+        XCTAssertEqual(value("AfWindows", in: p), [1152, 648, 2304, 1296])
+        p = plan { $0.focus.mode = .manual }
+        XCTAssertEqual(value("AfMode", in: p), [0])
+        XCTAssertEqual(value("LensPosition", in: p), [1], "manual without a position: the tuning's default")
+        p = plan { $0.focus.lensPosition = 2.5 }
+        XCTAssertEqual(value("AfMode", in: p), [0], "a lens position means manual focus")
+        XCTAssertEqual(value("LensPosition", in: p), [2.5])
+        let afMode = p.settings.firstIndex { $0.name == "AfMode" }!
+        let lens = p.settings.firstIndex { $0.name == "LensPosition" }!
+        XCTAssertLessThan(afMode, lens)
+        // A still keeps the lens where the press's autofocus put it; in manual focus it is set.
+        XCTAssertNil(value("AfMode", in: plan({ _ in }, role: .still)))
+        XCTAssertNil(value("AfMode", in: plan({ $0.focus.mode = .auto }, role: .still)))
+        XCTAssertEqual(value("LensPosition", in: plan({ $0.focus.lensPosition = 3 }, role: .still)), [3])
+        XCTAssertEqual(value("AfMode", in: plan({ $0.focus.lensPosition = 3 }, role: .still)), [0])
+    }
+
+    func testImageTuningAndDenoisePerRole() {
+        let p = plan {
+            $0.image.brightness = -0.25
+            $0.image.contrast = 1.5
+            $0.image.saturation = 0
+            $0.image.sharpness = 2
+        }
+        XCTAssertEqual(value("Brightness", in: p), [-0.25])
+        XCTAssertEqual(value("Contrast", in: p), [1.5])
+        XCTAssertEqual(value("Saturation", in: p), [0])
+        XCTAssertEqual(value("Sharpness", in: p), [2])
+        // rpicam-apps: auto is cdn_fast for video, cdn_hq for stills.
+        XCTAssertEqual(value("NoiseReductionMode", in: plan({ _ in }, role: .video)), [1])
+        XCTAssertEqual(value("NoiseReductionMode", in: plan({ _ in }, role: .still)), [2])
+        let modes: [CameraControls.Image.Denoise: Double] = [.off: 0, .cdnOff: 3, .cdnFast: 1, .cdnHQ: 2]
+        for (d, n) in modes {
+            XCTAssertEqual(value("NoiseReductionMode", in: plan({ $0.image.denoise = d }, role: .still)), [n], "\(d)")
+        }
+    }
+
+    func testHDR() {
+        XCTAssertEqual(value("HdrMode", in: plan { $0.hdr = .singleExp }), [3], "HdrModeSingleExposure")
+        XCTAssertEqual(value("HdrMode", in: plan { $0.hdr = .auto }), [3])
+        XCTAssertEqual(value("HdrMode", in: plan { _ in }), [0])
+        let sensor = plan { $0.hdr = .sensor }
+        XCTAssertNil(value("HdrMode", in: sensor))
+        XCTAssertEqual(sensor.lacking.map(\.control), ["HdrMode"], "sensor HDR is not done yet, and says so")
+    }
+
+    /// On a camera without the controls, what was asked is reported with a
+    /// reason; what was left at its default is just not sent.
+    func testWhatTheCameraLacksIsReportedOnlyWhenAskedFor() {
+        let quiet = plan({ _ in }, on: Self.vimc)
+        XCTAssertEqual(quiet.lacking, [], "defaults ask nothing of a camera")
+        XCTAssertEqual(Set(quiet.settings.map(\.name)), ["Brightness", "Contrast", "Saturation"])
+
+        let p = plan({
+            $0.exposure.shutterUs = 10_000
+            $0.exposure.gain = 2
+            $0.exposure.ev = 1
+            $0.whiteBalance.mode = .daylight
+            $0.whiteBalance.gains = [1.5, 1.5]
+            $0.focus.mode = .auto
+            $0.focus.window = [0.4, 0.4, 0.2, 0.2]
+            $0.focus.lensPosition = 1
+            $0.image.sharpness = 2
+            $0.image.contrast = 1.5
+            $0.zoom = 2
+            $0.hdr = .singleExp
+        }, on: Self.vimc)
+        let reasons = Dictionary(uniqueKeysWithValues: p.lacking.map { ($0.control, $0.reason) })
+        XCTAssertEqual(reasons["AfMode"], "this camera has no autofocus")
+        XCTAssertEqual(reasons["AfWindows"], "this camera has no autofocus")
+        XCTAssertEqual(reasons["LensPosition"], "this camera has no focus motor (fixed-focus lens)")
+        XCTAssertEqual(reasons["HdrMode"], "not supported by this camera")
+        XCTAssertEqual(reasons["ScalerCrop"], "this camera cannot crop (no digital zoom)")
+        XCTAssertEqual(reasons["ExposureTime"], "this camera has no manual shutter")
+        XCTAssertEqual(reasons["AnalogueGain"], "this camera has no manual gain")
+        XCTAssertEqual(reasons["ColourGains"], "this camera has no manual white balance")
+        XCTAssertNotNil(reasons["AwbMode"])
+        XCTAssertNotNil(reasons["ExposureValue"])
+        XCTAssertNotNil(reasons["Sharpness"])
+        XCTAssertNil(reasons["Contrast"], "vimc has contrast")
+        XCTAssertEqual(value("Contrast", in: p), [1.5])
+        XCTAssertEqual(p.lacking.first { $0.control == "ScalerCrop" }?.keys, ["camera.zoom", "camera.roi"])
+        XCTAssertEqual(p.lacking.first { $0.control == "AfMode" }?.description, "AfMode: this camera has no autofocus")
+        XCTAssertEqual(Set(p.lacking.map(\.control)).count, p.lacking.count, "each control once")
     }
 
     func testDefaultSettingsMatchTheDesign() {
@@ -36,27 +223,8 @@ final class CameraControlsTests: XCTestCase {
         XCTAssertEqual(s.framesPerSecond, 30)
         XCTAssertEqual(s.videoFormats.first, .i420)
         XCTAssertEqual(s.autofocusTimeout, .milliseconds(300))
-        XCTAssertEqual(s.videoAutofocus, .continuous)
+        XCTAssertEqual(s.controls.focus.mode, .continuous)
         XCTAssertTrue(s.stillSizes.isEmpty, "stills default to the full pixel array")
         XCTAssertLessThan(s.streamDepth, 4, "the stream must never hold every camera buffer")
-    }
-
-    func testFlickerMeteringAndWhiteBalance() {
-        var c = CameraControls()
-        XCTAssertFalse(c.libcameraControls(hasModeControls: false).contains { $0.name.hasPrefix("AeFlicker") },
-                       "flicker left to the camera when not configured")
-        c.flicker = .period(microseconds: 10_000)
-        c.metering = .spot
-        c.exposureValue = -1
-        c.whiteBalance = .manual(red: 1.8, blue: 1.5)
-        let s = c.libcameraControls(hasModeControls: true)
-        XCTAssertTrue(s.contains(ControlSetting(name: "AeFlickerMode", values: [1])))
-        XCTAssertTrue(s.contains(ControlSetting(name: "AeFlickerPeriod", values: [10_000])))
-        XCTAssertTrue(s.contains(ControlSetting(name: "AeMeteringMode", values: [1])))
-        XCTAssertTrue(s.contains(ControlSetting(name: "ExposureValue", values: [-1])))
-        XCTAssertTrue(s.contains(ControlSetting(name: "AwbEnable", values: [0])))
-        XCTAssertTrue(s.contains(ControlSetting(name: "ColourGains", values: [1.8, 1.5])))
-        c.whiteBalance = .daylight
-        XCTAssertTrue(c.libcameraControls(hasModeControls: true).contains(ControlSetting(name: "AwbMode", values: [5])))
     }
 }

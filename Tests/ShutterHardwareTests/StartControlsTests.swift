@@ -46,12 +46,13 @@ final class StartControlsTests: XCTestCase {
 
     func testALongManualShutterStretchesTheStillsLimit() throws {
         var s = LibcameraCameraSettings()
-        s.controls.exposure = .manual(shutterMicroseconds: 4_000_000, analogueGain: nil)
+        s.controls.exposure.shutterUs = 4_000_000
         let still = try XCTUnwrap(limits(s.startControls(for: .still)))
         XCTAssertGreaterThan(still[1], 4_000_000)
         XCTAssertEqual(limits(s.startControls(for: .video)), [33_333, 33_333], "video keeps its rate")
         s.stillLongestFrame = .milliseconds(250)
-        s.controls.exposure = .manual(shutterMicroseconds: 10_000, analogueGain: 2)
+        s.controls.exposure.shutterUs = 10_000
+        s.controls.exposure.gain = 2
         XCTAssertEqual(limits(s.startControls(for: .still)), [100, 250_000], "a short shutter changes nothing")
     }
 

@@ -153,7 +153,7 @@ void shc_camera_counters(shc_camera *c, shc_counters *out);
 
 /* Controls by libcamera name ("AfMode", "ExposureTime", "ColourGains", ...).
  * Values are converted to the control's own type (bool, int32, int64, float,
- * scalar or array). Persistent controls are also given to every start();
+ * scalar or array; a Rectangle from x, y, width, height). Persistent controls are also given to every start();
  * others go to the next queued request only. -ENOTSUP when the camera lacks
  * the control, -EINVAL for a type that cannot be set this way. */
 #define SHC_CONTROL_ONCE 0
@@ -166,7 +166,9 @@ int shc_camera_set_control(shc_camera *c, const char *name, const double *values
 /* AfWindows (and AfMetering = Windows): rectangles in ScalerCrop coordinates,
  * 4 values (x, y, width, height) per window. count 0 goes back to AfMetering Auto. */
 int shc_camera_set_af_windows(shc_camera *c, const int32_t *rects, size_t count);
-/* Current ScalerCropMaximum (or pixel array) so callers can map a normalised point. */
+/* The largest ScalerCrop of the configured mode (the ScalerCrop control's maximum,
+ * else ScalerCropMaximum, else the pixel array) so callers can map a normalised
+ * point or rectangle (zoom, region of interest, AF window). */
 int shc_camera_crop_maximum(shc_camera *c, int32_t *x, int32_t *y, int32_t *width, int32_t *height);
 /* AfMode Auto + AfTrigger Start on the next request. Returns the af_cycle that
  * frames will report once the trigger is applied (> 0), or -ENOTSUP. */

@@ -14,6 +14,13 @@ public enum ConfigSchema {
         case identifier
         /// A GPIO line: a name, or an offset written as a number or digits.
         case gpioLine(allowEmpty: Bool)
+        /// 0 (= automatic) or a number in the range.
+        case autoOrDouble(ClosedRange<Double>)
+        /// A fixed-length array of numbers, one per name (`[red, blue]`), or null.
+        case numbers([String], ClosedRange<Double>, nullable: Bool)
+        /// A rectangle [x, y, width, height] inside the unit square (normalised
+        /// image coordinates), with a non-zero size, or null.
+        case normalisedRect(nullable: Bool)
 
         /// What is allowed, in words, for error messages.
         public var allowed: String {
@@ -28,6 +35,14 @@ public enum ConfigSchema {
             case .identifier: return "a name of letters, digits, '-' and '_'"
             case .gpioLine(let allowEmpty):
                 return "a line name (\"GPIO17\") or offset (17)\(allowEmpty ? ", or \"\" for none" : "")"
+            case .autoOrDouble(let r):
+                return "0 (automatic) or a number in \(Self.short(r.lowerBound))...\(Self.short(r.upperBound))"
+            case .numbers(let names, let r, let nullable):
+                return "[\(names.joined(separator: ", "))], each a number in \(Self.short(r.lowerBound))...\(Self.short(r.upperBound))"
+                    + (nullable ? ", or null" : "")
+            case .normalisedRect(let nullable):
+                return "[x, y, width, height] inside 0...1 (width and height above 0, x + width and y + height at most 1)"
+                    + (nullable ? ", or null" : "")
             }
         }
 
@@ -76,6 +91,28 @@ public enum ConfigSchema {
         Key(path: "camera.hflip", kind: .bool),
         Key(path: "camera.vflip", kind: .bool),
         Key(path: "camera.afTimeoutMs", kind: .int(0...5000)),
+        Key(path: "camera.exposure.shutterUs", kind: .int(0...1_000_000_000)),
+        Key(path: "camera.exposure.gain", kind: .autoOrDouble(1...64)),
+        Key(path: "camera.exposure.ev", kind: .double(-8...8)),
+        Key(path: "camera.exposure.metering", kind: .choice(CameraControls.Exposure.Metering.allCases.map(\.rawValue))),
+        Key(path: "camera.exposure.mode", kind: .choice(CameraControls.Exposure.Mode.allCases.map(\.rawValue))),
+        Key(path: "camera.exposure.flicker", kind: .choice(CameraControls.Exposure.Flicker.allCases.map(\.rawValue))),
+        Key(path: "camera.whiteBalance.mode",
+            kind: .choice(CameraControls.WhiteBalance.Mode.allCases.map(\.rawValue))),
+        Key(path: "camera.whiteBalance.gains", kind: .numbers(["red", "blue"], 0.1...32, nullable: true)),
+        Key(path: "camera.focus.mode", kind: .choice(CameraControls.Focus.Mode.allCases.map(\.rawValue))),
+        Key(path: "camera.focus.range", kind: .choice(CameraControls.Focus.Range.allCases.map(\.rawValue))),
+        Key(path: "camera.focus.speed", kind: .choice(CameraControls.Focus.Speed.allCases.map(\.rawValue))),
+        Key(path: "camera.focus.window", kind: .normalisedRect(nullable: true)),
+        Key(path: "camera.focus.lensPosition", kind: .double(0...32, nullable: true)),
+        Key(path: "camera.image.brightness", kind: .double(-1...1)),
+        Key(path: "camera.image.contrast", kind: .double(0...32)),
+        Key(path: "camera.image.saturation", kind: .double(0...32)),
+        Key(path: "camera.image.sharpness", kind: .double(0...16)),
+        Key(path: "camera.image.denoise", kind: .choice(CameraControls.Image.Denoise.allCases.map(\.rawValue))),
+        Key(path: "camera.zoom", kind: .double(1...8)),
+        Key(path: "camera.roi", kind: .normalisedRect(nullable: true)),
+        Key(path: "camera.hdr", kind: .choice(CameraControls.HDR.allCases.map(\.rawValue))),
         Key(path: "exif.make", kind: .string(allowEmpty: true)),
         Key(path: "exif.model", kind: .string(allowEmpty: true)),
         Key(path: "exif.focalLengthMm", kind: .double(0.1...1000, nullable: true)),
@@ -104,6 +141,12 @@ public enum ConfigSchema {
     /// Section names ("button", "video", ...).
     public static let sections: Set<String> = Set(keys.map { String($0.path.split(separator: ".")[0]) })
 
+    /// Every object of keys: the sections and the groups inside them ("camera.exposure").
+    public static let groups: Set<String> = Set(keys.flatMap { key -> [String] in
+        let parts = key.path.split(separator: ".")
+        return (1..<parts.count).map { parts[0..<$0].joined(separator: ".") }
+    })
+
     /// A value that failed validation; the loader adds where it came from.
     public struct Violation: Error, Equatable, Sendable {
         public var code: ConfigError.Code
@@ -125,22 +168,31 @@ public enum ConfigSchema {
                 throw Violation(code: .unknownKey, keyPath: section,
                                 message: "unknown section \"\(section)\"" + suggestion(for: section, among: Array(sections)))
             }
-            guard case .object(let entries) = top[section]! else {
-                throw Violation(code: .wrongType, keyPath: section,
-                                message: "\"\(section)\" must be an object of keys, not \(top[section]!.typeName)")
-            }
-            for name in entries.keys.sorted() {
-                let path = "\(section).\(name)"
-                guard let key = byPath[path] else {
-                    let here = keys.map(\.path).filter { $0.hasPrefix(section + ".") }
-                    throw Violation(code: .unknownKey, keyPath: path,
-                                    message: "unknown key \"\(path)\"" + suggestion(for: path, among: keys.map(\.path),
-                                                                                   fallback: here))
-                }
-                out.setValue(try check(entries[name]!, for: key), at: path)
-            }
+            try validate(group: top[section]!, at: section, into: &out)
         }
         return out
+    }
+
+    /// Checks one object of keys (a section, or a group such as `camera.focus`) into `out`.
+    private static func validate(group: JSONValue, at path: String, into out: inout JSONValue) throws(Violation) {
+        guard case .object(let entries) = group else {
+            throw Violation(code: .wrongType, keyPath: path,
+                            message: "\"\(path)\" must be an object of keys, not \(group.typeName)")
+        }
+        for name in entries.keys.sorted() {
+            let child = "\(path).\(name)"
+            if let key = byPath[child] {
+                out.setValue(try check(entries[name]!, for: key), at: child)
+            } else if groups.contains(child) {
+                try validate(group: entries[name]!, at: child, into: &out)
+            } else {
+                let here = keys.map(\.path).filter { $0.hasPrefix(path + ".") }
+                throw Violation(code: .unknownKey, keyPath: child,
+                                message: "unknown key \"\(child)\""
+                                    + suggestion(for: child, among: keys.map(\.path) + groups.filter { $0.contains(".") },
+                                                 fallback: here))
+            }
+        }
     }
 
     /// Validates one value for one key; returns it normalized.
@@ -192,6 +244,27 @@ public enum ConfigSchema {
         case (.gpioLine, .int(let i)):
             guard (0...1023).contains(i) else { throw bad(.outOfRange, String(i)) }
             return .string(String(i))
+        case (.autoOrDouble(let range), .int), (.autoOrDouble(let range), .double):
+            let d = value.number!
+            guard d == 0 || range.contains(d) else { throw bad(.outOfRange, value.rendered(pretty: false)) }
+            return .double(d)
+        case (.numbers(_, _, nullable: true), .null), (.normalisedRect(nullable: true), .null):
+            return value
+        case (.numbers(let names, let range, _), .array(let items)):
+            let numbers = items.compactMap(\.number)
+            guard numbers.count == items.count else { throw wrongType() }
+            guard numbers.count == names.count, numbers.allSatisfy(range.contains) else {
+                throw bad(.outOfRange, value.rendered(pretty: false))
+            }
+            return .array(numbers.map(JSONValue.double))
+        case (.normalisedRect, .array(let items)):
+            let v = items.compactMap(\.number)
+            guard v.count == items.count else { throw wrongType() }
+            // A little slack so 0.1 + 0.9 (binary fractions) still counts as 1.
+            let inside = v.count == 4 && v.allSatisfy { (0...1).contains($0) } && v[2] > 0 && v[3] > 0
+                && v[0] + v[2] <= 1 + 1e-9 && v[1] + v[3] <= 1 + 1e-9
+            guard inside else { throw bad(.outOfRange, value.rendered(pretty: false)) }
+            return .array(v.map(JSONValue.double))
         default:
             throw wrongType()
         }
@@ -223,6 +296,28 @@ public enum ConfigSchema {
             default:
                 throw Violation(code: .wrongType, keyPath: key.path,
                                 message: "\"\(key.path)\" must be true or false, not \"\(text)\"")
+            }
+        case .autoOrDouble:
+            guard let d = Double(text), d.isFinite else {
+                throw Violation(code: .wrongType, keyPath: key.path,
+                                message: "\"\(key.path)\" must be \(key.kind.allowed), not \"\(text)\"")
+            }
+            value = .double(d)
+        case .numbers(_, _, let nullable), .normalisedRect(let nullable):
+            // JSON ("[1.5, 2]", "null") or rpicam-apps' "1.5,2".
+            let trimmed = String(text.filter { !$0.isWhitespace })
+            if nullable && (trimmed == "null" || trimmed.isEmpty) {
+                value = .null
+            } else {
+                var inner = Substring(trimmed)
+                if inner.hasPrefix("[") && inner.hasSuffix("]") { inner = inner.dropFirst().dropLast() }
+                let parts = inner.split(separator: ",", omittingEmptySubsequences: false)
+                    .map { Double($0) }
+                guard !parts.isEmpty, parts.allSatisfy({ $0?.isFinite == true }) else {
+                    throw Violation(code: .wrongType, keyPath: key.path,
+                                    message: "\"\(key.path)\" must be \(key.kind.allowed), not \"\(text)\"")
+                }
+                value = .array(parts.map { .double($0!) })
             }
         case .string, .choice, .identifier, .gpioLine:
             value = .string(text)

@@ -23,6 +23,15 @@ public enum JSONValue: Equatable, Sendable {
         }
     }
 
+    /// An integer or a fraction as a Double; nil for anything else.
+    public var number: Double? {
+        switch self {
+        case .int(let i): return Double(i)
+        case .double(let d): return d
+        default: return nil
+        }
+    }
+
     public subscript(key: String) -> JSONValue? {
         if case .object(let o) = self { return o[key] }
         return nil

@@ -122,6 +122,35 @@ public struct ShutterConfig: Codable, Equatable, Sendable {
         public var vflip = false
         /// Longest wait for autofocus before a still is taken anyway. Default 300, 0...5000 ms.
         public var afTimeoutMs = 300
+        // The sensor controls (`CameraControls`, README "Camera settings"); every
+        // default asks for nothing, so the camera's automatic behaviour is kept.
+        /// Shutter, gain, EV, metering, exposure mode, flicker.
+        public var exposure = CameraControls.Exposure()
+        /// White balance mode or fixed gains.
+        public var whiteBalance = CameraControls.WhiteBalance()
+        /// Autofocus mode, range, speed, window; lens position.
+        public var focus = CameraControls.Focus()
+        /// Brightness, contrast, saturation, sharpness, denoise.
+        public var image = CameraControls.Image()
+        /// Digital zoom: a centred crop. Default 1, 1...8.
+        public var zoom = 1.0
+        /// Region of interest [x, y, width, height], normalised; null = the whole frame. Default null.
+        public var roi: [Double]?
+        /// "off", "auto", "sensor" or "single-exp". Default "off".
+        public var hdr = CameraControls.HDR.off
+
+        /// The sensor controls these keys ask for.
+        public var controls: CameraControls {
+            var c = CameraControls()
+            c.exposure = exposure
+            c.whiteBalance = whiteBalance
+            c.focus = focus
+            c.image = image
+            c.zoom = zoom
+            c.roi = roi
+            c.hdr = hdr
+            return c
+        }
     }
 
     /// What the photos say about the camera that took them.

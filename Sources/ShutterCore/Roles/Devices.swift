@@ -51,6 +51,9 @@ public protocol CameraDevice: AnyObject, Sendable {
     func autofocus(timeout: Duration) async -> AutofocusResult
     /// Frames dropped because the consumer was too slow.
     var droppedFrames: Int { get }
+    /// The controls this camera was given and, as of its last start, those it
+    /// lacks (each with its reason) and the sizes the pipeline granted.
+    var controlReport: CameraControlReport { get }
 }
 
 public struct ButtonEdge: Sendable, Equatable {

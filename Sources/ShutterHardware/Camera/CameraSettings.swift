@@ -12,14 +12,6 @@ public struct CameraSize: Sendable, Equatable, Hashable, Codable, CustomStringCo
     public var description: String { "\(width)x\(height)" }
 }
 
-/// How the video stream keeps focus.
-public enum VideoAutofocus: String, Sendable, Codable {
-    /// AfMode Continuous while recording/previewing (where the lens has AF).
-    case continuous
-    /// Leave the lens where the last AF cycle or manual position put it.
-    case locked
-}
-
 /// Everything the real camera needs to be opened and configured. Preferences
 /// are best first; what the pipeline granted is reported in `LibcameraCamera.videoStream`
 /// / `lastStillStream`.
@@ -40,7 +32,6 @@ public struct LibcameraCameraSettings: Sendable, Equatable {
     /// Frames buffered for a slow consumer before the oldest is dropped (counted).
     /// Kept below the buffer count so the camera never starves.
     public var streamDepth: Int = 2
-    public var videoAutofocus: VideoAutofocus = .continuous
     /// The press-to-focus deadline; after it the last good (or hyperfocal) position is used.
     public var autofocusTimeout: Duration = .milliseconds(300)
     /// Frames thrown away after switching to the still configuration, so AE/AWB settle.
@@ -52,6 +43,8 @@ public struct LibcameraCameraSettings: Sendable, Equatable {
     /// Video frames are 1/`framesPerSecond`; a still has its own limits
     /// (`startControls(for: .still)`), clamped to what the sensor mode allows.
     public var stillLongestFrame: Duration = .seconds(1)
+    /// Exposure, white balance, focus (continuous by default, where the lens has
+    /// autofocus), image tuning, zoom, HDR: set at every start, video and still.
     public var controls = CameraControls()
 
     public init() {}

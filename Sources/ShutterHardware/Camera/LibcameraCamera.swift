@@ -49,6 +49,8 @@ public final class LibcameraCamera: CameraDevice {
         var nextWaiterID: UInt64 = 0
         var lastGoodLensPosition: Double?
         var lastMetadata: FrameMetadata?
+        /// The asked-for controls each configuration's last start lacked.
+        var lacking: [CameraStreamRole: [LackingControl]] = [:]
         var disconnected = false
         var source: (any DispatchSourceRead)?
     }
@@ -79,7 +81,8 @@ public final class LibcameraCamera: CameraDevice {
             source.resume()
             s.source = source
         }
-        _ = try? apply(settings.controls)
+        // The controls are set at every start (`applyStartControls`): some need the
+        // configured mode (the crop area), and each role has its own (denoise).
     }
 
     deinit {
@@ -124,6 +127,12 @@ public final class LibcameraCamera: CameraDevice {
             // Fixed-focus lens: nothing to wait for.
             return AutofocusResult(state: .idle, lensPosition: nil, timedOut: false)
         }
+        let focus = state.withLock { $0.settings.controls.focus }
+        if focus.effectiveMode == .manual {
+            // Manual focus: a press must not move the lens.
+            return AutofocusResult(state: .idle, lensPosition: focus.lensPosition ?? descriptor.defaultLensPosition,
+                                   timedOut: false)
+        }
         let cycle = shc_camera_af_trigger(handle.pointer)
         if cycle < 0 {
             return AutofocusResult(state: .failed, lensPosition: applyFallbackLensPosition(), timedOut: false)
@@ -155,6 +164,20 @@ public final class LibcameraCamera: CameraDevice {
     public var lastMetadata: FrameMetadata? { state.withLock { $0.lastMetadata } }
     public var isDisconnected: Bool { state.withLock { $0.disconnected } }
 
+    public var controlReport: CameraControlReport {
+        state.withLock { s in
+            var lacking: [LackingControl] = []
+            for role in [CameraStreamRole.video, .still] {
+                for l in s.lacking[role] ?? [] where !lacking.contains(where: { $0.control == l.control }) {
+                    lacking.append(l)
+                }
+            }
+            return CameraControlReport(asked: s.settings.controls, lacking: lacking,
+                                       videoSize: s.videoStream.map { PixelSize($0.size) },
+                                       stillSize: s.lastStillStream.map { PixelSize($0.size) })
+        }
+    }
+
     public struct Counters: Sendable, Equatable {
         public var completed: UInt64
         /// Requests cancelled while running: camera timeouts for the watchdog.
@@ -174,22 +197,16 @@ public final class LibcameraCamera: CameraDevice {
                         disconnected: c.disconnected != 0)
     }
 
-    /// Applies exposure and white balance (kept for every later start). Returns
-    /// the control names this camera lacks (skipped). Throws `.rejected` for a bad value.
+    /// Sets `controls` now (for the running configuration) and for every later
+    /// start. Returns the asked-for controls this camera lacks, with reasons.
     @discardableResult
-    public func apply(_ controls: CameraControls) throws -> [String] {
-        state.withLock { $0.settings.controls = controls }
-        let modes = shc_camera_has_control(handle.pointer, "ExposureTimeMode") != 0
-        var unsupported: [String] = []
-        for setting in controls.libcameraControls(hasModeControls: modes) {
-            let r = setControl(setting.name, setting.values, persistent: true)
-            if r == -ENOTSUP {
-                unsupported.append(setting.name)
-            } else if r < 0 {
-                throw CameraError.fromShim(r, "set \(setting)")
-            }
+    public func apply(_ controls: CameraControls) -> [LackingControl] {
+        let role: CameraStreamRole = state.withLock { s in
+            s.settings.controls = controls
+            if case .still = s.mode { return .still }
+            return .video
         }
-        return unsupported
+        return applyControls(controls, role: role)
     }
 
     /// Any libcamera control by name (the escape hatch for what CameraControls lacks).
@@ -217,12 +234,6 @@ public final class LibcameraCamera: CameraDevice {
         }
         try setControl(ControlSetting(name: "AfMode", values: [0]))
         try setControl(ControlSetting(name: "LensPosition", values: [dioptres]))
-    }
-
-    /// Continuous AF again (after a press's AF cycle or a manual position).
-    public func resumeContinuousAutofocus() {
-        guard descriptor.hasAutofocus else { return }
-        _ = setControl("AfMode", [2], persistent: true)
     }
 
     /// The seeds' tap-to-focus: AF (and its metering) on a window around a point
@@ -277,8 +288,8 @@ public final class LibcameraCamera: CameraDevice {
         state.withLock { $0.mode = .idle }
         let settings = state.withLock { $0.settings }
         let granted = try configureBlocking(still: false, settings: settings)
+        // Also puts AfMode back to the configured mode after a press's AF cycle.
         applyStartControls(.video, settings)
-        if settings.videoAutofocus == .continuous { resumeContinuousAutofocus() }
         state.withLock { s in
             s.mode = .video
             s.stream = granted
@@ -337,9 +348,9 @@ public final class LibcameraCamera: CameraDevice {
         return frame
     }
 
-    /// The role's own frame limits (`startControls(for:)`), set persistently
-    /// before each start so the other role's never linger. A camera without
-    /// the control (a USB webcam) keeps its own rate.
+    /// The role's own frame limits (`startControls(for:)`) and the configured
+    /// controls, set persistently before each start so the other role's never
+    /// linger. A camera without FrameDurationLimits (a USB webcam) keeps its own rate.
     private func applyStartControls(_ role: CameraStreamRole, _ settings: LibcameraCameraSettings) {
         var sensor: ClosedRange<Double>?
         if let r = controlRange("FrameDurationLimits"), r.min.isFinite, r.max.isFinite, r.min <= r.max {
@@ -348,6 +359,45 @@ public final class LibcameraCamera: CameraDevice {
         for setting in settings.startControls(for: role, sensorRange: sensor) {
             _ = setControl(setting.name, setting.values, persistent: true)
         }
+        applyControls(settings.controls, role: role)
+    }
+
+    /// Sets the plan for `role` and keeps what the camera lacked (the plan's
+    /// reasons, and any setting the camera refused) for `controlReport`.
+    @discardableResult
+    private func applyControls(_ controls: CameraControls, role: CameraStreamRole) -> [LackingControl] {
+        let plan = controls.libcameraPlan(for: controlSupport(), role: role)
+        var lacking = plan.lacking
+        for setting in plan.settings {
+            let r: Int32
+            if setting.name == "AfWindows" {
+                // An array of rectangles (with AfMetering): its own shim call; none = AfMetering Auto.
+                let rect = setting.values.map { Int32($0) }
+                r = rect.withUnsafeBufferPointer { shc_camera_set_af_windows(handle.pointer, $0.baseAddress, rect.count / 4) }
+            } else {
+                r = setControl(setting.name, setting.values, persistent: true)
+            }
+            guard r < 0 else { continue }
+            let id = CameraControls.controlID(forLibcameraName: setting.name)
+            let reason = r == -ENOTSUP ? "not supported by this camera"
+                : "the camera refused \(setting): \(CameraError.fromShim(r, "set \(setting.name)"))"
+            if !lacking.contains(where: { $0.control == setting.name }) {
+                lacking.append(LackingControl(control: setting.name, reason: reason, keys: id?.keys ?? []))
+            }
+        }
+        state.withLock { $0.lacking[role] = lacking }
+        return lacking
+    }
+
+    /// What the control mapping needs to know of this camera, as configured now.
+    private func controlSupport() -> LibcameraControlSupport {
+        let names = Set(LibcameraControlSupport.knownNames.filter(supportsControl))
+        var cx: Int32 = 0, cy: Int32 = 0, cw: Int32 = 0, ch: Int32 = 0
+        let crop = shc_camera_crop_maximum(handle.pointer, &cx, &cy, &cw, &ch) == 0 && cw > 0 && ch > 0
+            ? PixelRect(x: Int(cx), y: Int(cy), width: Int(cw), height: Int(ch)) : nil
+        return LibcameraControlSupport(names: names, cropMaximum: crop,
+                                       flickerModeMaximum: controlRange("AeFlickerMode")?.max,
+                                       defaultLensPosition: descriptor.defaultLensPosition)
     }
 
     private func configureBlocking(still: Bool, settings: LibcameraCameraSettings) throws -> GrantedStream {

@@ -37,7 +37,7 @@ extension LibcameraCameraSettings {
             wanted = us...us
         case .still:
             var longest = Double(max(0, stillLongestFrame.microseconds))
-            if case .manual(let shutter?, _) = controls.exposure {
+            if let shutter = controls.exposure.fixedShutterMicroseconds {
                 // A frame is a little longer than its exposure (a few lines of blanking).
                 longest = max(longest, Double(shutter) + 1000)
             }

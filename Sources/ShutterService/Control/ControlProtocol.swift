@@ -1,4 +1,5 @@
 import Foundation
+import ShutterCore
 
 /// The control socket speaks one JSON object per line each way: a request, then
 /// its reply. `shutterctl` is one client; `socat` or a test is another.
@@ -50,9 +51,23 @@ public struct ServiceStatus: Codable, Sendable, Equatable {
         public var refusedPresses = 0
     }
 
+    /// The camera and what it does with the sensor controls.
+    public struct Camera: Codable, Sendable, Equatable {
+        /// The camera's model, "none" while no camera is open.
+        public var model: String
+        /// What the configuration asks of the sensor (the `camera.*` control keys).
+        public var asked: CameraControls
+        /// Asked-for controls this camera lacks, each with why ("AfMode": "this camera has no autofocus").
+        public var lacking: [LackingControl]
+        /// The video size the pipeline granted at the last start; absent before one.
+        public var videoSize: PixelSize?
+        /// The still size it granted for the last still; absent before one.
+        public var stillSize: PixelSize?
+    }
+
     public var state: String
     public var board: String
-    public var camera: String
+    public var camera: Camera
     public var leds: [String: LEDState]
     public var flashMode: String
     public var counters: Counters

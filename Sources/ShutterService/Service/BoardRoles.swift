@@ -30,8 +30,10 @@ public struct BoardRoles: Sendable {
         self.cameraAppliesTransform = cameraAppliesTransform
     }
 
-    /// The simulated board, sized from the configuration.
-    public static func simulated(config: ShutterConfig, clock: any MonotonicClock = SystemClock()) -> BoardRoles {
+    /// The simulated board, sized from the configuration; `camera` may change
+    /// its camera further (a test's lacking controls).
+    public static func simulated(config: ShutterConfig, clock: any MonotonicClock = SystemClock(),
+                                 camera: (inout SimCamera.Settings) -> Void = { _ in }) -> BoardRoles {
         var s = SimCamera.Settings()
         s.width = config.video.width
         s.height = config.video.height
@@ -39,6 +41,8 @@ public struct BoardRoles: Sendable {
         s.stillWidth = config.still.width
         s.stillHeight = config.still.height
         s.modeSwitchMs = Int64(config.sim.modeSwitchMs)
+        s.controls = config.camera.controls
+        camera(&s)
         let board = SimBoard(camera: s, clock: clock)
         return BoardRoles(name: "sim", openCamera: { board.camera }, button: board.button,
                           microphone: config.audio.enabled ? board.microphone : nil,

@@ -130,6 +130,7 @@ extension CameraService {
             counters.photos += 1
             lastFiles = [path]
             log.notice("photo saved: \(path)")
+            logStillReport()
             apply(machine.handle(.photoSaved(id: id, path: path), at: now))
         case .failure(let e):
             lastError = e.message

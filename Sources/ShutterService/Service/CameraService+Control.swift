@@ -141,7 +141,7 @@ extension CameraService {
         if let d = flashDriver { leds["flash"] = .init(on: await d.level ?? false, pattern: flashPatternName) }
         counters.audioOverruns = roles.microphone?.overruns ?? 0
         return ServiceStatus(
-            state: Self.describe(machine.state), board: roles.name, camera: camera?.info.model ?? "none",
+            state: Self.describe(machine.state), board: roles.name, camera: cameraStatus(),
             leds: leds, flashMode: machine.flashMode.rawValue, counters: counters, freeBytes: freeBytes,
             storageRoot: storage.root, lastError: lastError, lastFiles: lastFiles,
             uptimeSeconds: Double((clock.now() - startedAt).nanoseconds) / 1e9)

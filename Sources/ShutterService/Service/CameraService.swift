@@ -77,6 +77,7 @@ public actor CameraService {
     var lastStatusLine = ""
     /// What each capture in flight is doing, for "busy: ..." refusals.
     var inProgress: [CaptureID: String] = [:]
+    var reportLog = CameraReportLog()
 
     // The run loop.
     typealias Job = @Sendable () async -> Void
@@ -331,7 +332,7 @@ public actor CameraService {
             frame(f)
         case .started(let info, let restart):
             camera = await supervisor.camera
-            log.notice("camera \(info.model) started\(restart ? " again" : "")")
+            logCameraReport(model: info.model, restart: restart)
             if restart { watchdog.cameraRestartSucceeded(at: clock.now()) }
         case .unavailable(let error, let restart):
             cameraUnavailable(error, restart: restart)

@@ -41,6 +41,7 @@ extension BoardRoles {
         settings.horizontalFlip = config.camera.hflip
         settings.verticalFlip = config.camera.vflip
         settings.autofocusTimeout = .milliseconds(config.camera.afTimeoutMs)
+        settings.controls = config.camera.controls
         let selector: CameraSelector = config.camera.model.isEmpty
             ? .index(config.camera.index) : CameraSelector(parsing: config.camera.model)
         let opener = CameraOpener(selector: selector, settings: settings)

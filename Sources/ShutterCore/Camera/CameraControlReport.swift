@@ -1,0 +1,150 @@
+/// The controls of the vocabulary by libcamera's name, which is how a camera
+/// (real or simulated) says which one it lacks.
+public enum CameraControlID: String, Codable, Sendable, CaseIterable {
+    case exposureTime = "ExposureTime"
+    case analogueGain = "AnalogueGain"
+    case exposureValue = "ExposureValue"
+    case aeMeteringMode = "AeMeteringMode"
+    case aeExposureMode = "AeExposureMode"
+    case aeFlickerMode = "AeFlickerMode"
+    case awbMode = "AwbMode"
+    case colourGains = "ColourGains"
+    case afMode = "AfMode"
+    case afRange = "AfRange"
+    case afSpeed = "AfSpeed"
+    case afWindows = "AfWindows"
+    case lensPosition = "LensPosition"
+    case brightness = "Brightness"
+    case contrast = "Contrast"
+    case saturation = "Saturation"
+    case sharpness = "Sharpness"
+    case noiseReductionMode = "NoiseReductionMode"
+    case scalerCrop = "ScalerCrop"
+    case hdrMode = "HdrMode"
+
+    /// The configuration keys this control carries.
+    public var keys: [String] {
+        switch self {
+        case .exposureTime: return ["camera.exposure.shutterUs"]
+        case .analogueGain: return ["camera.exposure.gain"]
+        case .exposureValue: return ["camera.exposure.ev"]
+        case .aeMeteringMode: return ["camera.exposure.metering"]
+        case .aeExposureMode: return ["camera.exposure.mode"]
+        case .aeFlickerMode: return ["camera.exposure.flicker"]
+        case .awbMode: return ["camera.whiteBalance.mode"]
+        case .colourGains: return ["camera.whiteBalance.gains"]
+        case .afMode: return ["camera.focus.mode"]
+        case .afRange: return ["camera.focus.range"]
+        case .afSpeed: return ["camera.focus.speed"]
+        case .afWindows: return ["camera.focus.window"]
+        case .lensPosition: return ["camera.focus.lensPosition"]
+        case .brightness: return ["camera.image.brightness"]
+        case .contrast: return ["camera.image.contrast"]
+        case .saturation: return ["camera.image.saturation"]
+        case .sharpness: return ["camera.image.sharpness"]
+        case .noiseReductionMode: return ["camera.image.denoise"]
+        case .scalerCrop: return ["camera.zoom", "camera.roi"]
+        case .hdrMode: return ["camera.hdr"]
+        }
+    }
+
+    /// Why a camera without this control cannot do what was asked, in words.
+    public var lackingReason: String {
+        switch self {
+        case .exposureTime: return "this camera has no manual shutter"
+        case .analogueGain: return "this camera has no manual gain"
+        case .afMode, .afRange, .afSpeed, .afWindows: return "this camera has no autofocus"
+        case .lensPosition: return "this camera has no focus motor (fixed-focus lens)"
+        case .colourGains: return "this camera has no manual white balance"
+        case .awbMode: return "this camera has no white balance presets"
+        case .scalerCrop: return "this camera cannot crop (no digital zoom)"
+        default: return "not supported by this camera"
+        }
+    }
+}
+
+extension CameraControls {
+    /// The controls this value asks for: those not at their default, which a
+    /// camera lacking them cannot honour. A control at its default is set where
+    /// the camera has it and quietly left out where it does not (a camera
+    /// without it behaves that way anyway).
+    public var requestedControls: [CameraControlID] {
+        let neutral = CameraControls()
+        var out: [CameraControlID] = []
+        if exposure.fixedShutterMicroseconds != nil { out.append(.exposureTime) }
+        if exposure.fixedGain != nil { out.append(.analogueGain) }
+        if exposure.ev != neutral.exposure.ev { out.append(.exposureValue) }
+        if exposure.metering != neutral.exposure.metering { out.append(.aeMeteringMode) }
+        if exposure.mode != neutral.exposure.mode { out.append(.aeExposureMode) }
+        if exposure.flicker != neutral.exposure.flicker { out.append(.aeFlickerMode) }
+        if whiteBalance.mode != neutral.whiteBalance.mode { out.append(.awbMode) }
+        if whiteBalance.gains != nil { out.append(.colourGains) }
+        if focus.mode != neutral.focus.mode { out.append(.afMode) }
+        if focus.range != neutral.focus.range { out.append(.afRange) }
+        if focus.speed != neutral.focus.speed { out.append(.afSpeed) }
+        if focus.window != nil { out.append(.afWindows) }
+        if focus.lensPosition != nil { out.append(.lensPosition) }
+        if image.brightness != neutral.image.brightness { out.append(.brightness) }
+        if image.contrast != neutral.image.contrast { out.append(.contrast) }
+        if image.saturation != neutral.image.saturation { out.append(.saturation) }
+        if image.sharpness != neutral.image.sharpness { out.append(.sharpness) }
+        if image.denoise != neutral.image.denoise { out.append(.noiseReductionMode) }
+        if zoom > 1 || roi != nil { out.append(.scalerCrop) }
+        if hdr != neutral.hdr { out.append(.hdrMode) }
+        return out
+    }
+}
+
+/// A control that was asked for and is not in effect, and why.
+public struct LackingControl: Codable, Equatable, Sendable, CustomStringConvertible {
+    /// libcamera's name of the control ("AfMode").
+    public var control: String
+    public var reason: String
+    /// The configuration keys that asked for it.
+    public var keys: [String]
+
+    public init(control: String, reason: String, keys: [String]) {
+        self.control = control
+        self.reason = reason
+        self.keys = keys
+    }
+
+    public init(_ id: CameraControlID, reason: String? = nil) {
+        self.init(control: id.rawValue, reason: reason ?? id.lackingReason, keys: id.keys)
+    }
+
+    /// "AfMode: this camera has no autofocus".
+    public var description: String { "\(control): \(reason)" }
+}
+
+public struct PixelSize: Codable, Equatable, Sendable, CustomStringConvertible {
+    public var width: Int
+    public var height: Int
+
+    public init(width: Int, height: Int) {
+        self.width = width
+        self.height = height
+    }
+
+    public var description: String { "\(width)x\(height)" }
+}
+
+/// What a camera did with the controls it was given, as of its last start.
+public struct CameraControlReport: Codable, Equatable, Sendable {
+    /// The controls the camera was given (from the configuration).
+    public var asked: CameraControls
+    /// Controls asked for that this camera lacks, each with its reason.
+    public var lacking: [LackingControl]
+    /// The video size the pipeline granted at the last start; nil before one.
+    public var videoSize: PixelSize?
+    /// The still size it granted for the last still; nil before one.
+    public var stillSize: PixelSize?
+
+    public init(asked: CameraControls, lacking: [LackingControl] = [], videoSize: PixelSize? = nil,
+                stillSize: PixelSize? = nil) {
+        self.asked = asked
+        self.lacking = lacking
+        self.videoSize = videoSize
+        self.stillSize = stillSize
+    }
+}

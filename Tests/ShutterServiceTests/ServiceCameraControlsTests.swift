@@ -1,0 +1,111 @@
+import Foundation
+import XCTest
+import ShutterCore
+import ShutterSim
+@testable import ShutterService
+
+/// Issue 11: the configured sensor controls reach the camera, and a control the
+/// camera lacks is said (in `status` and the log), never dropped silently.
+final class ServiceCameraControlsTests: XCTestCase {
+    private func waitUntil(_ what: String, timeout: TimeInterval = 20, _ cond: () async -> Bool) async throws {
+        let deadline = Date().addingTimeInterval(timeout)
+        while Date() < deadline {
+            if await cond() { return }
+            try await Task.sleep(nanoseconds: 20_000_000)
+        }
+        XCTFail("timed out waiting for \(what)")
+    }
+
+    /// Runs `body` with this process's stderr (the service's log) going to a file; returns what was written.
+    private func capturingStderr(_ body: () async throws -> Void) async rethrows -> String {
+        let path = NSTemporaryDirectory() + "shutter-log-\(UUID().uuidString)"
+        let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
+        let saved = dup(2)
+        dup2(fd, 2)
+        defer {
+            dup2(saved, 2)
+            close(saved)
+            close(fd)
+            try? FileManager.default.removeItem(atPath: path)
+        }
+        try await body()
+        return (try? String(contentsOfFile: path, encoding: .utf8)) ?? ""
+    }
+
+    func testConfiguredControlsReachTheSimulatedCameraAndWhatItLacksIsInStatusAndTheLog() async throws {
+        var config = ShutterConfig()
+        config.storage.root = try DaemonHarness.makeTempDir()
+        config.video.width = 320
+        config.video.height = 240
+        config.still.width = 640
+        config.still.height = 480
+        config.audio.enabled = false
+        config.sim.modeSwitchMs = 0
+        config.camera.exposure.ev = 1.5
+        config.camera.whiteBalance.mode = .daylight
+        config.camera.focus.lensPosition = 2
+        config.camera.zoom = 2
+        config.camera.hdr = .singleExp
+        // The simulated camera is told it has no HDR and no autofocus. Autofocus is
+        // left at its default (continuous), which asks nothing: not reported.
+        let roles = BoardRoles.simulated(config: config) { $0.lacking = [.hdrMode, .afMode] }
+        let sim = try XCTUnwrap(roles.sim).camera
+        let service = CameraService(config: config, roles: roles)
+
+        var status: ServiceStatus?
+        let log = try await capturingStderr {
+            let run = Task { await service.run() }
+            try await waitUntil("ready") { await service.status().state == "idle" }
+            status = await service.status()
+            let photo = await service.handle(ControlRequest(cmd: "photo"))
+            XCTAssertTrue(photo.ok, "\(photo)")
+            await service.stop()
+            _ = await run.value
+        }
+        let s = try XCTUnwrap(status)
+
+        // The configuration's controls reached the camera.
+        XCTAssertEqual(sim.settings.controls, config.camera.controls)
+        XCTAssertEqual(sim.controlReport.asked.exposure.ev, 1.5)
+
+        // status: what was asked, what the camera lacks and why, the granted size.
+        XCTAssertEqual(s.camera.model, "Shutter Sim Camera")
+        XCTAssertEqual(s.camera.asked, config.camera.controls)
+        XCTAssertEqual(s.camera.lacking.map(\.description), ["HdrMode: not supported by this camera"])
+        XCTAssertEqual(s.camera.lacking.first?.keys, ["camera.hdr"])
+        XCTAssertEqual(s.camera.videoSize, PixelSize(width: 320, height: 240))
+        XCTAssertNil(s.camera.stillSize, "no still yet")
+        let after = await service.status()
+        XCTAssertEqual(after.camera.stillSize, PixelSize(width: 640, height: 480), "known once a still was taken")
+
+        // On the wire, for shutterctl and scripts.
+        let json = String(decoding: ControlCoding.encode(ControlReply(ok: true, status: s)), as: UTF8.self)
+        XCTAssertTrue(json.contains(#""lacking":[{"control":"HdrMode","keys":["camera.hdr"],"reason":"not supported by this camera"}]"#), json)
+        XCTAssertTrue(json.contains(#""whiteBalance":{"gains":null,"mode":"daylight"}"#), json)
+        XCTAssertTrue(json.contains(#""videoSize":{"height":240,"width":320}"#), json)
+
+        // The log: one warning for the lacking control, and the granted sizes.
+        let warnings = log.split(separator: "\n").filter { $0.contains("camera control not applied") }
+        XCTAssertEqual(warnings, ["<4>shutter.service: camera control not applied: HdrMode: not supported by this camera (camera.hdr)"], log)
+        XCTAssertTrue(log.contains("camera Shutter Sim Camera started, video 320x240 (asked 320x240)"), log)
+        XCTAssertTrue(log.contains("stills are 640x480 (asked 640x480)"), log)
+    }
+
+    /// A camera without anything to report: no lacking controls, no warning.
+    func testDefaultsOnACameraLackingEverythingReportNothing() async throws {
+        var config = ShutterConfig()
+        config.storage.root = try DaemonHarness.makeTempDir()
+        config.video.width = 320
+        config.video.height = 240
+        config.audio.enabled = false
+        let roles = BoardRoles.simulated(config: config) { $0.lacking = Set(CameraControlID.allCases) }
+        let service = CameraService(config: config, roles: roles)
+        let run = Task { await service.run() }
+        try await waitUntil("ready") { await service.status().state == "idle" }
+        let s = await service.status()
+        XCTAssertEqual(s.camera.lacking, [])
+        XCTAssertEqual(s.camera.asked, CameraControls())
+        await service.stop()
+        _ = await run.value
+    }
+}
