@@ -56,10 +56,12 @@ enum RecordTool {
         let segment = Mutex(0)
         let recorder: Recorder
         do {
+            // One "durable FRAMES MS" line per synced fragment: what a kill from now on
+            // cannot take away (the signal tests check against it, not against the clock).
             recorder = try Recorder(settings: settings, start: start, nextPath: {
                 let n = segment.withLock { s in s += 1; return s }
                 return out.replacingOccurrences(of: "%d", with: String(n))
-            })
+            }, onDurable: { m in say("durable \(m.frames) \(m.mediaTime.milliseconds)") })
         } catch {
             fail("\(error)")
         }

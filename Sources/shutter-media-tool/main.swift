@@ -3,6 +3,7 @@
 //   shutter-media-tool record --out clip.mp4 [--seconds 10] [--size 640x360] [--fps 30]
 //       [--segment 0] [--encoder libx264] [--preset veryfast] [--channels 1] [--stamp]
 // --out may hold %d (segment number). SIGTERM/SIGINT finish the clip and exit 0.
-// Prints `started <ns>` (clip start on CLOCK_MONOTONIC) and, at the end, a JSON summary.
+// Prints `started <ns>` (clip start on CLOCK_MONOTONIC), `durable <frames> <ms>` each time
+// a synced fragment makes more of the clip safe from a kill, and at the end a JSON summary.
 
 RecordTool.run(Array(CommandLine.arguments.dropFirst()))
