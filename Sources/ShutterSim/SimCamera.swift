@@ -39,8 +39,9 @@ public final class SimCamera: CameraDevice {
         /// least `streamDepth + 1`.
         public var bufferCount = 8
         public var model = "Shutter Sim Camera"
-        /// The sensor controls it is given (the configuration's `camera.*`). Kept
-        /// and reported in `controlReport`; the picture does not follow them yet.
+        /// The sensor controls it starts with (the configuration's `camera.*`);
+        /// `apply` changes them. Kept and reported in `controlReport`; the picture
+        /// does not follow them yet.
         public var controls = CameraControls()
         /// Controls this camera lacks (for tests): asked for, each is reported
         /// with its reason at every start, as the real camera reports its own.
@@ -103,6 +104,9 @@ public final class SimCamera: CameraDevice {
         var lastVideoGap: Duration?
         /// What the last start reported (`controlReport`).
         var lackingAtStart: [LackingControl] = []
+        /// The controls in use: `settings.controls`, then each `apply`.
+        var controls: CameraControls
+        var controlChanges = 0
         var videoStarted = false
 
         var isSwitching: Bool {
@@ -127,7 +131,7 @@ public final class SimCamera: CameraDevice {
     public let info: CameraInfo
     private let clock: any MonotonicClock
     private let activity: SimActivity
-    private let state = Mutex(State())
+    private let state: Mutex<State>
     private let pattern: TestPattern
     private let stillPattern: TestPattern
     /// Drawing a picture is blocking work: it runs here, not on the shared task pool.
@@ -137,6 +141,7 @@ public final class SimCamera: CameraDevice {
         self.settings = settings
         self.clock = clock
         activity = SimActivity(clock: clock)
+        state = Mutex(State(controls: settings.controls))
         info = CameraInfo(make: "Shutter", model: settings.model, id: "sim:0", hasAutofocus: true,
                           pixelArraySize: (settings.stillWidth, settings.stillHeight))
         pattern = TestPattern(width: settings.width, height: settings.height)
@@ -198,16 +203,29 @@ public final class SimCamera: CameraDevice {
     /// asked-for ones in `settings.lacking`) and the sizes it delivers.
     public var controlReport: CameraControlReport {
         state.withLock { s in
-            CameraControlReport(asked: settings.controls, lacking: s.lackingAtStart,
+            CameraControlReport(asked: s.controls, lacking: s.lackingAtStart,
                                 videoSize: s.videoStarted ? PixelSize(width: settings.width, height: settings.height) : nil,
                                 stillSize: s.stills > 0 ? PixelSize(width: settings.stillWidth, height: settings.stillHeight) : nil)
         }
     }
 
     /// The asked-for controls this camera lacks, in the vocabulary's order.
-    private var lackingControls: [LackingControl] {
-        settings.controls.requestedControls.filter(settings.lacking.contains).map { LackingControl($0) }
+    private func lacking(_ controls: CameraControls) -> [LackingControl] {
+        controls.requestedControls.filter(settings.lacking.contains).map { LackingControl($0) }
     }
+
+    /// Keeps the new controls, reported at once (as the real camera sets them
+    /// on the running stream) and at every later start.
+    public func apply(_ controls: CameraControls) async {
+        state.withLock { s in
+            s.controls = controls
+            s.controlChanges += 1
+            if s.videoStarted { s.lackingAtStart = lacking(controls) }
+        }
+    }
+
+    /// How many times `apply` was called: a test sees a change reach the camera, or wait.
+    public var controlChanges: Int { state.withLock { $0.controlChanges } }
 
     /// What an auto-exposure loop would settle on for `lux`: longer exposure and
     /// more gain as the scene darkens, capped at 1/30 s and 16x.
@@ -255,7 +273,7 @@ public final class SimCamera: CameraDevice {
             s.stream = stream
             s.videoWanted = true
             s.videoStarted = true
-            s.lackingAtStart = lackingControls
+            s.lackingAtStart = lacking(s.controls)
             if !s.buffersAllocated {  // once: buffers held downstream come back to the pool
                 s.buffersAllocated = true
                 let size = Frame.i420ByteCount(width: settings.width, height: settings.height)
@@ -366,7 +384,7 @@ public final class SimCamera: CameraDevice {
         }
         let next: CheckedContinuation<Void, Never>? = state.withLock { s in
             if case .success = still { s.stills += 1 }
-            s.lackingAtStart = lackingControls
+            s.lackingAtStart = lacking(s.controls)
             return endSwitch(&s, at: resumes, backToVideo: wasVideo)
         }
         next?.resume()

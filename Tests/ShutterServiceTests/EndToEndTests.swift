@@ -202,6 +202,37 @@ final class EndToEndTests: XCTestCase {
         XCTAssertTrue(d.log().contains("giving up"), d.log())
     }
 
+    /// Issue 11: a setting changed through shutterctl holds across a restart of
+    /// the daemon (the state file) until `reset` returns it to the config file's value.
+    func testASettingSurvivesARestartUntilReset() throws {
+        let d = try DaemonHarness(config: #"{"camera": {"exposure": {"ev": 0.5}}}"#)
+        try d.start()
+        let (setCode, set) = try d.ctl("set", "camera.exposure.ev", "2")
+        XCTAssertEqual(setCode, 0, d.log())
+        XCTAssertEqual(set?["value"] as? Double, 2)
+        let (_, got) = try d.ctl("get", "camera.exposure.ev")
+        XCTAssertEqual(got?["value"] as? Double, 2)
+        XCTAssertEqual(got?["source"] as? String, "runtime")
+        XCTAssertEqual(got?["effective"] as? Double, 2, "the running camera has it")
+
+        d.stop()
+        try d.start()
+        let (_, again) = try d.ctl("get", "camera.exposure.ev")
+        XCTAssertEqual(again?["value"] as? Double, 2, "remembered across the restart: \(d.log())")
+        XCTAssertEqual(again?["source"] as? String, "runtime")
+        let asked = ((try d.status()["camera"] as? [String: Any])?["asked"] as? [String: Any])?["exposure"] as? [String: Any]
+        XCTAssertEqual(asked?["ev"] as? Double, 2, "the camera started with it")
+
+        let (resetCode, _) = try d.ctl("reset", "camera.exposure.ev")
+        XCTAssertEqual(resetCode, 0, d.log())
+        let (_, after) = try d.ctl("get", "camera.exposure.ev")
+        XCTAssertEqual(after?["value"] as? Double, 0.5, "the config file's value")
+        XCTAssertEqual(after?["source"] as? String, "config")
+
+        let (badCode, _) = try d.ctl("set", "camera.exposure.ev", "9")
+        XCTAssertEqual(badCode, 1, "a bad value is refused")
+    }
+
     private func rawRequest(_ socket: String, _ text: String) throws -> String {
         let fd = Glibc.socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
         defer { close(fd) }

@@ -33,7 +33,8 @@ public enum CaptureAction: Equatable, Sendable {
     /// A storage fault stopped a press: re-check the storage and answer
     /// `storageRestored` if it is usable again.
     case probeStorage
-    /// A double tap changed the flash mode: persist / log it.
+    /// The flash mode changed (a double tap, or a setting): log it, and remember
+    /// a double tap's as a runtime setting.
     case flashModeChanged(FlashMode)
     /// The shutdown gesture completed and all captures are saved.
     case powerOff

@@ -88,7 +88,8 @@ public struct CaptureStateMachine: Sendable {
         var deadline: MonotonicTime
     }
 
-    public let configuration: Configuration
+    /// `videoTorch` may change at runtime (`setVideoTorch`); the rest is fixed.
+    public private(set) var configuration: Configuration
     public private(set) var flashMode: FlashMode
     private var phase: Phase = .booting
     private var faults: Set<CaptureFault> = []
@@ -205,6 +206,11 @@ public struct CaptureStateMachine: Sendable {
         case .sceneMetered(let m):
             scene = m
             return []
+        case .setFlashMode(let m):
+            if m != flashMode { changeFlashMode(to: m) }
+        case .setVideoTorch(let on):
+            // For the next clip: a clip in progress keeps the light it started with.
+            configuration.videoTorch = on
         case .tick:
             tick(now)
         }
@@ -312,8 +318,7 @@ public struct CaptureStateMachine: Sendable {
     }
 
     private mutating func doubleTap(_ s: MonotonicTime, _ e: MonotonicTime) {
-        flashMode = flashMode.next
-        actions += [.flashModeChanged(flashMode), .flashLED(.mode(flashMode))]
+        changeFlashMode(to: flashMode.next)
         var dropped = false
         if case .pressed(let p) = phase, p >= s, p <= e {
             phase = .idle
@@ -422,6 +427,12 @@ public struct CaptureStateMachine: Sendable {
         case (.recordStop, _):
             refuse(.notRecording, origin: origin)
         }
+    }
+
+    /// A double tap's or a setting's new flash mode, shown on the flash LED.
+    private mutating func changeFlashMode(to m: FlashMode) {
+        flashMode = m
+        actions += [.flashModeChanged(m), .flashLED(.mode(m))]
     }
 
     // MARK: - Captures

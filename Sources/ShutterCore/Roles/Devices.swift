@@ -54,6 +54,10 @@ public protocol CameraDevice: AnyObject, Sendable {
     /// The controls this camera was given and, as of its last start, those it
     /// lacks (each with its reason) and the sizes the pipeline granted.
     var controlReport: CameraControlReport { get }
+    /// New controls (`shutterctl set`): for the running stream, if any, and every
+    /// later start. Returns once `controlReport` shows them. The service calls it
+    /// between captures only.
+    func apply(_ controls: CameraControls) async
 }
 
 public struct ButtonEdge: Sendable, Equatable {

@@ -197,16 +197,20 @@ public final class LibcameraCamera: CameraDevice {
                         disconnected: c.disconnected != 0)
     }
 
-    /// Sets `controls` now (for the running configuration) and for every later
-    /// start. Returns the asked-for controls this camera lacks, with reasons.
-    @discardableResult
-    public func apply(_ controls: CameraControls) -> [LackingControl] {
-        let role: CameraStreamRole = state.withLock { s in
-            s.settings.controls = controls
-            if case .still = s.mode { return .still }
-            return .video
+    /// Sets `controls` for the running video stream (libcamera takes them with
+    /// the next request) and for every later start. On the control queue, so a
+    /// change is ordered with starts and stills and never lands inside a still's
+    /// configure-and-capture. Stopped, they are only kept: the next start sets
+    /// them, after its configure (the crop area depends on the sensor mode).
+    public func apply(_ controls: CameraControls) async {
+        _ = try? await onControlQueue {
+            let streaming: Bool = self.state.withLock { s in
+                s.settings.controls = controls
+                if case .video = s.mode { return true }
+                return false
+            }
+            if streaming { self.applyControls(controls, role: .video) }
         }
-        return applyControls(controls, role: role)
     }
 
     /// Any libcamera control by name (the escape hatch for what CameraControls lacks).

@@ -5,9 +5,11 @@ import ShutterCore
 /// Starts the service with its control socket, signals and (on a terminal) the
 /// keyboard button, and returns the exit code when it stops.
 enum ServiceRunner {
-    static func run(config: ShutterConfig, roles: BoardRoles, hooks: ServiceHooks? = nil) async -> Int32 {
+    static func run(config: ShutterConfig, roles: BoardRoles, hooks: ServiceHooks? = nil,
+                    reloadConfig: (@Sendable () throws(ConfigError) -> ShutterConfig)? = nil) async -> Int32 {
         let log = Log("shutter.main")
-        let service = CameraService(config: config, roles: roles, hooks: hooks ?? SystemdHooks.make())
+        let service = CameraService(config: config, roles: roles, hooks: hooks ?? SystemdHooks.make(),
+                                    reloadConfig: reloadConfig)
         var server: ControlServer?
         do {
             server = try ControlServer(path: config.control.socketPath) { request in
@@ -32,7 +34,8 @@ enum ServiceRunner {
     }
 }
 
-/// SIGUSR1 → photo, SIGUSR2 → start/stop recording, SIGTERM/SIGINT → finish and exit.
+/// SIGUSR1 → photo, SIGUSR2 → start/stop recording, SIGTERM/SIGINT → finish and exit,
+/// SIGHUP → reread the configuration file.
 /// Dispatch signal sources on one serial queue feed one stream, which the
 /// service reads in its run loop: signals are handled in the order they came.
 final class SignalHandlers {
@@ -45,7 +48,7 @@ final class SignalHandlers {
         let queue = DispatchQueue(label: "shutter.signals")
         var sources: [any DispatchSourceSignal] = []
         let table: [(Int32, ServiceSignal)] = [
-            (SIGUSR1, .photo), (SIGUSR2, .toggleRecording), (SIGTERM, .stop), (SIGINT, .stop),
+            (SIGUSR1, .photo), (SIGUSR2, .toggleRecording), (SIGTERM, .stop), (SIGINT, .stop), (SIGHUP, .reload),
         ]
         for (sig, meaning) in table {
             signal(sig, SIG_IGN)

@@ -2,7 +2,8 @@ import Foundation
 import ShutterCore
 
 /// `shutterctl [--socket PATH] status | tap | hold SECONDS | press | release | photo |
-///             record start|stop | sim [--fault F] [--lux L] | gestures FILE [--config CFG]`
+///             record start|stop | set KEY VALUE | get [KEY] | reset [KEY] |
+///             sim [--fault F] [--lux L] | gestures FILE [--config CFG]`
 public enum ShutterctlCommand {
     static let usage = """
         usage: shutterctl [--socket PATH] COMMAND
@@ -13,6 +14,11 @@ public enum ShutterctlCommand {
           record start|stop      start (prints the clip's name) or stop (prints the files) a recording
         A capture request made while the camera is busy waits (one) or is refused at once
         with what is in progress ("busy: ..."; exit status 1).
+          set KEY VALUE          change a setting now (camera.*, flash.mode, video.torch; VALUE
+                                 is JSON: 2, "daylight", [1.5,2], null; a bare word is a string);
+                                 kept across restarts, applied between captures
+          get [KEY]              a setting (or every one): value, source (runtime|config), effective
+          reset [KEY]            back to the configuration file's value (without KEY: every change)
           sim [--fault none|stall|disappear|error] [--lux N] [--led-failing true|false]
                                  simulated board only: inject faults, set the light level
           gestures FILE [--config CFG]
@@ -50,6 +56,14 @@ public enum ShutterctlCommand {
                 return fail("record needs start or stop", code: 64)
             }
             request = ControlRequest(cmd: "record", action: rest[0])
+        case "set":
+            guard rest.count == 2 else {
+                return fail("set needs a key and a value, e.g. `shutterctl set camera.exposure.ev 2`", code: 64)
+            }
+            request = ControlRequest(cmd: "set", key: rest[0], value: settingValue(rest[1]))
+        case "get", "reset":
+            guard rest.count <= 1 else { return fail("\(cmd) takes at most one key\n\(usage)", code: 64) }
+            request = ControlRequest(cmd: cmd, key: rest.first)
         case "sim":
             request = ControlRequest(cmd: "sim")
             var j = 0
@@ -73,11 +87,16 @@ public enum ShutterctlCommand {
         let path = socket ?? resolveSocket()
         let timeout: Duration = .seconds(Int64(request.seconds ?? 0) + 120)
         do {
-            let (reply, _) = try ControlClient.send(request, to: path, timeout: timeout)
-            let e = JSONEncoder()
-            e.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-            if cmd == "status" { e.outputFormatting.insert(.prettyPrinted) }
-            if let d = try? e.encode(reply) { print(String(decoding: d, as: UTF8.self)) }
+            let (reply, raw) = try ControlClient.send(request, to: path, timeout: timeout)
+            if ["set", "get", "reset"].contains(cmd) {
+                // As sent: values are JSON of any shape (null included).
+                print(String(decoding: raw, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines))
+            } else {
+                let e = JSONEncoder()
+                e.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+                if cmd == "status" { e.outputFormatting.insert(.prettyPrinted) }
+                if let d = try? e.encode(reply) { print(String(decoding: d, as: UTF8.self)) }
+            }
             if !reply.ok {
                 FileHandle.standardError.write(Data("shutterctl: \(reply.error ?? "failed")\n".utf8))
                 return 1
@@ -86,6 +105,12 @@ public enum ShutterctlCommand {
         } catch {
             return fail("\(error)", code: 69)
         }
+    }
+
+    /// A command-line VALUE: JSON (`2`, `"daylight"`, `[1.5,2]`, `null`), else the
+    /// word as a string (`daylight`), as a shell user would type it.
+    static func settingValue(_ text: String) -> JSONValue {
+        (try? JSONParser.parse(text).value) ?? .string(text)
     }
 
     static func resolveSocket() -> String {

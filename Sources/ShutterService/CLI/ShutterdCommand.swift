@@ -11,7 +11,7 @@ public enum ShutterdCommand {
                         [--print-config]
         Boards: rpi5 rpi4 rpi3 zero2w qemu sim (auto: the Pi this runs on, else sim).
         Signals: SIGUSR1 takes a photo, SIGUSR2 starts/stops a recording, SIGTERM/SIGINT
-        finish the current file and exit.
+        finish the current file and exit, SIGHUP rereads the configuration file.
         """
 
     struct Options {
@@ -71,17 +71,24 @@ public enum ShutterdCommand {
         }
         if let s = o.storage { overrides["storage.root"] = s }
         if let s = o.socket { overrides["control.socketPath"] = s }
-        var config: ShutterConfig
-        do {
-            config = try ConfigLoader.load(configFile: o.configFile, overrides: overrides, detectedBoard: detected)
+        // The same loading at start and on SIGHUP, so a reread compares like with like.
+        let options = o
+        let load: @Sendable () throws(ConfigError) -> ShutterConfig = { [overrides, detected] () throws(ConfigError) -> ShutterConfig in
+            var config = try ConfigLoader.load(configFile: options.configFile, overrides: overrides,
+                                               detectedBoard: detected)
+            // With --storage and no explicit socket, keep the socket beside the files
+            // when the default runtime directory is not ours to write.
+            if options.socket == nil, options.storage != nil, !canCreate(config.control.socketPath) {
+                config.control.socketPath = (config.storage.root as NSString).appendingPathComponent("control.sock")
+            }
+            return config
+        }
+        let config: ShutterConfig
+        do throws(ConfigError) {
+            config = try load()
         } catch {
             log.error("configuration: \(error.description)")
             return ConfigError.exitCode
-        }
-        // With --storage and no explicit socket, keep the socket beside the files
-        // when the default runtime directory is not ours to write.
-        if o.socket == nil, o.storage != nil, !canCreate(config.control.socketPath) {
-            config.control.socketPath = (config.storage.root as NSString).appendingPathComponent("control.sock")
         }
         if o.printConfig {
             print(config.printable())
@@ -92,7 +99,7 @@ public enum ShutterdCommand {
                        ?? "no Raspberry Pi detected: using the simulated board")
         }
         let roles = config.board.name == "sim" ? BoardRoles.simulated(config: config) : BoardRoles.real(config: config)
-        return await ServiceRunner.run(config: config, roles: roles)
+        return await ServiceRunner.run(config: config, roles: roles, reloadConfig: load)
     }
 
     private static func canCreate(_ socketPath: String) -> Bool {

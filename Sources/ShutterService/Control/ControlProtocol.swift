@@ -7,9 +7,13 @@ import ShutterCore
 ///     {"cmd":"tap"}                      -> {"ok":true,"files":["/…/SHTR0001.JPG"]}
 ///     {"cmd":"hold","seconds":3}         -> {"ok":true,"files":["/…/SHTR0002.MP4"]}
 ///     {"cmd":"status"}                   -> {"ok":true,"status":{…}}
+///     {"cmd":"set","key":"camera.exposure.ev","value":2}
+///                                        -> {"ok":true,"key":"camera.exposure.ev","source":"runtime","value":2}
+///     {"cmd":"get","key":"flash.mode"}   -> {"ok":true,"effective":"auto","key":"flash.mode","source":"config","value":"auto"}
+///     {"cmd":"reset"}                    -> {"ok":true,"settings":[…the keys reset, at their config values…]}
 ///     {"cmd":"bogus"}                    -> {"ok":false,"error":"unknown command \"bogus\" (…)"}
 public struct ControlRequest: Codable, Sendable, Equatable {
-    /// status | tap | hold | press | release | photo | record | sim
+    /// status | tap | hold | press | release | photo | record | sim | set | get | reset
     public var cmd: String
     /// hold: how long to hold, in seconds.
     public var seconds: Double?
@@ -21,18 +25,74 @@ public struct ControlRequest: Codable, Sendable, Equatable {
     public var lux: Double?
     /// sim: make the LEDs fail (true) or work (false).
     public var ledFailing: Bool?
+    /// set / get / reset: a setting's key path ("camera.exposure.ev"); get and
+    /// reset without one: every setting.
+    public var key: String?
+    /// set: the new value, as JSON (`2`, `"daylight"`, `[1.5,2]`, `null`).
+    public var value: JSONValue?
 
     public init(cmd: String, seconds: Double? = nil, action: String? = nil, fault: String? = nil,
-                lux: Double? = nil, ledFailing: Bool? = nil) {
+                lux: Double? = nil, ledFailing: Bool? = nil, key: String? = nil, value: JSONValue? = nil) {
         self.cmd = cmd
         self.seconds = seconds
         self.action = action
         self.fault = fault
         self.lux = lux
         self.ledFailing = ledFailing
+        self.key = key
+        self.value = value
     }
 
-    public static let commands = ["status", "tap", "hold", "press", "release", "photo", "record", "sim"]
+    public static let commands = ["status", "tap", "hold", "press", "release", "photo", "record", "sim",
+                                  "set", "get", "reset"]
+
+    private enum CodingKeys: String, CodingKey {
+        case cmd, seconds, action, fault, lux, ledFailing, key, value
+    }
+
+    // By hand for `value`: a JSON null there is the value null, not a missing value.
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        cmd = try c.decode(String.self, forKey: .cmd)
+        seconds = try c.decodeIfPresent(Double.self, forKey: .seconds)
+        action = try c.decodeIfPresent(String.self, forKey: .action)
+        fault = try c.decodeIfPresent(String.self, forKey: .fault)
+        lux = try c.decodeIfPresent(Double.self, forKey: .lux)
+        ledFailing = try c.decodeIfPresent(Bool.self, forKey: .ledFailing)
+        key = try c.decodeIfPresent(String.self, forKey: .key)
+        value = c.contains(.value) ? try c.decode(JSONValue.self, forKey: .value) : nil
+    }
+}
+
+/// One runtime setting as `get`, `set` and `reset` show it.
+public struct SettingState: Codable, Sendable, Equatable {
+    public var key: String
+    /// The value the service runs with (or will, once the capture in progress ends).
+    public var value: JSONValue
+    /// "runtime" (a `set` holds it) or "config" (the configuration's value).
+    public var source: String
+    /// What is in effect, where there is a fact to show: the last frame's
+    /// exposure time, gain or lens position, the machine's flash mode and torch,
+    /// else what the camera was given (absent while it lacks the control).
+    public var effective: JSONValue?
+
+    public init(key: String, value: JSONValue, source: String, effective: JSONValue? = nil) {
+        self.key = key
+        self.value = value
+        self.source = source
+        self.effective = effective
+    }
+
+    private enum CodingKeys: String, CodingKey { case key, value, source, effective }
+
+    // By hand: a JSON null is a value here (the camera was given `camera.roi`: null).
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        key = try c.decode(String.self, forKey: .key)
+        value = try c.decode(JSONValue.self, forKey: .value)
+        source = try c.decode(String.self, forKey: .source)
+        effective = c.contains(.effective) ? try c.decode(JSONValue.self, forKey: .effective) : nil
+    }
 }
 
 public struct ServiceStatus: Codable, Sendable, Equatable {
@@ -91,6 +151,13 @@ public struct ControlReply: Codable, Sendable, Equatable {
     public var busy: Bool?
     /// What was done when it is not a file (`record start`: "recording").
     public var note: String?
+    /// set / get KEY / reset KEY: the setting (flat: `"key"`, `"value"`, `"source"`, `"effective"`).
+    public var key: String?
+    public var value: JSONValue?
+    public var source: String?
+    public var effective: JSONValue?
+    /// get / reset without a key: every setting (get), or the ones reset.
+    public var settings: [SettingState]?
 
     public init(ok: Bool, error: String? = nil, files: [String]? = nil, status: ServiceStatus? = nil) {
         self.ok = ok
@@ -99,7 +166,39 @@ public struct ControlReply: Codable, Sendable, Equatable {
         self.status = status
     }
 
+    public init(setting: SettingState, note: String? = nil) {
+        self.init(ok: true)
+        key = setting.key
+        value = setting.value
+        source = setting.source
+        effective = setting.effective
+        self.note = note
+    }
+
     public static func failure(_ message: String) -> ControlReply { ControlReply(ok: false, error: message) }
+
+    private enum CodingKeys: String, CodingKey {
+        case ok, error, files, status, pressToDurableMs, clipStartOffsetMs, busy, note
+        case key, value, source, effective, settings
+    }
+
+    // By hand for `value` and `effective`: a JSON null there is a value (`camera.roi`: null).
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        ok = try c.decode(Bool.self, forKey: .ok)
+        error = try c.decodeIfPresent(String.self, forKey: .error)
+        files = try c.decodeIfPresent([String].self, forKey: .files)
+        status = try c.decodeIfPresent(ServiceStatus.self, forKey: .status)
+        pressToDurableMs = try c.decodeIfPresent(Double.self, forKey: .pressToDurableMs)
+        clipStartOffsetMs = try c.decodeIfPresent(Double.self, forKey: .clipStartOffsetMs)
+        busy = try c.decodeIfPresent(Bool.self, forKey: .busy)
+        note = try c.decodeIfPresent(String.self, forKey: .note)
+        key = try c.decodeIfPresent(String.self, forKey: .key)
+        value = c.contains(.value) ? try c.decode(JSONValue.self, forKey: .value) : nil
+        source = try c.decodeIfPresent(String.self, forKey: .source)
+        effective = c.contains(.effective) ? try c.decode(JSONValue.self, forKey: .effective) : nil
+        settings = try c.decodeIfPresent([SettingState].self, forKey: .settings)
+    }
 }
 
 enum ControlCoding {

@@ -12,6 +12,7 @@ extension CameraService {
         // A press that stopped being pending without a capture (double tap,
         // shutdown press) is answered now.
         requests.answerUnbound(isPending: machine.isPending)
+        applySettingsIfIdle()
         wakeup.notify()
     }
 
@@ -77,6 +78,7 @@ extension CameraService {
             spawn { await self.probeStorage() }
         case .flashModeChanged(let m):
             log.notice("flash mode: \(m.rawValue)")
+            flashModeChanged(to: m)
         case .powerOff:
             log.notice("shutdown gesture: every file is saved; asking the system to power off")
             hooks.powerOff()

@@ -33,7 +33,7 @@ extension CameraService {
         logLacking(report.lacking)
     }
 
-    private func logLacking(_ lacking: [LackingControl]) {
+    func logLacking(_ lacking: [LackingControl]) {
         guard lacking != reportLog.lacking else { return }
         let before = reportLog.lacking ?? []
         for l in lacking where !before.contains(l) {
@@ -45,7 +45,7 @@ extension CameraService {
     /// The `camera` part of `status`.
     func cameraStatus() -> ServiceStatus.Camera {
         guard let camera else {
-            return ServiceStatus.Camera(model: "none", asked: config.camera.controls, lacking: [], videoSize: nil,
+            return ServiceStatus.Camera(model: "none", asked: cameraControls, lacking: [], videoSize: nil,
                                         stillSize: nil)
         }
         let r = camera.controlReport

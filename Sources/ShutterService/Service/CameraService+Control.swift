@@ -31,6 +31,12 @@ extension CameraService {
             }
         case "sim":
             return await simCommand(request)
+        case "set":
+            return await setSetting(request)
+        case "get":
+            return getSetting(request)
+        case "reset":
+            return await resetSetting(request)
         default:
             return .failure("unknown command \"\(request.cmd)\"")
         }

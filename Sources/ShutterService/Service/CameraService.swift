@@ -79,6 +79,23 @@ public actor CameraService {
     var inProgress: [CaptureID: String] = [:]
     var reportLog = CameraReportLog()
 
+    // Runtime settings (CameraService+Settings.swift).
+    /// The configuration's settable keys with the runtime changes over them.
+    var settings: RuntimeSettings
+    /// Changed settings not yet applied (a capture was in progress).
+    var settingsWaiting = false
+    /// The state file lags the settings (keys dropped at load).
+    var settingsDirty = false
+    /// The sensor controls the camera is to have: given before each start and on a change.
+    var cameraControls: CameraControls
+    var controlsInFlight = false
+    /// Replies waiting for the camera to have the controls (`set`, `reset`).
+    var controlWaiters: [CheckedContinuation<Void, Never>] = []
+    /// The newest frame's metadata: what `get` shows as in effect.
+    var lastMetadata: FrameMetadata?
+    /// Rereads the configuration (SIGHUP); nil where there is no file to reread.
+    let reloadConfig: (@Sendable () throws(ConfigError) -> ShutterConfig)?
+
     // The run loop.
     typealias Job = @Sendable () async -> Void
     let wakeup = Wakeup()
@@ -89,9 +106,14 @@ public actor CameraService {
     private(set) var exitCode: Int32?
     var stopping = false
 
+    /// `reloadConfig`: loads the configuration again as at start, for SIGHUP.
     public init(config: ShutterConfig, roles: BoardRoles, hooks: ServiceHooks = ServiceHooks(),
-                clock: any MonotonicClock = SystemClock(), wallClock: any WallClock = SystemWallClock()) {
+                clock: any MonotonicClock = SystemClock(), wallClock: any WallClock = SystemWallClock(),
+                reloadConfig: (@Sendable () throws(ConfigError) -> ShutterConfig)? = nil) {
         self.config = config
+        self.reloadConfig = reloadConfig
+        settings = RuntimeSettings(base: config)
+        cameraControls = config.camera.controls
         self.roles = roles
         self.hooks = hooks
         self.clock = clock
@@ -137,9 +159,12 @@ public actor CameraService {
         publishStatus("starting on \(board)")
         await statusDriver?.show(.booting)
         await prepareStorage()
+        await loadSettings()
         await probeStorage()
         await withTaskGroup(of: Void.self) { group in
-            group.addTask { await self.supervisor.run { await self.camera($0) } }
+            group.addTask {
+                await self.supervisor.run(prepare: { await self.prepareCamera($0) }) { await self.camera($0) }
+            }
             if let button = roles.button {
                 let events = button.events()
                 group.addTask { for await e in events { await self.button(e) } }
@@ -287,6 +312,7 @@ public actor CameraService {
         requests.expire(now: now, lastError: lastError)
         evaluateWatchdog(now)
         finishClipIfStopped(now: now, frameAfterStop: false)
+        applySettingsIfIdle()
     }
 
     /// A gesture deadline that fell due is decided once the button has caught up, behind
@@ -340,6 +366,7 @@ public actor CameraService {
             guard exitCode == nil, !stopping else { return }
             cameraHealthy = false
             camera = nil
+            lastMetadata = nil
             log.warning("camera stream ended (unplugged or failed); will retry")
             apply(machine.handle(.fault(.cameraLost), at: clock.now()))
             publishStatus("waiting for camera")
@@ -348,6 +375,7 @@ public actor CameraService {
 
     private func cameraUnavailable(_ error: any Error, restart: Bool) {
         cameraHealthy = false
+        lastMetadata = nil
         let absent = (error as? CameraError)?.code == .noDevice
         if lastError != "\(error)" { log.warning("camera unavailable: \(error)") }
         lastError = "\(error)"
@@ -365,6 +393,7 @@ public actor CameraService {
     func frame(_ f: Frame) {
         let now = clock.now()
         watchdog.frameArrived(at: now)
+        lastMetadata = f.metadata
         if !cameraHealthy {
             cameraHealthy = true
             if isReady || lastError != nil { log.notice("camera frames are coming") }
@@ -428,6 +457,7 @@ public actor CameraService {
         case .photo: _ = submit(.photo)
         case .toggleRecording: toggleRecording()
         case .stop: stop()
+        case .reload: reloadConfiguration()
         }
     }
 
@@ -437,9 +467,11 @@ public actor CameraService {
     }
 }
 
-/// What a Unix signal asks of the service (SIGUSR1, SIGUSR2, SIGTERM/SIGINT).
+/// What a Unix signal asks of the service (SIGUSR1, SIGUSR2, SIGTERM/SIGINT, SIGHUP).
 public enum ServiceSignal: Sendable {
     case photo, toggleRecording, stop
+    /// Reread the configuration file: its runtime settings take effect.
+    case reload
 }
 
 extension GestureSettings {

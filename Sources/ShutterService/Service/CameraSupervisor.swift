@@ -29,7 +29,9 @@ actor CameraSupervisor {
     }
 
     /// Starts the camera and delivers its events until cancelled, then stops it.
-    func run(_ emit: @escaping @Sendable (Event) async -> Void) async {
+    /// `prepare` runs before every start (the runtime controls).
+    func run(prepare: @escaping @Sendable (any CameraDevice) async -> Void = { _ in },
+             _ emit: @escaping @Sendable (Event) async -> Void) async {
         var isRestart = false
         while !Task.isCancelled {
             phase = .starting
@@ -37,6 +39,7 @@ actor CameraSupervisor {
                 let cam: any CameraDevice
                 if let c = camera { cam = c } else { cam = try await open() }
                 camera = cam
+                await prepare(cam)
                 let frames = try await cam.start()
                 phase = .streaming
                 await emit(.started(cam.info, restart: isRestart))

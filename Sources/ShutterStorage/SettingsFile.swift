@@ -1,0 +1,66 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import Foundation
+
+/// The runtime settings' state file, `<root>/.shutter-settings.json`, beside
+/// the file counter: what `shutterctl set` changed, so it survives a restart.
+/// Written like the counter (temp, fsync, rename over the old one, directory
+/// fsync): a crash leaves the old file or the new one, never half of one.
+/// What it means is `RuntimeSettings`' business; this only moves its text.
+public enum SettingsFile {
+    public static let fileName = ".shutter-settings.json"
+    /// Where a file that cannot be read as settings is moved, for a person to look at.
+    public static let corruptSuffix = ".corrupt"
+
+    public static func path(root: String) -> String { (root as NSString).appendingPathComponent(fileName) }
+
+    /// The file's text; nil when there is none. Throws for a file that exists
+    /// and cannot be read, or is not UTF-8 (both: set it aside).
+    public static func read(root: String) throws(SystemError) -> String? {
+        let p = path(root: root)
+        let fd = open(p, O_RDONLY | O_CLOEXEC)
+        if fd < 0 {
+            let e = errno
+            if e == ENOENT { return nil }
+            throw SystemError(errno: e, call: "open", path: p)
+        }
+        defer { close(fd) }
+        var bytes: [UInt8] = []
+        var buf = [UInt8](repeating: 0, count: 4096)
+        while true {
+            let n = try typedEINTR("read", path: p) { buf.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) } }
+            if n == 0 { break }
+            bytes += buf[0..<n]
+            // A settings file is a few hundred bytes; a huge one is not ours.
+            if bytes.count > 1_048_576 { throw SystemError(errno: EFBIG, call: "read", path: p) }
+        }
+        guard let text = String(validating: bytes, as: UTF8.self) else {
+            throw SystemError(errno: EILSEQ, call: "read", path: p)
+        }
+        return text
+    }
+
+    /// Durably replaces the file with `text`.
+    public static func write(_ text: String, root: String) throws(SystemError) {
+        let p = path(root: root)
+        do {
+            try Array(text.utf8).withUnsafeBytes { bytes in
+                try AtomicFile.write(to: p, placement: .replacing, bytes: bytes)
+            }
+        } catch let e as SystemError {
+            throw e
+        } catch {
+            throw SystemError(errno: EIO, call: "write", path: p)
+        }
+    }
+
+    /// Moves the file to `<name>.corrupt` (replacing an older one); returns that path.
+    @discardableResult
+    public static func setAside(root: String) throws(SystemError) -> String {
+        let p = path(root: root)
+        let aside = p + corruptSuffix
+        try typedEINTR("rename", path: p) { rename(p, aside) }
+        return aside
+    }
+}

@@ -1,0 +1,310 @@
+import Foundation
+import XCTest
+import ShutterCore
+import ShutterSim
+import ShutterStorage
+@testable import ShutterService
+
+/// Issue 11 item 2: settings changed while the service runs (`set`, `get`,
+/// `reset`), applied between captures, remembered in the state file, and the
+/// configuration reread on SIGHUP. In this process, on the simulated board.
+final class ServiceRuntimeSettingsTests: XCTestCase {
+    private struct Rig {
+        let service: CameraService
+        let camera: SimCamera
+        let run: Task<Int32, Never>
+        let signals: AsyncStream<ServiceSignal>.Continuation
+
+        func ask(_ cmd: String, _ key: String? = nil, _ value: JSONValue? = nil) async -> ControlReply {
+            await service.handle(ControlRequest(cmd: cmd, key: key, value: value))
+        }
+
+        func stop() async {
+            await service.stop()
+            _ = await run.value
+        }
+    }
+
+    private static func config(root: String? = nil, _ edit: (inout ShutterConfig) -> Void = { _ in }) throws -> ShutterConfig {
+        var c = ShutterConfig()
+        c.storage.root = try root ?? DaemonHarness.makeTempDir()
+        c.video.width = 320
+        c.video.height = 240
+        c.still.width = 640
+        c.still.height = 480
+        c.video.preset = "ultrafast"
+        c.audio.enabled = false
+        c.sim.modeSwitchMs = 0
+        edit(&c)
+        return c
+    }
+
+    private func start(_ config: ShutterConfig,
+                       reload: (@Sendable () throws(ConfigError) -> ShutterConfig)? = nil) async throws -> Rig {
+        let roles = BoardRoles.simulated(config: config)
+        let service = CameraService(config: config, roles: roles, reloadConfig: reload)
+        let (signals, input) = AsyncStream.makeStream(of: ServiceSignal.self)
+        let rig = Rig(service: service, camera: try XCTUnwrap(roles.sim).camera,
+                      run: Task { await service.run(signals: signals) }, signals: input)
+        try await waitUntil("ready") { await service.status().state == "idle" }
+        return rig
+    }
+
+    private func waitUntil(_ what: String, timeout: TimeInterval = 20, _ cond: () async -> Bool) async throws {
+        let deadline = Date().addingTimeInterval(timeout)
+        while Date() < deadline {
+            if await cond() { return }
+            try await Task.sleep(nanoseconds: 20_000_000)
+        }
+        XCTFail("timed out waiting for \(what)")
+    }
+
+    func testSetReachesTheCameraGetShowsItAndResetReturnsToTheConfig() async throws {
+        let r = try await start(try Self.config { $0.camera.exposure.ev = 0.5 })
+
+        let set = await r.ask("set", "camera.exposure.ev", .int(2))
+        XCTAssertTrue(set.ok, "\(set)")
+        XCTAssertEqual(set.value, .double(2))
+        XCTAssertEqual(set.source, "runtime")
+        XCTAssertEqual(r.camera.controlReport.asked.exposure.ev, 2, "the running camera got it")
+        XCTAssertEqual(set.effective, .double(2), "what the camera now has")
+        XCTAssertNil(set.note, "applied at once: nothing to add")
+
+        let got = await r.ask("get", "camera.exposure.ev")
+        XCTAssertEqual(got.key, "camera.exposure.ev")
+        XCTAssertEqual(got.value, .double(2))
+        XCTAssertEqual(got.source, "runtime")
+
+        // Arrays and null travel as JSON; a choice.
+        let gains = await r.ask("set", "camera.whiteBalance.gains", .array([.double(1.5), .int(2)]))
+        XCTAssertTrue(gains.ok, "\(gains)")
+        XCTAssertEqual(r.camera.controlReport.asked.whiteBalance.gains, [1.5, 2])
+        let noGains = await r.ask("set", "camera.whiteBalance.gains", .null)
+        XCTAssertTrue(noGains.ok)
+        XCTAssertNil(r.camera.controlReport.asked.whiteBalance.gains)
+        let daylight = await r.ask("set", "camera.whiteBalance.mode", .string("daylight"))
+        XCTAssertTrue(daylight.ok)
+        XCTAssertEqual(r.camera.controlReport.asked.whiteBalance.mode, .daylight)
+
+        // flash.mode reaches the machine (as a double tap would), video.torch its configuration.
+        let flashOn = await r.ask("set", "flash.mode", .string("on"))
+        XCTAssertTrue(flashOn.ok)
+        let flash = await r.service.status().flashMode
+        XCTAssertEqual(flash, "on")
+        let torch = await r.ask("set", "video.torch", .bool(true))
+        XCTAssertEqual(torch.effective, .bool(true))
+
+        // get without a key: every settable key, where each value comes from.
+        let getAll = await r.ask("get")
+        let all = try XCTUnwrap(getAll.settings)
+        XCTAssertEqual(all.map(\.key), RuntimeSettings.settableKeys)
+        XCTAssertEqual(Set(all.filter { $0.source == "runtime" }.map(\.key)),
+                       ["camera.exposure.ev", "camera.whiteBalance.gains", "camera.whiteBalance.mode", "flash.mode", "video.torch"])
+
+        // reset KEY: back to the config file's value, on the camera too.
+        let reset = await r.ask("reset", "camera.exposure.ev")
+        XCTAssertTrue(reset.ok, "\(reset)")
+        XCTAssertEqual(reset.value, .double(0.5))
+        XCTAssertEqual(reset.source, "config")
+        XCTAssertEqual(r.camera.controlReport.asked.exposure.ev, 0.5)
+        XCTAssertEqual(r.camera.controlReport.asked.whiteBalance.mode, .daylight, "other changes stay")
+
+        // reset: every runtime change.
+        let resetAll = await r.ask("reset")
+        XCTAssertEqual(Set(resetAll.settings?.map(\.key) ?? []),
+                       ["camera.whiteBalance.gains", "camera.whiteBalance.mode", "flash.mode", "video.torch"])
+        XCTAssertEqual(r.camera.controlReport.asked, try Self.config { $0.camera.exposure.ev = 0.5 }.camera.controls)
+        let flashAfter = await r.service.status().flashMode
+        XCTAssertEqual(flashAfter, "auto")
+        let torchAfter = await r.ask("get", "video.torch")
+        XCTAssertEqual(torchAfter.effective, .bool(false))
+        await r.stop()
+    }
+
+    func testABadKeyOrValueIsRefusedAsTheConfigFileWouldBeAndNothingChanges() async throws {
+        let r = try await start(try Self.config())
+        let changesBefore = r.camera.controlChanges
+
+        let typo = await r.ask("set", "camera.exposure.evv", .int(2))
+        XCTAssertFalse(typo.ok)
+        XCTAssertTrue(typo.error?.contains(#"unknown key "camera.exposure.evv" (did you mean "camera.exposure.ev"?)"#) == true,
+                      typo.error ?? "")
+
+        let big = await r.ask("set", "camera.exposure.ev", .int(9))
+        XCTAssertFalse(big.ok)
+        XCTAssertTrue(big.error?.contains(#""camera.exposure.ev" is 9; allowed: a number in -8...8"#) == true, big.error ?? "")
+        // The config file's wording, word for word: one check for both.
+        let file = NSTemporaryDirectory() + "shutter-bad-\(UUID().uuidString).json"
+        try #"{"camera": {"exposure": {"ev": 9}}}"#.write(toFile: file, atomically: true, encoding: .utf8)
+        defer { try? FileManager.default.removeItem(atPath: file) }
+        do throws(ConfigError) {
+            _ = try ConfigLoader.load(configFile: file, defaultConfigFile: nil, requireBoardFile: false)
+            XCTFail("the config loader took ev 9")
+        } catch {
+            XCTAssertTrue(big.error?.hasSuffix(error.message) == true, "\(big.error ?? "") vs \(error.message)")
+        }
+
+        let gains = await r.ask("set", "camera.whiteBalance.gains", .array([.int(1)]))
+        XCTAssertTrue(gains.error?.contains(#""camera.whiteBalance.gains" is [1]; allowed: [red, blue], each a number in 0.1...32, or null"#) == true,
+                      gains.error ?? "")
+        let word = await r.ask("set", "camera.exposure.metering", .string("matrix"))
+        XCTAssertTrue(word.error?.contains(#"allowed: one of "centre", "spot", "average""#) == true, word.error ?? "")
+        let size = await r.ask("set", "video.width", .int(640))
+        XCTAssertTrue(size.error?.contains(#""video.width" cannot change while shutterd runs"#) == true, size.error ?? "")
+        let get = await r.ask("get", "camera.exposure.evv")
+        XCTAssertTrue(get.error?.contains("did you mean") == true, get.error ?? "")
+
+        XCTAssertEqual(r.camera.controlChanges, changesBefore, "nothing reached the camera")
+        let evAfter = await r.ask("get", "camera.exposure.ev")
+        XCTAssertEqual(evAfter.value, .double(0))
+        await r.stop()
+    }
+
+    func testAChangeDuringARecordingWaitsForTheClipToEnd() async throws {
+        let r = try await start(try Self.config())
+        let record = await r.service.handle(ControlRequest(cmd: "record", action: "start"))
+        XCTAssertTrue(record.ok, "\(record)")
+        let changesBefore = r.camera.controlChanges
+
+        let set = await r.ask("set", "camera.exposure.ev", .int(-1))
+        XCTAssertTrue(set.ok, "\(set)")
+        XCTAssertEqual(set.note, "applied when the capture in progress ends")
+        XCTAssertEqual(set.value, .double(-1), "the setting holds")
+        XCTAssertEqual(set.effective, .double(0), "the camera keeps what the clip started with")
+        XCTAssertEqual(r.camera.controlReport.asked.exposure.ev, 0)
+        XCTAssertEqual(r.camera.controlChanges, changesBefore, "the clip in flight is not touched")
+
+        let stop = await r.service.handle(ControlRequest(cmd: "record", action: "stop"))
+        XCTAssertEqual(stop.files?.count, 1, "\(stop)")
+        try await waitUntil("the change once the clip is saved") { r.camera.controlReport.asked.exposure.ev == -1 }
+        let evApplied = await r.ask("get", "camera.exposure.ev")
+        XCTAssertEqual(evApplied.effective, .double(-1))
+        await r.stop()
+    }
+
+    func testSettingsSurviveARestartAndAnUnreadableStateFileIsSetAside() async throws {
+        let base = try Self.config { $0.camera.exposure.ev = 0.5 }
+        let root = base.storage.root
+        let statePath = SettingsFile.path(root: root)
+
+        let first = try await start(base)
+        let setEV = await first.ask("set", "camera.exposure.ev", .int(2))
+        XCTAssertTrue(setEV.ok)
+        let flashOff = await first.ask("set", "flash.mode", .string("off"))
+        XCTAssertTrue(flashOff.ok)
+        await first.stop()
+        let text = try String(contentsOfFile: statePath, encoding: .utf8)
+        XCTAssertTrue(text.contains(#""ev": 2.0"#), text)
+
+        // A new service on the same card: the changes hold from the camera's first start.
+        let second = try await start(base)
+        XCTAssertEqual(second.camera.controlReport.asked.exposure.ev, 2)
+        let ev = await second.ask("get", "camera.exposure.ev")
+        XCTAssertEqual(ev.value, .double(2))
+        XCTAssertEqual(ev.source, "runtime")
+        let flash = await second.service.status().flashMode
+        XCTAssertEqual(flash, "off")
+        await second.stop()
+
+        // A key this version does not know is dropped; the rest is kept.
+        try #"{"camera": {"exposure": {"ev": 3, "iso": 100}}, "video": {"width": 640}}"#
+            .write(toFile: statePath, atomically: true, encoding: .utf8)
+        let third = try await start(base)
+        XCTAssertEqual(third.camera.controlReport.asked.exposure.ev, 3)
+        await third.stop()
+        let rewritten = try String(contentsOfFile: statePath, encoding: .utf8)
+        XCTAssertFalse(rewritten.contains("iso") || rewritten.contains("width"), rewritten)
+
+        // A corrupt file: set aside, the service starts on the configuration's settings.
+        try "{\"camera\": {\"exposure\": ".write(toFile: statePath, atomically: true, encoding: .utf8)
+        let fourth = try await start(base)
+        XCTAssertEqual(fourth.camera.controlReport.asked.exposure.ev, 0.5)
+        let evFromConfig = await fourth.ask("get", "camera.exposure.ev")
+        XCTAssertEqual(evFromConfig.source, "config")
+        XCTAssertFalse(FileManager.default.fileExists(atPath: statePath))
+        XCTAssertEqual(try String(contentsOfFile: statePath + ".corrupt", encoding: .utf8), "{\"camera\": {\"exposure\": ")
+        // And the next change is remembered again.
+        let zoom = await fourth.ask("set", "camera.zoom", .int(2))
+        XCTAssertTrue(zoom.ok)
+        XCTAssertTrue(FileManager.default.fileExists(atPath: statePath))
+        await fourth.stop()
+    }
+
+    func testSIGHUPAppliesTheRereadFileUnderTheRuntimeChangesAndABadFileKeepsThem() async throws {
+        let root = try DaemonHarness.makeTempDir()
+        let file = root + "/shutter.json"
+        func write(_ text: String) throws { try text.write(toFile: file, atomically: true, encoding: .utf8) }
+        let reload: @Sendable () throws(ConfigError) -> ShutterConfig = { () throws(ConfigError) -> ShutterConfig in
+            let c = try ConfigLoader.load(configFile: file, defaultConfigFile: nil, requireBoardFile: false)
+            // The test's own sizes and storage, as the command line would give them.
+            return (try? Self.config(root: root + "/data") {
+                $0.camera = c.camera
+                $0.flash = c.flash
+                $0.video.torch = c.video.torch
+                $0.video.fps = c.video.fps
+            }) ?? c
+        }
+        try write(#"{"camera": {"exposure": {"ev": 0.5}}}"#)
+        let log = try LogCapture()
+        defer { log.stop() }
+        let r = try await start(try reload(), reload: reload)
+        let setEV = await r.ask("set", "camera.exposure.ev", .int(2))
+        XCTAssertTrue(setEV.ok)
+
+        // The file changes: its settable keys apply, the runtime change still wins, a size needs a restart.
+        try write(#"{"camera": {"exposure": {"ev": 1, "metering": "spot"}}, "flash": {"mode": "on"}, "video": {"fps": 25}}"#)
+        r.signals.yield(.reload)
+        try await waitUntil("the reread file") { r.camera.controlReport.asked.exposure.metering == .spot }
+        XCTAssertEqual(r.camera.controlReport.asked.exposure.ev, 2, "the runtime change wins over the file")
+        let flash = await r.service.status().flashMode
+        XCTAssertEqual(flash, "on")
+        let metering = await r.ask("get", "camera.exposure.metering")
+        XCTAssertEqual(metering.source, "config")
+        try await waitUntil("the restart warning") { log.text.contains("needs a restart: video.fps") }
+        let resetEV = await r.ask("reset", "camera.exposure.ev")
+        XCTAssertTrue(resetEV.ok)
+        XCTAssertEqual(r.camera.controlReport.asked.exposure.ev, 1, "reset goes to the reread file's value")
+
+        // A bad file: nothing changes, and the log says why as a bad file at start does.
+        try write(#"{"camera": {"exposure": {"ev": 10, "metering": "average"}}}"#)
+        r.signals.yield(.reload)
+        try await waitUntil("the refusal") { log.text.contains("configuration not reread") }
+        let why: String
+        do throws(ConfigError) {
+            _ = try ConfigLoader.load(configFile: file, defaultConfigFile: nil, requireBoardFile: false)
+            why = "(loaded)"
+        } catch {
+            why = "configuration: \(error.description)"
+        }
+        XCTAssertTrue(log.text.contains(why), "\(why)\n\(log.text)")
+        XCTAssertEqual(r.camera.controlReport.asked.exposure.metering, .spot)
+        XCTAssertEqual(r.camera.controlReport.asked.exposure.ev, 1)
+        let flashAfter = await r.service.status().flashMode
+        XCTAssertEqual(flashAfter, "on")
+        await r.stop()
+    }
+}
+
+/// This process's stderr (the service's log) into a file, readable while the test runs.
+final class LogCapture: @unchecked Sendable {
+    // Unchecked: set once in init; `stop` runs once, from the test's own thread.
+    private let path = NSTemporaryDirectory() + "shutter-log-\(UUID().uuidString)"
+    private let fd: Int32
+    private let saved: Int32
+
+    init() throws {
+        fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
+        guard fd >= 0 else { throw NSError(domain: "open", code: Int(errno)) }
+        saved = dup(2)
+        dup2(fd, 2)
+    }
+
+    var text: String { (try? String(contentsOfFile: path, encoding: .utf8)) ?? "" }
+
+    func stop() {
+        dup2(saved, 2)
+        close(saved)
+        close(fd)
+        try? FileManager.default.removeItem(atPath: path)
+    }
+}
