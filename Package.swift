@@ -34,17 +34,25 @@ let package = Package(
         .systemLibrary(name: "CLibcamera", path: "Sources/CLibcamera", pkgConfig: "libcamera"),
         // C++17 shim with a plain C header: owns every libcamera object and thread.
         .target(name: "CLibcameraShim", dependencies: ["CLibcamera"]),
+        // The kernel and libc calls Swift's Glibc module lacks (renameat2 RENAME_NOREPLACE,
+        // adjtimex, malloc_trim), behind one plain C header; only ShutterStorage uses it.
+        .target(name: "CShutterSys"),
         // All FFmpeg calls (libavcodec, libavformat, libswscale) behind one plain C header.
         .target(name: "CShutterAV",
                 linkerSettings: [.linkedLibrary("avformat"), .linkedLibrary("avcodec"),
                                  .linkedLibrary("swscale"), .linkedLibrary("avutil")]),
 
-        // Pure Swift heart: values, roles, state machines, policies. Imports no C module.
-        // Every executable and test links ShutterCore, so its linker settings reach them all.
+        // Pure Swift heart: values, roles, state machines, policies. Imports no C module
+        // and makes no file system calls. Every executable and test links ShutterCore,
+        // so its linker settings reach them all.
         .target(name: "ShutterCore", swiftSettings: strict, linkerSettings: noWritableCode),
+        // Files on the card: DCF names and the counter, atomic writes, free space, the
+        // no-space classification, storage errors (and their capture mapping); plus the
+        // system's wall clock and malloc_trim, through CShutterSys.
+        .target(name: "ShutterStorage", dependencies: ["ShutterCore", "CShutterSys"], swiftSettings: strict),
         // Stills (libjpeg-turbo + libexif) and recordings (FFmpeg).
         .target(name: "ShutterMedia",
-                dependencies: ["ShutterCore", "CTurboJPEG", "CExif", "CShutterAV"],
+                dependencies: ["ShutterCore", "ShutterStorage", "CTurboJPEG", "CExif", "CShutterAV"],
                 swiftSettings: strict),
         // Real devices: libcamera, libgpiod, ALSA.
         .target(name: "ShutterHardware", dependencies: ["ShutterCore", "CGPIODShim", "CALSA", "CLibcameraShim"],
@@ -53,13 +61,14 @@ let package = Package(
         .target(name: "ShutterSim", dependencies: ["ShutterCore"], swiftSettings: strict),
         // Wiring: service loop, control socket, systemd notify, signals.
         .target(name: "ShutterService",
-                dependencies: ["ShutterCore", "ShutterMedia", "ShutterHardware", "ShutterSim"],
+                dependencies: ["ShutterCore", "ShutterStorage", "ShutterMedia", "ShutterHardware", "ShutterSim"],
                 swiftSettings: strict),
         .executableTarget(name: "shutterd", dependencies: ["ShutterService"], swiftSettings: strict),
         .executableTarget(name: "shutterctl", dependencies: ["ShutterService", "ShutterCore"],
                           swiftSettings: strict),
         // Still benchmark: 12 MP I420 -> JPEG + EXIF vs bare libjpeg-turbo (`bench-still`, release).
-        .executableTarget(name: "bench-still", dependencies: ["ShutterMedia", "ShutterCore", "CTurboJPEG"],
+        .executableTarget(name: "bench-still",
+                          dependencies: ["ShutterMedia", "ShutterStorage", "ShutterCore", "CTurboJPEG"],
                           swiftSettings: strict),
         // Records synthetic frames + tone at real-time pace (crash and signal tests, demos).
         .executableTarget(name: "shutter-media-tool", dependencies: ["ShutterMedia", "ShutterCore"],
@@ -68,10 +77,12 @@ let package = Package(
                           swiftSettings: strict),
 
         .testTarget(name: "ShutterCoreTests", dependencies: ["ShutterCore"], swiftSettings: strict),
-        .testTarget(name: "ShutterSimTests", dependencies: ["ShutterSim", "ShutterCore"], swiftSettings: strict),
-        .testTarget(name: "ShutterMediaTests", dependencies: ["ShutterMedia", "ShutterCore"],
+        .testTarget(name: "ShutterStorageTests", dependencies: ["ShutterStorage", "ShutterCore"],
                     swiftSettings: strict),
-        .testTarget(name: "ShutterServiceTests", dependencies: ["ShutterService", "ShutterCore"],
+        .testTarget(name: "ShutterSimTests", dependencies: ["ShutterSim", "ShutterCore"], swiftSettings: strict),
+        .testTarget(name: "ShutterMediaTests", dependencies: ["ShutterMedia", "ShutterStorage", "ShutterCore"],
+                    swiftSettings: strict),
+        .testTarget(name: "ShutterServiceTests", dependencies: ["ShutterService", "ShutterStorage", "ShutterMedia", "ShutterSim", "ShutterCore"],
                     swiftSettings: strict),
         .testTarget(name: "ShutterHardwareTests", dependencies: ["ShutterHardware", "ShutterCore"],
                     swiftSettings: strict),

@@ -1,7 +1,8 @@
 #!/bin/sh
-# Installs Shutter as a boot-time systemd service (see deploy/README-deploy.md):
+# Installs Shutter as a boot-time systemd service (README.md, "Deploy on a Raspberry Pi"):
 #   the release binaries      /usr/local/bin/shutterd, /usr/local/bin/shutterctl
 #   the board files           /usr/share/shutter/boards/*.json
+#   the README                /usr/share/shutter/README.md (the unit's Documentation=)
 #   the unit                  /etc/systemd/system/shutterd.service (enabled, started)
 #   the user and its groups   /etc/sysusers.d/shutter.conf (user shutter in video, audio, gpio)
 #   device access             /etc/udev/rules.d/60-shutter.rules
@@ -32,7 +33,7 @@ while [ $# -gt 0 ]; do
         --binary) [ $# -ge 2 ] || die "--binary needs a path"; binary=$2; shift 2 ;;
         --no-start) start=no; shift ;;
         --root) [ $# -ge 2 ] || die "--root needs a directory"; root=$2; shift 2 ;;
-        -h|--help) sed -n '2,20p' "$0"; exit 0 ;;
+        -h|--help) sed -n '2,19p' "$0"; exit 0 ;;
         *) die "unknown option $1 (see --help)" ;;
     esac
 done
@@ -63,13 +64,13 @@ if [ -x "$ctl" ]; then
     say "installed $root/usr/local/bin/shutterctl"
 fi
 
-# 2. Board files and the deploy notes (the unit's Documentation=).
+# 2. Board files and the README (the unit's Documentation=).
 install -d -m 0755 "$root/usr/share/shutter/boards"
 for f in "$repo"/boards/*.json; do
     install -m 0644 "$f" "$root/usr/share/shutter/boards/"
 done
-[ -f "$here/README-deploy.md" ] && install -m 0644 "$here/README-deploy.md" "$root/usr/share/shutter/README-deploy.md"
-say "installed board files in $root/usr/share/shutter/boards"
+install -m 0644 "$repo/README.md" "$root/usr/share/shutter/README.md"
+say "installed board files in $root/usr/share/shutter/boards and the README beside them"
 
 # 3. The user and its groups (systemd-sysusers: idempotent, works on an offline tree).
 install -d -m 0755 "$root/etc/sysusers.d"

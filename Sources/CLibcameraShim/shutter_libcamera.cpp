@@ -163,7 +163,15 @@ shc_manager *gManager = nullptr;
 // Everything one open camera owns. Outlives shc_camera_close while frames are
 // still held (tokens keep it), but all libcamera objects are gone by then.
 struct CameraState {
-    // stateMutex guards every field below up to queueMutex. Never taken by the
+    // Lock order: lifecycleMutex -> stateMutex -> queueMutex.
+    //
+    // lifecycleMutex serializes the calls that create or destroy libcamera
+    // objects (configure, start, stop, close); it is held across the slow
+    // Camera::stop(). Nothing a frame or the completion handler does takes it.
+    std::mutex lifecycleMutex;
+    // stateMutex guards every field below up to queueMutex, and is only held
+    // for short sections: never across Camera::stop() (see stopLocked), so
+    // releasing a frame never waits for a mode switch. Never taken by the
     // libcamera completion handler, since Camera::stop() blocks on libcamera's
     // thread while that thread emits requestCompleted.
     std::mutex stateMutex;
@@ -186,6 +194,9 @@ struct CameraState {
     std::mutex queueMutex;
     std::deque<Request *> completed;
 
+    // `generation` while running, 0 otherwise (sessions count from 1): a frame
+    // of any other session is released without taking stateMutex.
+    std::atomic<uint64_t> liveGeneration{ 0 };
     std::atomic<bool> stopping{ false };
     std::atomic<bool> disconnected{ false };
     std::atomic<uint64_t> completedCount{ 0 };
@@ -244,25 +255,43 @@ struct CameraState {
         return camera->queueRequest(slot.request.get());
     }
 
-    // Caller holds stateMutex. Order: stop -> requests -> allocator.
-    void stopLocked()
+    // Caller holds lifecycleMutex and `lock` (on stateMutex), and holds both
+    // again on return. Order: stop -> requests -> allocator.
+    //
+    // The session ends first (running, generation), so a frame released from
+    // here on only drops its mapping reference; then stateMutex is let go
+    // while Camera::stop() waits for libcamera to cancel every request (a
+    // whole mode switch on a Pi), and while requests and buffers are freed.
+    // The objects stay valid meanwhile: only configure/start/stop/close touch
+    // them, and those hold lifecycleMutex.
+    void stopLocked(std::unique_lock<std::mutex> &lock)
     {
-        if (running) {
+        bool wasRunning = running;
+        running = false;
+        liveGeneration.store(0);
+        generation++;
+        if (wasRunning) {
             stopping.store(true);
+            lock.unlock();
             camera->stop();
-            running = false;
+            lock.lock();
         }
         {
-            std::lock_guard<std::mutex> lock(queueMutex);
+            std::lock_guard<std::mutex> qlock(queueMutex);
             completed.clear();
         }
-        generation++;
+        std::vector<Slot> oldSlots = std::move(slots);
         slots.clear();
-        if (allocator && stream)
-            allocator->free(stream);
-        allocator.reset();
+        std::unique_ptr<FrameBufferAllocator> oldAllocator = std::move(allocator);
+        Stream *oldStream = stream;
         mappings.reset();
         stopping.store(false);
+        lock.unlock();
+        oldSlots.clear();
+        if (oldAllocator && oldStream)
+            oldAllocator->free(oldStream);
+        oldAllocator.reset();
+        lock.lock();
     }
 };
 
@@ -410,9 +439,10 @@ void shc_camera_close(shc_camera *c)
         return;
     guarded([&] {
         CameraState &s = *c->state;
-        std::lock_guard<std::mutex> lock(s.stateMutex);
+        std::lock_guard<std::mutex> life(s.lifecycleMutex);
+        std::unique_lock<std::mutex> lock(s.stateMutex);
         if (!s.closed) {
-            s.stopLocked();
+            s.stopLocked(lock);
             s.camera->requestCompleted.disconnect(&s);
             s.camera->disconnected.disconnect(&s);
             s.config.reset();
@@ -451,13 +481,14 @@ int shc_camera_configure(shc_camera *c, const shc_stream_request *req, shc_strea
         return -EINVAL;
     return guarded([&] {
         CameraState &s = *c->state;
-        std::lock_guard<std::mutex> lock(s.stateMutex);
+        std::lock_guard<std::mutex> life(s.lifecycleMutex);
+        std::unique_lock<std::mutex> lock(s.stateMutex);
         if (s.closed)
             return -ENODEV;
         if (s.running)
             return -EBUSY;
         // Buffers of the previous configuration go before configure().
-        s.stopLocked();
+        s.stopLocked(lock);
 
         Transform transform = Transform::Identity;
         if (req->rotation == 180)
@@ -562,7 +593,8 @@ int shc_camera_start(shc_camera *c)
         return -EINVAL;
     return guarded([&] {
         CameraState &s = *c->state;
-        std::lock_guard<std::mutex> lock(s.stateMutex);
+        std::lock_guard<std::mutex> life(s.lifecycleMutex);
+        std::unique_lock<std::mutex> lock(s.stateMutex);
         if (s.closed || s.disconnected.load())
             return -ENODEV;
         if (s.running)
@@ -573,7 +605,7 @@ int shc_camera_start(shc_camera *c)
         s.allocator = std::make_unique<FrameBufferAllocator>(s.camera);
         int ret = s.allocator->allocate(s.stream);
         if (ret < 0) {
-            s.stopLocked();
+            s.stopLocked(lock);
             return ret;
         }
         auto mappings = std::make_shared<Mappings>();
@@ -585,7 +617,7 @@ int shc_camera_start(shc_camera *c)
             slot.buffer = buffer;
             slot.request = s.camera->createRequest(i);
             if (!slot.request || slot.request->addBuffer(s.stream, buffer) < 0) {
-                s.stopLocked();
+                s.stopLocked(lock);
                 return -ENOMEM;
             }
             // One mapping per dmabuf (planes often share one with offsets);
@@ -601,7 +633,7 @@ int shc_camera_start(shc_camera *c)
                 void *base = mmap(nullptr, entry.second, PROT_READ, MAP_SHARED, entry.first, 0);
                 if (base == MAP_FAILED) {
                     int e = errno;
-                    s.stopLocked();
+                    s.stopLocked(lock);
                     return -e;
                 }
                 mappings->regions.emplace_back(base, entry.second);
@@ -621,15 +653,16 @@ int shc_camera_start(shc_camera *c)
 
         ret = s.camera->start(s.persistent->empty() ? nullptr : s.persistent.get());
         if (ret < 0) {
-            s.stopLocked();
+            s.stopLocked(lock);
             return ret;
         }
         s.running = true;
         s.generation++;
+        s.liveGeneration.store(s.generation);
         for (Slot &slot : s.slots) {
             ret = s.queueLocked(slot);
             if (ret < 0) {
-                s.stopLocked();
+                s.stopLocked(lock);
                 return ret;
             }
         }
@@ -643,9 +676,10 @@ int shc_camera_stop(shc_camera *c)
         return -EINVAL;
     return guarded([&] {
         CameraState &s = *c->state;
-        std::lock_guard<std::mutex> lock(s.stateMutex);
+        std::lock_guard<std::mutex> life(s.lifecycleMutex);
+        std::unique_lock<std::mutex> lock(s.stateMutex);
         if (!s.closed)
-            s.stopLocked();
+            s.stopLocked(lock);
         return 0;
     });
 }
@@ -757,9 +791,14 @@ void shc_frame_release(void *token)
     guarded([&] {
         std::unique_ptr<Token> t(static_cast<Token *>(token));
         CameraState &s = *t->state;
+        // A frame of an older session (stopping, stopped, reconfigured,
+        // closed) only drops its mapping reference, without a lock: it never
+        // waits for a stop, which holds lifecycleMutex across Camera::stop().
+        if (t->generation != s.liveGeneration.load())
+            return 0;
+        // Short sections only: a stop that began meanwhile ended the session
+        // under this mutex before letting it go, which the check below sees.
         std::lock_guard<std::mutex> lock(s.stateMutex);
-        // A frame of an older session (stopped, reconfigured, closed) only
-        // drops its mapping reference.
         if (s.closed || !s.running || t->generation != s.generation || t->slot >= s.slots.size())
             return 0;
         Slot &slot = s.slots[t->slot];

@@ -29,6 +29,8 @@ typedef uint8_t sav_wbuf;
 #define SAV_VIDEO_TB 90000
 // Audio gaps larger than this are not padded (a broken clock, not an overrun).
 #define SAV_MAX_PAD_SECONDS 5
+// Video keyframes muxed whose fragment is not written yet (the interleaver holds a few).
+#define SAV_MAX_PENDING_KEYS 64
 
 struct sav_writer {
     int fd;
@@ -48,6 +50,25 @@ struct sav_writer {
     int io_errno;
     int64_t padded, trimmed, vpackets, apackets;
     int64_t last_vpts;
+    // Durability bookkeeping. With frag_keyframe the muxer writes a fragment when a video
+    // keyframe reaches it: fragment i holds the video from keyframe i up to keyframe i+1
+    // (the last one, written by the trailer, up to the end of the last frame). The write
+    // callback walks the top-level boxes to see each fragment's mdat end; keys[] are the
+    // keyframes muxed (pts in 1/90000, and how many video packets came before each) from
+    // the start of the open fragment on.
+    int64_t box_left;         // bytes of the current top-level box still to come
+    uint8_t box_hdr[16];
+    int box_hdr_fill;
+    int box_is_mdat;
+    struct { int64_t pts, index; } keys[SAV_MAX_PENDING_KEYS];
+    int key_head, key_count;
+    int keys_lost;            // bookkeeping out of step: stop advancing (never over-claim)
+    int finishing;            // the trailer is being written: the last fragment ends the video
+    int64_t vend_last;        // end of the newest video packet muxed (pts + duration)
+    int64_t last_vpkt, last_vdur;
+    int64_t fragments, fragments_committed;
+    int64_t vend_written, vend_committed; // video end of the whole fragments written, -1 none
+    int64_t vframes_written, vframes_committed; // video frames in them
 };
 
 static void set_err(char *err, size_t len, const char *fmt, const char *a, int code) {
@@ -55,6 +76,66 @@ static void set_err(char *err, size_t len, const char *fmt, const char *a, int c
     char av[128] = "";
     if (code) av_strerror(code, av, sizeof av);
     snprintf(err, len, fmt, a ? a : "", av);
+}
+
+static int64_t be(const uint8_t *p, int n) {
+    int64_t v = 0;
+    for (int i = 0; i < n; i++) v = (v << 8) | p[i];
+    return v;
+}
+
+// A fragment's mdat is complete: the video it holds ends where the next keyframe starts.
+static void fragment_written(sav_writer *w) {
+    w->fragments++;
+    if (w->keys_lost) return;
+    if (w->key_count >= 2) {
+        w->key_head = (w->key_head + 1) % SAV_MAX_PENDING_KEYS;
+        w->key_count--;
+        w->vend_written = w->keys[w->key_head].pts;
+        w->vframes_written = w->keys[w->key_head].index;
+    } else if (w->finishing && w->key_count == 1) {
+        w->key_count = 0;
+        w->vend_written = w->vend_last;
+        w->vframes_written = w->vpackets;
+    } else {
+        w->keys_lost = 1; // a fragment not cut at a keyframe: not this muxer's behaviour
+    }
+}
+
+// Follows the top-level MP4 boxes in the bytes written (headers may straddle calls).
+static void track_boxes(sav_writer *w, const uint8_t *p, int64_t n) {
+    while (n > 0) {
+        if (w->box_left == 0) {
+            int need = (w->box_hdr_fill >= 4 && be(w->box_hdr, 4) == 1) ? 16 : 8;
+            while (w->box_hdr_fill < need && n > 0) {
+                w->box_hdr[w->box_hdr_fill++] = *p++;
+                n--;
+                if (w->box_hdr_fill == 4 && be(w->box_hdr, 4) == 1) need = 16;
+            }
+            if (w->box_hdr_fill < need) return;
+            int64_t size = need == 16 ? be(w->box_hdr + 8, 8) : be(w->box_hdr, 4);
+            w->box_is_mdat = memcmp(w->box_hdr + 4, "mdat", 4) == 0;
+            w->box_hdr_fill = 0;
+            if (size < need) { w->keys_lost = 1; w->box_left = INT64_MAX; continue; } // size 0: to the end
+            w->box_left = size - need;
+        } else {
+            int64_t take = n < w->box_left ? n : w->box_left;
+            w->box_left -= take;
+            p += take;
+            n -= take;
+        }
+        if (w->box_left == 0 && w->box_hdr_fill == 0 && w->box_is_mdat) {
+            w->box_is_mdat = 0;
+            fragment_written(w);
+        }
+    }
+}
+
+static void commit(sav_writer *w) {
+    w->committed = w->bytes_written;
+    w->fragments_committed = w->fragments;
+    w->vend_committed = w->vend_written;
+    w->vframes_committed = w->vframes_written;
 }
 
 static int write_cb(void *opaque, sav_wbuf *buf, int size) {
@@ -67,6 +148,7 @@ static int write_cb(void *opaque, sav_wbuf *buf, int size) {
             w->io_errno = errno;
             return AVERROR(errno);
         }
+        track_boxes(w, (const uint8_t *)buf + done, n);
         done += (int)n;
         w->bytes_written += n;
     }
@@ -93,11 +175,28 @@ static int mux(sav_writer *w, AVCodecContext *c, AVStream *st) {
         if (r == AVERROR(EAGAIN) || r == AVERROR_EOF) return 0;
         if (r < 0) return -SAV_ERR_ENCODE;
         w->pkt->stream_index = st->index;
+        if (st == w->vs) {
+            // In the codec's 1/90000; no B-frames, so pts order is decode order.
+            int64_t pts = w->pkt->pts;
+            // A packet without a duration lasts as long as the one before it.
+            int64_t d = w->pkt->duration > 0 ? w->pkt->duration : w->last_vdur;
+            if (w->vpackets > 0 && pts > w->last_vpkt) w->last_vdur = pts - w->last_vpkt;
+            if (pts + d > w->vend_last) w->vend_last = pts + d;
+            w->last_vpkt = pts;
+            if (w->pkt->flags & AV_PKT_FLAG_KEY) {
+                if (w->key_count == SAV_MAX_PENDING_KEYS) w->keys_lost = 1;
+                else {
+                    int k = (w->key_head + w->key_count++) % SAV_MAX_PENDING_KEYS;
+                    w->keys[k].pts = pts;
+                    w->keys[k].index = w->vpackets;
+                }
+            }
+        }
         av_packet_rescale_ts(w->pkt, c->time_base, st->time_base);
         if (st == w->vs) w->vpackets++; else w->apackets++;
         r = av_interleaved_write_frame(w->oc, w->pkt);
         if (r < 0 || w->io_errno) return w->io_errno ? -SAV_ERR_IO : r;
-        w->committed = w->bytes_written;
+        commit(w);
     }
 }
 
@@ -213,6 +312,7 @@ int sav_writer_open(const sav_config *cfg, int fd, sav_writer **out, char *err, 
     w->width = cfg->width;
     w->height = cfg->height;
     w->last_vpts = INT64_MIN;
+    w->vend_written = w->vend_committed = -1;
     w->in_fmt = av_format(cfg->input_format);
     int r = -SAV_ERR_INVALID;
     if (w->in_fmt == AV_PIX_FMT_NONE) goto fail;
@@ -244,7 +344,7 @@ int sav_writer_open(const sav_config *cfg, int fd, sav_writer **out, char *err, 
     }
     avio_flush(w->oc->pb);
     if (w->io_errno) { set_err(err, errlen, "writing the MP4 header failed%s%s", "", 0); r = -SAV_ERR_IO; goto fail; }
-    w->committed = w->bytes_written;
+    commit(w);
     *out = w;
     return 0;
 fail:;
@@ -367,11 +467,12 @@ int sav_writer_finish(sav_writer *w) {
         if (r < 0 && r != AVERROR_EOF) return -SAV_ERR_ENCODE;
         if ((r = mux(w, w->ac, w->as)) < 0) return r;
     }
+    w->finishing = 1;
     r = av_write_trailer(w->oc);
     avio_flush(w->oc->pb);
     if (w->io_errno) return -SAV_ERR_IO;
     if (r < 0) return r;
-    w->committed = w->bytes_written;
+    commit(w);
     return 0;
 }
 
@@ -395,6 +496,9 @@ void sav_writer_free(sav_writer *w) {
 
 int64_t sav_writer_bytes_written(const sav_writer *w) { return w->bytes_written; }
 int64_t sav_writer_committed_bytes(const sav_writer *w) { return w->committed; }
+int64_t sav_writer_committed_fragments(const sav_writer *w) { return w->fragments_committed; }
+int64_t sav_writer_committed_video_end(const sav_writer *w) { return w->vend_committed; }
+int64_t sav_writer_committed_video_frames(const sav_writer *w) { return w->vframes_committed; }
 int sav_writer_io_errno(const sav_writer *w) { return w->io_errno; }
 int64_t sav_writer_audio_padded(const sav_writer *w) { return w->padded; }
 int64_t sav_writer_audio_trimmed(const sav_writer *w) { return w->trimmed; }

@@ -2,7 +2,11 @@ import ShutterCore
 
 /// Everything the simulated board has, in one place: the service takes its roles
 /// from here, and the control socket's test commands reach the same objects.
+/// Every device runs on `clock`: on a `ManualClock`, a test moves the whole
+/// board (frames, stills' mode switches, autofocus, audio, button edge times)
+/// with `advance(by:)`.
 public final class SimBoard: Sendable {
+    public let clock: any MonotonicClock
     public let camera: SimCamera
     public let button: SimButton
     public let microphone: SimMicrophone
@@ -10,10 +14,40 @@ public final class SimBoard: Sendable {
     public let flashLED: SimLED
 
     public init(camera: SimCamera.Settings = SimCamera.Settings(), clock: any MonotonicClock = SystemClock()) {
+        self.clock = clock
         self.camera = SimCamera(settings: camera, clock: clock)
         button = SimButton(clock: clock)
-        microphone = SimMicrophone()
+        microphone = SimMicrophone(clock: clock)
         statusLED = SimLED(name: "status")
         flashLED = SimLED(name: "flash")
+    }
+
+    /// Returns once the board's own work (camera frames, a still's mode switch,
+    /// autofocus, audio) is asleep on the clock. With `consumers`, also once every
+    /// open frame and audio stream has a reader waiting for its next element (a
+    /// stream no one reads keeps this waiting).
+    public func settle(consumers: Bool = false) async {
+        // Until one pass finds both quiet: a consumer catching up on one stream
+        // may start work on the other device.
+        while !(camera.isSettled(consumers: consumers) && microphone.isSettled(consumers: consumers)) {
+            await camera.settle(consumers: consumers)
+            await microphone.settle(consumers: consumers)
+        }
+    }
+
+    /// Test driver: moves the board's `ManualClock` forward by `duration` as real
+    /// time would, stopping at every deadline on the way (each frame, audio
+    /// chunk, mode-switch phase, and any other sleeper on the clock, such as the
+    /// service's timers) and settling the board at each stop, then `andThen` (the
+    /// test's own "the service has reacted"), before going on.
+    public func advance(by duration: Duration, consumers: Bool = false,
+                        andThen: @escaping @Sendable () async -> Void = {}) async {
+        guard let manual = clock as? ManualClock else {
+            preconditionFailure("SimBoard.advance(by:) needs a board made on a ManualClock")
+        }
+        await manual.advance(by: duration) {
+            await self.settle(consumers: consumers)
+            await andThen()
+        }
     }
 }

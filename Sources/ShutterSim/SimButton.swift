@@ -6,7 +6,7 @@ import Synchronization
 public final class SimButton: ButtonInput {
     private struct State {
         var pressed = false
-        var continuation: AsyncStream<ButtonEdge>.Continuation?
+        var continuation: AsyncStream<ButtonEvent>.Continuation?
         var pending: [ButtonEdge] = []
     }
 
@@ -17,30 +17,36 @@ public final class SimButton: ButtonInput {
         self.clock = clock
     }
 
-    public func edges() -> AsyncStream<ButtonEdge> {
-        let (stream, continuation) = AsyncStream<ButtonEdge>.makeStream(bufferingPolicy: .bufferingNewest(256))
+    public func events() -> AsyncStream<ButtonEvent> {
+        let (stream, continuation) = AsyncStream<ButtonEvent>.makeStream(bufferingPolicy: .bufferingNewest(256))
         let pending: [ButtonEdge] = state.withLock { s in
             s.continuation?.finish()
             s.continuation = continuation
             defer { s.pending = [] }
             return s.pending
         }
-        for e in pending { continuation.yield(e) }
+        for e in pending { continuation.yield(.edge(e)) }
         return stream
     }
 
     public var isPressed: Bool { state.withLock { $0.pressed } }
 
-    /// Sets the level; a repeat of the current level is ignored.
+    /// Sets the level; a repeat of the current level is ignored. Yields under the lock,
+    /// so an edge and a sample reach the stream in the order they were dated.
     public func set(pressed: Bool) {
-        let edge = ButtonEdge(pressed: pressed, time: clock.now())
-        let c: AsyncStream<ButtonEdge>.Continuation?? = state.withLock { s in
-            guard s.pressed != pressed else { return .none }
+        state.withLock { s in
+            guard s.pressed != pressed else { return }
             s.pressed = pressed
-            if s.continuation == nil { s.pending.append(edge) }
-            return .some(s.continuation)
+            let edge = ButtonEdge(pressed: pressed, time: clock.now())
+            if let c = s.continuation { c.yield(.edge(edge)) } else { s.pending.append(edge) }
         }
-        if case let .some(.some(c)) = c { c.yield(edge) }
+    }
+
+    /// Caught up at once: the sim's edges are yielded as they happen.
+    public func catchUp() {
+        state.withLock { s in
+            _ = s.continuation?.yield(.caughtUp(clock.now()))
+        }
     }
 
     public func press() { set(pressed: true) }

@@ -1,10 +1,23 @@
-import Foundation
+import Dispatch
 import ShutterCore
 import Synchronization
 
-/// The simulated camera: real I420 frames of a moving test pattern, paced in real
-/// time on CLOCK_MONOTONIC, full-size stills on request, autofocus that takes a
-/// set time, a light level a test can set, and faults a test can inject.
+/// The simulated camera: real I420 frames of a moving test pattern, paced by the
+/// injected clock (timestamps on its timeline), full-size stills that switch the
+/// camera's mode as a Pi does, autofocus that takes a set time, a light level a
+/// test can set, and faults a test can inject.
+///
+/// Around a still it behaves like `LibcameraCamera`: video stops, the camera is
+/// reconfigured and started for the full-resolution still (the first half of
+/// `modeSwitchMs`: stop, configure, start, warm-up frames), the still is exposed,
+/// and the camera is reconfigured and started for video (the second half) before
+/// `captureStill()` returns. The video stream stays open across the switch and
+/// resumes `modeSwitchMs` after the still began: its timestamps jump by that
+/// plus the time since the last frame (under one frame period), and its
+/// sequence numbers by the sensor slots in between. Stills, and a `start()` arriving during one, are served
+/// one at a time in arrival order, like the real camera's control queue; a
+/// still runs to its end even if its caller is cancelled. `stop()` ends the
+/// stream at once; a still in flight still completes, and video stays off.
 public final class SimCamera: CameraDevice {
     public struct Settings: Sendable {
         public var width = 1920
@@ -12,10 +25,19 @@ public final class SimCamera: CameraDevice {
         public var fps = 30
         public var stillWidth = 4608
         public var stillHeight = 2592
-        /// How long autofocus takes to converge.
+        /// How long autofocus takes to converge (on video frames: not during a mode switch).
         public var autofocusMs: Int64 = 120
         /// Whether it converges (Focused) or not (Failed).
         public var autofocusSucceeds = true
+        /// The switch from video to a still and back, as a Pi takes (~0.5 s): the
+        /// still is exposed halfway, video resumes at the end. 0 = instant.
+        public var modeSwitchMs: Int64 = 500
+        /// Frames the stream holds for a slow consumer before dropping the oldest.
+        public var streamDepth = 4
+        /// Video buffers, like libcamera's: a frame held downstream (a ring, an
+        /// encoder queue) keeps its buffer; with none free a frame is lost. At
+        /// least `streamDepth + 1`.
+        public var bufferCount = 8
         public var model = "Shutter Sim Camera"
 
         public init() {}
@@ -31,28 +53,81 @@ public final class SimCamera: CameraDevice {
         case error
     }
 
+    private enum Mode: Equatable {
+        case idle
+        case video
+        /// A still's switch; `backToVideo`: video was streaming and resumes after it
+        /// (after the last of several stills queued back to back).
+        case switching(backToVideo: Bool)
+    }
+
+    private struct Waiter {
+        let id: UInt64
+        let isStill: Bool
+        let continuation: CheckedContinuation<Void, Never>
+    }
+
     private struct State {
         var fault: Fault = .none
         var lux: Double = 400
-        var running = false
+        var mode: Mode = .idle
+        /// start() was called and stop() was not: video runs, or resumes after a still.
+        var videoWanted = false
+        /// Bumped whenever video stops; a producer of an older generation delivers nothing.
         var generation: UInt64 = 0
-        var continuation: AsyncStream<Frame>.Continuation?
+        var stream: SimStream<Frame>?
+        var producer: Task<Void, Never>?
+        var lastSequence: UInt64?
+        var lastFrameTime: MonotonicTime?
+        /// Set when video resumes after a still: the last frame before the switch.
+        var gapFrom: MonotonicTime?
         var dropped = 0
+        var outOfBuffers = 0
         var delivered: UInt64 = 0
         var freeBuffers: [OwnedFrameBuffer] = []
+        var buffersAllocated = false
         var stillBuffers: [OwnedFrameBuffer] = []
+        /// The control queue: one still (or start) at a time, the others wait in order.
+        var controlBusy = false
+        var controlWaiters: [Waiter] = []
+        /// When the switch in progress ends (autofocus waits for video to return).
+        var switchEnds: MonotonicTime?
+        var modeSwitches = 0
+        var stills = 0
+        var lastVideoGap: Duration?
+
+        var isSwitching: Bool {
+            if case .switching = mode { return true }
+            return false
+        }
+
+        /// Passes the control queue to the next waiter (marked busy at once, so a
+        /// settle never sees a gap), or frees it. The caller resumes the result.
+        mutating func handOver(_ activity: SimActivity) -> CheckedContinuation<Void, Never>? {
+            guard !controlWaiters.isEmpty else {
+                controlBusy = false
+                return nil
+            }
+            let w = controlWaiters.removeFirst()
+            activity.set(w.id, .busy)
+            return w.continuation
+        }
     }
 
     public let settings: Settings
     public let info: CameraInfo
     private let clock: any MonotonicClock
+    private let activity: SimActivity
     private let state = Mutex(State())
     private let pattern: TestPattern
     private let stillPattern: TestPattern
+    /// Drawing a picture is blocking work: it runs here, not on the shared task pool.
+    private let drawQueue = DispatchQueue(label: "shutter.sim.camera")
 
     public init(settings: Settings = Settings(), clock: any MonotonicClock = SystemClock()) {
         self.settings = settings
         self.clock = clock
+        activity = SimActivity(clock: clock)
         info = CameraInfo(make: "Shutter", model: settings.model, id: "sim:0", hasAutofocus: true,
                           pixelArraySize: (settings.stillWidth, settings.stillHeight))
         pattern = TestPattern(width: settings.width, height: settings.height)
@@ -64,15 +139,20 @@ public final class SimCamera: CameraDevice {
     public var fault: Fault {
         get { state.withLock { $0.fault } }
         set {
-            let ended: AsyncStream<Frame>.Continuation? = state.withLock { s in
+            let (stream, producer): (SimStream<Frame>?, Task<Void, Never>?) = state.withLock { s in
                 s.fault = newValue
-                guard newValue == .disappear else { return nil }
-                s.running = false
+                guard newValue == .disappear else { return (nil, nil) }
+                s.videoWanted = false
                 s.generation += 1
-                defer { s.continuation = nil }
-                return s.continuation
+                if s.mode == .video { s.mode = .idle }
+                defer {
+                    s.stream = nil
+                    s.producer = nil
+                }
+                return (s.stream, s.producer)
             }
-            ended?.finish()
+            producer?.cancel()
+            stream?.finish()
         }
     }
 
@@ -82,8 +162,28 @@ public final class SimCamera: CameraDevice {
         set { state.withLock { $0.lux = max(0, newValue) } }
     }
 
+    /// Frames lost: not drawn because every buffer was still held downstream, or
+    /// pushed out of a full stream by newer ones.
     public var droppedFrames: Int { state.withLock { $0.dropped } }
+    /// Of `droppedFrames`, those not drawn because every buffer (`bufferCount`)
+    /// was still held by the consumer (a frame ring, an encoder queue).
+    public var framesLostForBuffers: Int { state.withLock { $0.outOfBuffers } }
     public var deliveredFrames: UInt64 { state.withLock { $0.delivered } }
+    /// Stills that stopped the video stream to switch modes.
+    public var modeSwitches: Int { state.withLock { $0.modeSwitches } }
+    /// Whether a still's mode switch is under way (no video frames meanwhile).
+    public var isSwitchingModes: Bool { state.withLock { $0.isSwitching } }
+    /// Stills waiting for the still in progress: presses that arrived during a switch.
+    public var stillsWaiting: Int { state.withLock { s in s.controlWaiters.filter(\.isStill).count } }
+    /// Stills and starts waiting for the one in progress.
+    var controlQueueLength: Int { state.withLock { $0.controlWaiters.count } }
+    /// Stills delivered.
+    public var stillsCaptured: Int { state.withLock { $0.stills } }
+    /// The last video gap a still caused: from the last frame before the switch
+    /// to the first frame after it (`modeSwitchMs`, plus the time from that frame
+    /// to the still's start, plus `modeSwitchMs` per still queued back to back).
+    /// Nil until video has resumed after a still.
+    public var lastVideoGap: Duration? { state.withLock { $0.lastVideoGap } }
 
     /// What an auto-exposure loop would settle on for `lux`: longer exposure and
     /// more gain as the scene darkens, capped at 1/30 s and 16x.
@@ -95,119 +195,318 @@ public final class SimCamera: CameraDevice {
                              lux: lux, colourTemperature: 5000)
     }
 
+    // MARK: Driving it on a ManualClock
+
+    /// Returns once the camera's own work (the frame producer, a still's mode
+    /// switch, an autofocus cycle) is asleep on the clock or queued behind a
+    /// still, so that only advancing the clock moves it. With `consumers`, also
+    /// waits until the frame stream's consumer has taken every frame and is
+    /// waiting for the next (or has gone): a consumer that stops reading keeps
+    /// this waiting.
+    public func settle(consumers: Bool = false) async {
+        await activity.wait { isSettled(consumers: consumers) }
+    }
+
+    func isSettled(consumers: Bool) -> Bool {
+        guard activity.isQuiet else { return false }
+        guard consumers else { return true }
+        return state.withLock { $0.stream }?.consumerCaughtUp ?? true
+    }
+
     // MARK: CameraDevice
 
     public func start() async throws -> AsyncStream<Frame> {
-        let (stream, continuation) = AsyncStream<Frame>.makeStream(bufferingPolicy: .bufferingNewest(4))
-        let generation: UInt64 = try state.withLock { s in
+        let id = activity.begin()
+        defer { activity.end(id) }
+        await acquireControl(id, isStill: false)
+        defer { releaseControl() }
+        let stream = SimStream<Frame>(depth: settings.streamDepth, onChange: { [activity] in activity.changed() })
+        let (old, oldProducer): (SimStream<Frame>?, Task<Void, Never>?) = try state.withLock { s in
             switch s.fault {
             case .disappear: throw CameraError(.noDevice, "simulated camera is unplugged (fault injected)")
             case .error: throw CameraError(.system, "simulated camera failed to start (fault injected)")
             case .none, .stall: break
             }
-            s.continuation?.finish()
-            s.continuation = continuation
-            s.running = true
-            s.generation += 1
-            if s.freeBuffers.isEmpty {
+            let old = (s.stream, s.producer)
+            s.stream = stream
+            s.videoWanted = true
+            if !s.buffersAllocated {  // once: buffers held downstream come back to the pool
+                s.buffersAllocated = true
                 let size = Frame.i420ByteCount(width: settings.width, height: settings.height)
-                s.freeBuffers = (0..<8).map { _ in OwnedFrameBuffer(capacity: size) }
+                let count = max(settings.bufferCount, settings.streamDepth + 1)
+                s.freeBuffers = (0..<count).map { _ in OwnedFrameBuffer(capacity: size) }
             }
-            return s.generation
+            // A fresh start counts frames from 0, as libcamera's sequence does.
+            startVideo(&s, origin: clock.now(), firstSequence: 0)
+            return old
         }
-        let thread = Thread { [self] in runFrameLoop(generation: generation) }
-        thread.name = "sim-camera"
-        thread.start()
-        return stream
+        oldProducer?.cancel()
+        old?.finish()
+        return stream.makeStream()
     }
 
     public func stop() async {
-        let c: AsyncStream<Frame>.Continuation? = state.withLock { s in
-            s.running = false
+        let (stream, producer): (SimStream<Frame>?, Task<Void, Never>?) = state.withLock { s in
+            s.videoWanted = false
             s.generation += 1
-            defer { s.continuation = nil }
-            return s.continuation
+            if s.mode == .video { s.mode = .idle }  // a switch in flight leaves video off at its end
+            defer {
+                s.stream = nil
+                s.producer = nil
+            }
+            return (s.stream, s.producer)
         }
-        c?.finish()
+        producer?.cancel()
+        stream?.finish()
     }
 
     public func captureStill() async throws -> Frame {
-        let (buffer, lux): (OwnedFrameBuffer, Double) = try state.withLock { s in
-            switch s.fault {
-            case .disappear: throw CameraError(.noDevice, "simulated camera is unplugged (fault injected)")
-            case .error: throw CameraError(.system, "simulated still capture failed (fault injected)")
-            case .stall: throw CameraError(.timeout, "simulated camera is stalled (fault injected)")
-            case .none: break
-            }
-            let b = s.stillBuffers.popLast()
-                ?? OwnedFrameBuffer(capacity: Frame.i420ByteCount(width: settings.stillWidth, height: settings.stillHeight))
-            return (b, s.lux)
-        }
-        let now = clock.now()
-        let brightness = min(1, max(0.05, lux / 200))
-        stillPattern.draw(into: buffer.bytes, index: 0, millis: now.milliseconds, brightness: brightness)
-        var meta = Self.exposure(forLux: lux)
-        meta.autofocusState = settings.autofocusSucceeds ? .focused : .failed
-        meta.lensPosition = 1.0
-        return Frame.i420(width: settings.stillWidth, height: settings.stillHeight, buffer: buffer, timestamp: now,
-                          sequence: 0, metadata: meta, onRelease: { [weak self] in
-                              self?.state.withLock { $0.stillBuffers.append(buffer) }
-                          })
+        let id = activity.begin()
+        // Its own task: like the real camera's control queue, a switch runs to
+        // its end (video restored) even when the caller is cancelled.
+        let work = Task { [self] in try await switchForStill(id: id) }
+        return try await work.value
     }
 
     public func autofocus(timeout: Duration) async -> AutofocusResult {
-        let converge = Duration.milliseconds(settings.autofocusMs)
-        let wait = min(converge, timeout)
-        try? await clock.sleep(for: wait)
-        if converge > timeout {
-            return AutofocusResult(state: .failed, lensPosition: 0.5, timedOut: true)  // hyperfocal-ish
+        let id = activity.begin()
+        defer { activity.end(id) }
+        let now = clock.now()
+        let deadline = now + timeout
+        // AF converges on video frames; none arrive while a still switches modes,
+        // nor during the switches of stills queued behind it (known at the start).
+        let switchEnds: MonotonicTime? = state.withLock { s in
+            guard s.isSwitching, let ends = s.switchEnds else { return nil }
+            let queued = Int64(s.controlWaiters.filter(\.isStill).count)
+            return ends + .milliseconds(max(0, settings.modeSwitchMs) * queued)
         }
+        let from = max(now, switchEnds ?? now)
+        let converged = from + .milliseconds(settings.autofocusMs)
+        let fallback = AutofocusResult(state: .failed, lensPosition: 0.5, timedOut: true)  // hyperfocal-ish
+        do {
+            try await activity.sleep(id, until: min(converged, deadline))
+        } catch {
+            return fallback
+        }
+        if converged > deadline { return fallback }
         return AutofocusResult(state: settings.autofocusSucceeds ? .focused : .failed,
                                lensPosition: settings.autofocusSucceeds ? 1.0 : 0.5, timedOut: false)
     }
 
-    // MARK: Frame loop (its own thread: drawing 1080p is blocking work)
+    // MARK: The still's mode switch
 
-    private func runFrameLoop(generation: UInt64) {
-        let period = Int64(1_000_000_000 / max(settings.fps, 1))
-        let origin = SystemClock().now().nanoseconds
-        var index: UInt64 = 0
-        while true {
-            let due = origin + Int64(index) * period
-            var ts = timespec(tv_sec: Int(due / 1_000_000_000), tv_nsec: Int(due % 1_000_000_000))
-            while clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, nil) == EINTR {}
-            enum Next { case quit, skip, frame(OwnedFrameBuffer?, Double, AsyncStream<Frame>.Continuation) }
-            let next: Next = state.withLock { s in
-                guard s.running, s.generation == generation, let c = s.continuation else { return .quit }
-                if s.fault == .stall { return .skip }
-                let b = s.freeBuffers.popLast()
-                if b == nil { s.dropped += 1 }
-                return .frame(b, s.lux, c)
-            }
-            switch next {
-            case .quit: return
-            case .skip: break
-            case let .frame(buffer, lux, continuation):
-                guard let buffer else { break }
-                let timestamp = MonotonicTime(nanoseconds: due)
-                pattern.draw(into: buffer.bytes, index: index, millis: timestamp.milliseconds,
-                             brightness: min(1, max(0.05, lux / 200)))
-                var meta = Self.exposure(forLux: lux)
-                meta.autofocusState = .focused
-                meta.lensPosition = 1.0
-                let frame = Frame.i420(width: settings.width, height: settings.height, buffer: buffer,
-                                       timestamp: timestamp, sequence: index, metadata: meta,
-                                       onRelease: { [weak self] in
-                                           self?.state.withLock { $0.freeBuffers.append(buffer) }
-                                       })
-                switch continuation.yield(frame) {
-                case .dropped: state.withLock { $0.dropped += 1 }
-                case .enqueued: state.withLock { $0.delivered += 1 }
-                case .terminated: return
-                @unknown default: break
+    private func switchForStill(id: UInt64) async throws -> Frame {
+        defer { activity.end(id) }
+        await acquireControl(id, isStill: true)
+        let start = clock.now()
+        let full = Duration.milliseconds(max(0, settings.modeSwitchMs))
+        let exposed = start + .nanoseconds(full.nanoseconds / 2)
+        let resumes = start + full
+        // Stop video: no frame from here until the switch back.
+        let (begun, refusedNext): (Result<(Bool, Task<Void, Never>?), CameraError>, CheckedContinuation<Void, Never>?) =
+            state.withLock { s in
+                let refusal: CameraError? = switch s.fault {
+                case .disappear: CameraError(.noDevice, "simulated camera is unplugged (fault injected)")
+                case .error: CameraError(.system, "simulated still capture failed (fault injected)")
+                case .stall: CameraError(.timeout, "simulated camera is stalled (fault injected)")
+                case .none: nil
                 }
+                if let refusal {
+                    // Refused without a switch; one left unfinished by the still before ends here.
+                    guard case .switching(let back) = s.mode else { return (.failure(refusal), s.handOver(activity)) }
+                    return (.failure(refusal), endSwitch(&s, at: start, backToVideo: back))
+                }
+                let wasVideo: Bool = switch s.mode {
+                case .video: true
+                case .switching(let back): back
+                case .idle: false
+                }
+                s.mode = .switching(backToVideo: wasVideo)
+                s.generation += 1
+                s.switchEnds = wasVideo ? resumes : exposed
+                if wasVideo { s.modeSwitches += 1 }
+                defer { s.producer = nil }
+                return (.success((wasVideo, s.producer)), nil)
             }
-            index += 1
+        refusedNext?.resume()
+        let (wasVideo, producer) = try begun.get()
+        producer?.cancel()
+        // First half: stop, configure for the still, start, warm up; then the exposure.
+        try? await activity.sleep(id, until: exposed)
+        let still: Result<Frame, CameraError> = await exposeStill(at: exposed)
+        // Second half: stop, configure for video, start. Not when the camera is gone.
+        if wasVideo && fault != .disappear {
+            try? await activity.sleep(id, until: resumes)
+        }
+        let next: CheckedContinuation<Void, Never>? = state.withLock { s in
+            if case .success = still { s.stills += 1 }
+            return endSwitch(&s, at: resumes, backToVideo: wasVideo)
+        }
+        next?.resume()
+        return try still.get()
+    }
+
+    /// Ends a switch at `time`: video resumes (when it was streaming, is still
+    /// wanted and the camera is there), and the control queue passes on.
+    private func endSwitch(_ s: inout State, at time: MonotonicTime, backToVideo: Bool)
+        -> CheckedContinuation<Void, Never>? {
+        s.switchEnds = nil
+        let back = backToVideo && s.videoWanted && s.fault != .disappear && s.isSwitching
+        if back, s.controlWaiters.first?.isStill == true {
+            // Another still is queued: video is started and stopped again at
+            // once, before any frame arrives. It resumes after that still.
+            s.mode = .switching(backToVideo: true)
+            s.switchEnds = time + .milliseconds(max(0, settings.modeSwitchMs))
+        } else if back {
+            // The sensor's frame slots went on during the switch: the sequence jumps with the time.
+            let period = 1_000_000_000 / Int64(max(settings.fps, 1))
+            var next = (s.lastSequence ?? 0) &+ 1
+            if let last = s.lastFrameTime {
+                let slots = ((time - last).nanoseconds + period / 2) / max(period, 1)
+                next = (s.lastSequence ?? 0) &+ UInt64(max(1, slots))
+            }
+            s.gapFrom = s.lastFrameTime
+            startVideo(&s, origin: time, firstSequence: next)
+        } else if s.isSwitching {
+            s.mode = .idle
+        }
+        return s.handOver(activity)
+    }
+
+    /// The full-resolution frame, exposed at `time`; a fault injected during the
+    /// switch fails it as the real camera would (gone, failed, or no frame).
+    private func exposeStill(at time: MonotonicTime) async -> Result<Frame, CameraError> {
+        let taken: Result<(OwnedFrameBuffer, Double), CameraError> = state.withLock { s in
+            switch s.fault {
+            case .disappear:
+                return .failure(CameraError(.noDevice, "simulated camera was unplugged during a still (fault injected)"))
+            case .error: return .failure(CameraError(.system, "simulated still capture failed (fault injected)"))
+            case .stall: return .failure(CameraError(.timeout, "no still frame: simulated camera is stalled (fault injected)"))
+            case .none: break
+            }
+            let b = s.stillBuffers.popLast()
+                ?? OwnedFrameBuffer(capacity: Frame.i420ByteCount(width: settings.stillWidth, height: settings.stillHeight))
+            return .success((b, s.lux))
+        }
+        let buffer: OwnedFrameBuffer, lux: Double
+        switch taken {
+        case .failure(let e): return .failure(e)
+        case .success(let t): (buffer, lux) = t
+        }
+        let stillPattern = self.stillPattern
+        await onDrawQueue {
+            stillPattern.draw(into: buffer.bytes, index: 0, millis: time.milliseconds,
+                              brightness: min(1, max(0.05, lux / 200)))
+        }
+        var meta = Self.exposure(forLux: lux)
+        meta.autofocusState = settings.autofocusSucceeds ? .focused : .failed
+        meta.lensPosition = 1.0
+        return .success(Frame.i420(width: settings.stillWidth, height: settings.stillHeight, buffer: buffer,
+                                   timestamp: time, sequence: 0, metadata: meta, onRelease: { [weak self] in
+                                       self?.state.withLock { $0.stillBuffers.append(buffer) }
+                                   }))
+    }
+
+    private func acquireControl(_ id: UInt64, isStill: Bool) async {
+        await withCheckedContinuation { (c: CheckedContinuation<Void, Never>) in
+            let granted: Bool = state.withLock { s in
+                if !s.controlBusy {
+                    s.controlBusy = true
+                    return true
+                }
+                activity.set(id, .blocked)
+                s.controlWaiters.append(Waiter(id: id, isStill: isStill, continuation: c))
+                return false
+            }
+            if granted { c.resume() }
+        }
+    }
+
+    private func releaseControl() {
+        state.withLock { $0.handOver(activity) }?.resume()
+    }
+
+    // MARK: Video
+
+    /// Starts a producer for a new generation, its first frame at `origin`.
+    private func startVideo(_ s: inout State, origin: MonotonicTime, firstSequence: UInt64) {
+        s.mode = .video
+        s.generation += 1
+        let generation = s.generation
+        let id = activity.begin()
+        s.producer = Task { [self] in
+            await produceVideo(id: id, generation: generation, origin: origin, firstSequence: firstSequence)
+        }
+    }
+
+    /// Frame k is due at `origin + k / fps` exactly (no rounding drift) and is
+    /// stamped with that time, on the injected clock.
+    private func produceVideo(id: UInt64, generation: UInt64, origin: MonotonicTime, firstSequence: UInt64) async {
+        defer { activity.end(id) }
+        let fps = Int64(max(settings.fps, 1))
+        var k: Int64 = 0
+        while true {
+            let due = MonotonicTime(nanoseconds: origin.nanoseconds + k * 1_000_000_000 / fps)
+            let sequence = firstSequence &+ UInt64(k)
+            k += 1
+            do { try await activity.sleep(id, until: due) } catch { return }
+            enum Next { case quit, skip, frame(OwnedFrameBuffer, Double) }
+            let next: Next = state.withLock { s in
+                guard s.generation == generation, s.mode == .video, s.stream != nil else { return .quit }
+                if s.fault == .stall { return .skip }
+                guard let b = s.freeBuffers.popLast() else {
+                    s.dropped += 1
+                    s.outOfBuffers += 1
+                    return .skip
+                }
+                return .frame(b, s.lux)
+            }
+            guard case let .frame(buffer, lux) = next else {
+                if case .quit = next { return }
+                continue
+            }
+            let pattern = self.pattern
+            await onDrawQueue {
+                pattern.draw(into: buffer.bytes, index: sequence, millis: due.milliseconds,
+                             brightness: min(1, max(0.05, lux / 200)))
+            }
+            var meta = Self.exposure(forLux: lux)
+            meta.autofocusState = .focused
+            meta.lensPosition = 1.0
+            let frame = Frame.i420(width: settings.width, height: settings.height, buffer: buffer,
+                                   timestamp: due, sequence: sequence, metadata: meta,
+                                   onRelease: { [weak self] in
+                                       self?.state.withLock { $0.freeBuffers.append(buffer) }
+                                   })
+            // Delivered under the lock, so a still or stop that began while drawing wins.
+            let (sent, dropped): (SimStream<Frame>.Sent, Frame?) = state.withLock { s in
+                guard s.generation == generation, let stream = s.stream else { return (.terminated, nil) }
+                let (sent, dropped) = stream.send(frame)
+                switch sent {
+                case .terminated: break
+                case .enqueued, .droppedOldest:
+                    s.delivered += 1
+                    if sent == .droppedOldest { s.dropped += 1 }
+                    s.lastSequence = sequence
+                    s.lastFrameTime = due
+                    if let from = s.gapFrom {
+                        s.lastVideoGap = due - from
+                        s.gapFrom = nil
+                    }
+                }
+                return (sent, dropped)
+            }
+            withExtendedLifetime(dropped) {}  // an unread frame goes back to the pool here, outside the lock
+            if sent == .terminated { return }
+        }
+    }
+
+    private func onDrawQueue(_ body: @escaping @Sendable () -> Void) async {
+        await withCheckedContinuation { (c: CheckedContinuation<Void, Never>) in
+            drawQueue.async {
+                body()
+                c.resume()
+            }
         }
     }
 }

@@ -23,6 +23,7 @@ public final class SimLED: LEDOutput {
         }
     }
 
+    /// The level last written successfully (a failed write leaves it as it was).
     public var isOn: Bool { state.withLock { $0.on } }
     /// Number of level changes so far (a blink counts twice).
     public var changes: Int { state.withLock { $0.changes } }

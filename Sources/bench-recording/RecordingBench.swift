@@ -179,11 +179,17 @@ enum RecordingBench {
         var rssAtMinute1 = 0
         var rssMax = 0
         var late = 0
+        // Durable lag, sampled at every frame: how far the newest captured frame is ahead of
+        // the point the recorder last reported on the storage (the clip start before the
+        // first report), i.e. what a power cut at that moment would lose.
+        var lags: [Int64] = []
+        lags.reserveCapacity(frames)
         for i in 0..<frames {
             let t = start + .nanoseconds(Int64(i) * 1_000_000_000 / Int64(fps))
             sleepUntil(t)
             if now() - t > .milliseconds(33) { late += 1 }
             recorder.append(video.frame(index: i, timestamp: t))
+            lags.append((t - (recorder.durable?.capturedBefore ?? start)).nanoseconds)
             if i % fps == 0 {
                 let rss = ProcessMemory.resident
                 if i == 60 * fps { rssAtMinute1 = rss }
@@ -196,6 +202,18 @@ enum RecordingBench {
         let minutes = String(format: "%.1f", seconds / 60)
         let extra = ",\"seconds\":\(Int(seconds)),\"frames\":\(summary.framesWritten),\"late_producer_frames\":\(late),\"audio_overrun_frames\":\(summary.audioOverrunFrames),\"audio_dropped_frames\":\(summary.audioFramesDropped),\"preset\":\"\(settings.preset)\"\(summary.error.map { ",\"error\":\"\($0.code)\"" } ?? "")"
         emit("realtime_1080p30_dropped_frames", Double(summary.framesDropped), "frames", reference: 0, extra: extra)
+        // The product's bound: a power cut loses at most the open fragment (one keyframe
+        // interval) plus the encoder's latency; the reference is one fragment.
+        lags.sort()
+        if let maxLag = lags.last {
+            let fragment = Double(settings.keyframeInterval.nanoseconds) / 1e9
+            let median = Double(lags[lags.count / 2]) / 1e9
+            // Only a figure of the product when the encoder kept up (no dropped frames): a
+            // backlog adds to the lag (what the HIL power-cut scenario sees under emulation).
+            let lagExtra = ",\"fragment_s\":\(String(format: "%.3f", fragment)),\"samples\":\(lags.count),\"dropped_frames\":\(summary.framesDropped),\"preset\":\"\(settings.preset)\""
+            emit("realtime_1080p30_durable_lag_max", Double(maxLag) / 1e9, "s", reference: fragment, extra: lagExtra)
+            emit("realtime_1080p30_durable_lag_median", median, "s", reference: fragment, extra: lagExtra)
+        }
         if rssAtMinute1 > 0 {
             let growth = Double(max(rssEnd, rssMax) - rssAtMinute1) / 1_048_576
             emit("realtime_1080p30_rss_growth_min1_to_end", growth, "MB", reference: 5,

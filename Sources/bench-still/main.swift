@@ -8,6 +8,7 @@ import Glibc
 import CTurboJPEG
 import ShutterCore
 import ShutterMedia
+import ShutterStorage
 
 let width = 4608, height = 2592, quality = 93
 let iterations = Int(CommandLine.arguments.dropFirst().first ?? "") ?? 9

@@ -3,6 +3,8 @@ import XCTest
 
 private func t(_ ms: Int64) -> MonotonicTime { .milliseconds(ms) }
 private func id(_ n: UInt64) -> CaptureID { CaptureID(n) }
+private func rq(_ n: UInt64) -> RequestID { RequestID(n) }
+private func press(_ ms: Int64) -> CaptureOrigin { .button(press: t(ms)) }
 private let max60 = Duration.seconds(60)
 
 /// A ready machine plus shorthand for the inputs.
@@ -38,10 +40,10 @@ final class CaptureStateMachineTests: XCTestCase {
     func testBootingRefusesPressesUntilReady() {
         var m = CaptureStateMachine()
         XCTAssertEqual(m.state, .booting)
-        XCTAssertEqual(m.handle(.gesture(.pressed(at: t(10))), at: t(10)), [.refused(.notReady), .led(.busyRefused)])
+        XCTAssertEqual(m.handle(.gesture(.pressed(at: t(10))), at: t(10)), [.refused(.notReady, origin: press(10)), .led(.busyRefused)])
         XCTAssertEqual(m.handle(.gesture(.tap(start: t(10), end: t(100))), at: t(100)), [],
                        "the refused press's tap is ignored")
-        XCTAssertEqual(m.handle(.command(.photo), at: t(150)), [.refused(.notReady), .led(.busyRefused)])
+        XCTAssertEqual(m.handle(.command(.photo, rq(1)), at: t(150)), [.refused(.notReady, origin: .request(rq(1))), .led(.busyRefused)])
         XCTAssertEqual(m.handle(.ready, at: t(200)), [.led(.ready)])
         XCTAssertEqual(m.state, .idle)
     }
@@ -57,7 +59,7 @@ final class CaptureStateMachineTests: XCTestCase {
     func testTapTakesAStillDatedAtThePressThenReturnsToIdle() {
         var r = Rig()
         _ = r.press(100)
-        XCTAssertEqual(r.tap(100, 300), [.discardKeptFrames, .takePhoto(id: id(1), pressedAt: t(100), flash: false),
+        XCTAssertEqual(r.tap(100, 300), [.discardKeptFrames, .takePhoto(id: id(1), origin: .button(press: t(100)), pressedAt: t(100), flash: false),
                                          .led(.saving)])
         XCTAssertEqual(r.m.state, .takingPhoto(pressedAt: t(100)))
         XCTAssertEqual(r.m.nextDeadline, t(300) + .seconds(20))
@@ -70,7 +72,7 @@ final class CaptureStateMachineTests: XCTestCase {
     func testHoldRecordsAClipFromThePressNotFromHoldTime() {
         var r = Rig()
         _ = r.press(100)
-        XCTAssertEqual(r.holdStarted(100, 1100), [.startRecording(id: id(1), from: t(100), torch: false),
+        XCTAssertEqual(r.holdStarted(100, 1100), [.startRecording(id: id(1), origin: .button(press: t(100)), from: t(100), torch: false),
                                                   .led(.recording(since: t(100), maxDuration: max60))])
         XCTAssertEqual(r.m.state, .recording(from: t(100)))
         XCTAssertEqual(r.m.nextDeadline, t(100) + max60)
@@ -98,14 +100,14 @@ final class CaptureStateMachineTests: XCTestCase {
     func testHoldWhoseHoldStartedWasMissedStillRecordsTheWholeHold() {
         var r = Rig()
         _ = r.press(100)
-        XCTAssertEqual(r.hold(100, 2500), [.startRecording(id: id(1), from: t(100), torch: false),
+        XCTAssertEqual(r.hold(100, 2500), [.startRecording(id: id(1), origin: .button(press: t(100)), from: t(100), torch: false),
                                            .stopRecording(id: id(1), at: t(2500)), .led(.saving)])
     }
 
     func testTapWithoutAReportedPressIsStillAPhoto() {
         var r = Rig()
         XCTAssertEqual(r.tap(100, 300), [.startAutofocus, .keepFrames(from: t(100)), .discardKeptFrames,
-                                         .takePhoto(id: id(1), pressedAt: t(100), flash: false), .led(.saving)])
+                                         .takePhoto(id: id(1), origin: .button(press: t(100)), pressedAt: t(100), flash: false), .led(.saving)])
     }
 
     // MARK: - Busy
@@ -119,7 +121,7 @@ final class CaptureStateMachineTests: XCTestCase {
         XCTAssertEqual(r.tap(500, 650), [])
         XCTAssertEqual(r.m.state, .takingPhoto(pressedAt: t(100)))
         XCTAssertEqual(r.send(.photoSaved(id: id(1), path: "/1"), 2000),
-                       [.startAutofocus, .discardKeptFrames, .takePhoto(id: id(2), pressedAt: t(500), flash: false),
+                       [.startAutofocus, .discardKeptFrames, .takePhoto(id: id(2), origin: .button(press: t(500)), pressedAt: t(500), flash: false),
                         .led(.photoTaken)])
         XCTAssertEqual(r.m.state, .takingPhoto(pressedAt: t(500)))
         XCTAssertFalse(r.m.hasQueuedPress)
@@ -130,10 +132,10 @@ final class CaptureStateMachineTests: XCTestCase {
         _ = r.press(100)
         _ = r.tap(100, 300)
         _ = r.press(500)
-        XCTAssertEqual(r.press(800), [.refused(.busy), .led(.busyRefused)])
+        XCTAssertEqual(r.press(800), [.refused(.busy, origin: press(800)), .led(.busyRefused)])
         XCTAssertEqual(r.holdStarted(800, 1800), [], "a refused press never becomes a clip")
         XCTAssertEqual(r.hold(800, 2200), [])
-        XCTAssertEqual(r.press(2500), [.refused(.busy), .led(.busyRefused)])
+        XCTAssertEqual(r.press(2500), [.refused(.busy, origin: press(2500)), .led(.busyRefused)])
         XCTAssertEqual(r.tap(2500, 2600), [])
         let after = r.send(.photoSaved(id: id(1), path: "/1"), 3000)
         XCTAssertEqual(after.filter { if case .takePhoto = $0 { return true }; return false }.count, 0,
@@ -149,7 +151,7 @@ final class CaptureStateMachineTests: XCTestCase {
         _ = r.press(500)
         _ = r.send(.photoSaved(id: id(1), path: "/1"), 700)
         XCTAssertEqual(r.m.state, .pressed(at: t(500)))
-        XCTAssertEqual(r.tap(500, 900), [.discardKeptFrames, .takePhoto(id: id(2), pressedAt: t(500), flash: false),
+        XCTAssertEqual(r.tap(500, 900), [.discardKeptFrames, .takePhoto(id: id(2), origin: .button(press: t(500)), pressedAt: t(500), flash: false),
                                          .led(.saving)])
     }
 
@@ -161,7 +163,7 @@ final class CaptureStateMachineTests: XCTestCase {
         XCTAssertEqual(r.press(3200), [.keepFrames(from: t(3200))], "finalising: frames kept for this press")
         XCTAssertEqual(r.holdStarted(3200, 4200), [])
         XCTAssertEqual(r.send(.recordingFinalised(id: id(1), paths: ["/1"]), 4500),
-                       [.startRecording(id: id(2), from: t(3200), torch: false),
+                       [.startRecording(id: id(2), origin: .button(press: t(3200)), from: t(3200), torch: false),
                         .led(.recording(since: t(3200), maxDuration: max60)), .led(.photoTaken)])
         XCTAssertEqual(r.hold(3200, 8000), [.stopRecording(id: id(2), at: t(8000)), .led(.saving)])
     }
@@ -174,7 +176,7 @@ final class CaptureStateMachineTests: XCTestCase {
         _ = r.holdStarted(400, 1400)
         _ = r.hold(400, 2000)
         XCTAssertEqual(r.send(.photoSaved(id: id(1), path: "/1"), 2500),
-                       [.startRecording(id: id(2), from: t(400), torch: false),
+                       [.startRecording(id: id(2), origin: .button(press: t(400)), from: t(400), torch: false),
                         .stopRecording(id: id(2), at: t(2000)), .led(.photoTaken)])
         XCTAssertEqual(r.m.state, .finalising)
     }
@@ -184,12 +186,12 @@ final class CaptureStateMachineTests: XCTestCase {
         _ = r.press(100)
         XCTAssertEqual(r.press(400), [], "frames are already kept from 100")
         // The recognizer decided the first was a plain tap (gap too long for a double tap).
-        XCTAssertEqual(r.tap(100, 250), [.keepFrames(from: t(400)), .takePhoto(id: id(1), pressedAt: t(100), flash: false),
+        XCTAssertEqual(r.tap(100, 250), [.keepFrames(from: t(400)), .takePhoto(id: id(1), origin: .button(press: t(100)), pressedAt: t(100), flash: false),
                                          .led(.saving)],
                        "frames stay kept for the queued press, which may become a clip")
         _ = r.tap(400, 500)
         XCTAssertEqual(r.send(.photoSaved(id: id(1), path: "/1"), 900),
-                       [.startAutofocus, .discardKeptFrames, .takePhoto(id: id(2), pressedAt: t(400), flash: false),
+                       [.startAutofocus, .discardKeptFrames, .takePhoto(id: id(2), origin: .button(press: t(400)), pressedAt: t(400), flash: false),
                         .led(.photoTaken)])
     }
 
@@ -197,12 +199,13 @@ final class CaptureStateMachineTests: XCTestCase {
 
     func testCommandPhotoWhenIdleAndWhileBusy() {
         var r = Rig()
-        XCTAssertEqual(r.send(.command(.photo), 100),
-                       [.startAutofocus, .takePhoto(id: id(1), pressedAt: t(100), flash: false), .led(.saving)])
-        XCTAssertEqual(r.send(.command(.photo), 200), [], "queued")
-        XCTAssertEqual(r.send(.command(.photo), 300), [.refused(.busy), .led(.busyRefused)])
+        XCTAssertEqual(r.send(.command(.photo, rq(1)), 100),
+                       [.startAutofocus, .takePhoto(id: id(1), origin: .request(rq(1)), pressedAt: t(100), flash: false), .led(.saving)])
+        XCTAssertEqual(r.send(.command(.photo, rq(2)), 200), [], "queued")
+        XCTAssertTrue(r.m.isPending(.request(rq(2))))
+        XCTAssertEqual(r.send(.command(.photo, rq(3)), 300), [.refused(.busy, origin: .request(rq(3))), .led(.busyRefused)])
         XCTAssertEqual(r.send(.photoSaved(id: id(1), path: "/1"), 400),
-                       [.startAutofocus, .discardKeptFrames, .takePhoto(id: id(2), pressedAt: t(200), flash: false),
+                       [.startAutofocus, .discardKeptFrames, .takePhoto(id: id(2), origin: .request(rq(2)), pressedAt: t(200), flash: false),
                         .led(.photoTaken)])
     }
 
@@ -210,12 +213,12 @@ final class CaptureStateMachineTests: XCTestCase {
         var r = Rig()
         _ = r.press(100)
         _ = r.holdStarted(100, 1100)
-        XCTAssertEqual(r.send(.command(.photo), 2000), [.takeVideoSnapshot(id: id(2), at: t(2000))])
+        XCTAssertEqual(r.send(.command(.photo, rq(1)), 2000), [.takeVideoSnapshot(id: id(2), origin: .request(rq(1)), at: t(2000))])
         XCTAssertEqual(r.m.state, .recording(from: t(100)), "the clip is not cut")
         XCTAssertEqual(r.send(.photoSaved(id: id(2), path: "/s"), 2300), [.led(.photoTaken)])
         XCTAssertEqual(r.m.state, .recording(from: t(100)))
         // A failed snapshot with a transient error does not stop the clip either.
-        _ = r.send(.command(.photo), 2500)
+        _ = r.send(.command(.photo, rq(2)), 2500)
         let failed = CaptureError(.encoder, "JPEG encode failed")
         XCTAssertEqual(r.send(.photoFailed(id: id(3), failed), 2600),
                        [.failed(failed), .led(.errorOnce(.encoderError, times: 2))])
@@ -224,19 +227,64 @@ final class CaptureStateMachineTests: XCTestCase {
 
     func testCommandRecordingAndATapDuringIt() {
         var r = Rig()
-        XCTAssertEqual(r.send(.command(.recordStart), 100),
-                       [.startRecording(id: id(1), from: t(100), torch: false),
+        XCTAssertEqual(r.send(.command(.recordStart(stopAfter: nil), rq(1)), 100),
+                       [.startRecording(id: id(1), origin: .request(rq(1)), from: t(100), torch: false),
                         .led(.recording(since: t(100), maxDuration: max60))])
-        XCTAssertEqual(r.send(.command(.recordStart), 200), [.refused(.alreadyRecording)])
+        XCTAssertEqual(r.send(.command(.recordStart(stopAfter: nil), rq(2)), 200),
+                       [.refused(.alreadyRecording, origin: .request(rq(2)))])
         XCTAssertEqual(r.press(500), [])
-        XCTAssertEqual(r.tap(500, 600), [.takeVideoSnapshot(id: id(2), at: t(500))])
-        XCTAssertEqual(r.send(.command(.recordStop), 3000), [.stopRecording(id: id(1), at: t(3000)), .led(.saving)])
-        XCTAssertEqual(r.send(.command(.recordStop), 3100), [.refused(.notRecording)])
-        XCTAssertEqual(r.send(.command(.recordStart), 3200), [.refused(.busy), .led(.busyRefused)])
+        XCTAssertEqual(r.tap(500, 600), [.takeVideoSnapshot(id: id(2), origin: .button(press: t(500)), at: t(500))])
+        XCTAssertEqual(r.send(.command(.recordStop, rq(3)), 3000),
+                       [.answers(.request(rq(3)), with: id(1)), .stopRecording(id: id(1), at: t(3000)), .led(.saving)])
+        XCTAssertEqual(r.send(.command(.recordStop, rq(4)), 3100), [.refused(.notRecording, origin: .request(rq(4)))])
+        // While the clip is finalised a start waits (the one queued request), encoding from now.
+        XCTAssertEqual(r.send(.command(.recordStart(stopAfter: nil), rq(5)), 3200), [.keepFrames(from: t(3200))])
+        XCTAssertEqual(r.send(.command(.photo, rq(6)), 3250), [.refused(.busy, origin: .request(rq(6))), .led(.busyRefused)])
+        XCTAssertEqual(r.send(.recordingFinalised(id: id(1), paths: ["/1"]), 3300),
+                       [.startRecording(id: id(3), origin: .request(rq(5)), from: t(3200), torch: false),
+                        .led(.recording(since: t(3200), maxDuration: max60)), .led(.photoTaken)])
         // A command recording also stops at the max duration.
-        _ = r.send(.recordingFinalised(id: id(1), paths: ["/1"]), 3300)
-        _ = r.send(.command(.recordStart), 4000)
-        XCTAssertEqual(r.send(.tick, 64_000), [.stopRecording(id: id(3), at: t(64_000)), .led(.saving)])
+        XCTAssertEqual(r.send(.tick, 63_200), [.stopRecording(id: id(3), at: t(63_200)), .led(.saving)])
+    }
+
+    func testARequestAndAButtonPressAtTheSameInstantAreTwoRequests() {
+        var r = Rig()
+        _ = r.send(.command(.photo, rq(1)), 100)
+        XCTAssertEqual(r.send(.command(.photo, rq(2)), 130), [], "queued")
+        XCTAssertEqual(r.press(130), [.refused(.busy, origin: press(130)), .led(.busyRefused)],
+                       "the button's press is not the request queued at the same instant")
+        XCTAssertEqual(r.tap(130, 230), [])
+        XCTAssertEqual(r.send(.photoSaved(id: id(1), path: "/1"), 400),
+                       [.startAutofocus, .discardKeptFrames,
+                        .takePhoto(id: id(2), origin: .request(rq(2)), pressedAt: t(130), flash: false), .led(.photoTaken)])
+    }
+
+    func testAPressStaysPendingUntilTheMachineHasDealtWithIt() {
+        var r = Rig(.init(), flash: .off)
+        _ = r.send(.command(.recordStart(stopAfter: nil), rq(1)), 100)
+        XCTAssertFalse(r.m.isPending(.request(rq(1))), "started: answered by its capture")
+        _ = r.press(500)
+        XCTAssertTrue(r.m.isPending(press(500)), "a press during a command recording is not dealt with yet")
+        XCTAssertEqual(r.tap(500, 600), [.takeVideoSnapshot(id: id(2), origin: press(500), at: t(500))])
+        XCTAssertFalse(r.m.isPending(press(500)))
+        _ = r.press(700)
+        _ = r.hold(700, 2000)
+        XCTAssertFalse(r.m.isPending(press(700)), "a hold during a command recording captures nothing and is done")
+    }
+
+    func testARemoteHoldEndsByItselfAndQueuesBehindABusyCamera() {
+        var r = Rig()
+        XCTAssertEqual(r.send(.command(.recordStart(stopAfter: .seconds(3)), rq(1)), 100),
+                       [.startRecording(id: id(1), origin: .request(rq(1)), from: t(100), torch: false),
+                        .led(.recording(since: t(100), maxDuration: max60))])
+        XCTAssertEqual(r.m.nextDeadline, t(3100))
+        XCTAssertEqual(r.send(.tick, 3100), [.stopRecording(id: id(1), at: t(3100)), .led(.saving)])
+        // Queued behind the finalising clip: the clip still starts at the request and lasts 2 s.
+        XCTAssertEqual(r.send(.command(.recordStart(stopAfter: .seconds(2)), rq(2)), 3200), [.keepFrames(from: t(3200))])
+        XCTAssertEqual(r.send(.recordingFinalised(id: id(1), paths: ["/1"]), 3500),
+                       [.startRecording(id: id(2), origin: .request(rq(2)), from: t(3200), torch: false),
+                        .led(.recording(since: t(3200), maxDuration: max60)), .led(.photoTaken)])
+        XCTAssertEqual(r.send(.tick, 5200), [.stopRecording(id: id(2), at: t(5200)), .led(.saving)])
     }
 
     // MARK: - Flash and torch
@@ -261,26 +309,29 @@ final class CaptureStateMachineTests: XCTestCase {
         var r = Rig(flash: .auto)
         _ = r.send(.sceneMetered(FrameMetadata(lux: 5)), 50)
         _ = r.press(100)
-        XCTAssertTrue(r.tap(100, 200).contains(.takePhoto(id: id(1), pressedAt: t(100), flash: true)))
+        XCTAssertTrue(r.tap(100, 200).contains(.takePhoto(id: id(1), origin: .button(press: t(100)), pressedAt: t(100), flash: true)))
         _ = r.send(.photoSaved(id: id(1), path: "/1"), 300)
         XCTAssertEqual(r.send(.sceneMetered(FrameMetadata(lux: 800)), 350), [])
         _ = r.press(400)
-        XCTAssertTrue(r.tap(400, 500).contains(.takePhoto(id: id(2), pressedAt: t(400), flash: false)))
+        XCTAssertTrue(r.tap(400, 500).contains(.takePhoto(id: id(2), origin: .button(press: t(400)), pressedAt: t(400), flash: false)))
         var on = Rig(flash: .on)
         _ = on.press(100)
-        XCTAssertTrue(on.tap(100, 200).contains(.takePhoto(id: id(1), pressedAt: t(100), flash: true)))
+        XCTAssertTrue(on.tap(100, 200).contains(.takePhoto(id: id(1), origin: .button(press: t(100)), pressedAt: t(100), flash: true)))
     }
 
-    func testTorchLightsDuringARecordingWhenTheFlashIsOn() {
-        var r = Rig(flash: .on)
+    func testTorchLightsDuringClipsExactlyWhenVideoTorchIsOn() {
+        // `video.torch` alone decides: the flash mode is for stills.
+        var r = Rig(.init(videoTorch: true), flash: .off)
         _ = r.press(100)
-        XCTAssertEqual(r.holdStarted(100, 1100), [.startRecording(id: id(1), from: t(100), torch: true),
+        XCTAssertEqual(r.holdStarted(100, 1100), [.startRecording(id: id(1), origin: .button(press: t(100)), from: t(100), torch: true),
                                                   .flashLED(.torch),
                                                   .led(.recording(since: t(100), maxDuration: max60))])
         XCTAssertEqual(r.hold(100, 3000), [.stopRecording(id: id(1), at: t(3000)), .flashLED(.off), .led(.saving)])
-        var off = Rig(flash: .off)
-        _ = off.press(100)
-        XCTAssertFalse(off.holdStarted(100, 1100).contains(.flashLED(.torch)))
+        var flashOn = Rig(.init(videoTorch: false), flash: .on)
+        _ = flashOn.press(100)
+        let actions = flashOn.holdStarted(100, 1100)
+        XCTAssertFalse(actions.contains(.flashLED(.torch)), "flash.mode on does not light the torch for a clip")
+        XCTAssertTrue(actions.contains(.startRecording(id: id(1), origin: .button(press: t(100)), from: t(100), torch: false)))
     }
 
     // MARK: - Errors: every one leads to a defined state, and a later tap works
@@ -289,24 +340,24 @@ final class CaptureStateMachineTests: XCTestCase {
         var r = Rig()
         XCTAssertEqual(r.send(.fault(.cameraLost), 100), [.led(.error(.noCamera))])
         XCTAssertEqual(r.m.state, .cameraUnavailable)
-        XCTAssertEqual(r.press(200), [.refused(.fault(.noCamera)), .led(.errorOnce(.noCamera, times: 1))])
+        XCTAssertEqual(r.press(200), [.refused(.fault(.noCamera), origin: press(200)), .led(.errorOnce(.noCamera, times: 1))])
         XCTAssertEqual(r.tap(200, 300), [])
-        XCTAssertEqual(r.send(.command(.photo), 350), [.refused(.fault(.noCamera)), .led(.errorOnce(.noCamera, times: 1))])
+        XCTAssertEqual(r.send(.command(.photo, rq(1)), 350), [.refused(.fault(.noCamera), origin: .request(rq(1))), .led(.errorOnce(.noCamera, times: 1))])
         XCTAssertEqual(r.send(.cameraRestored, 400), [.led(.ready)])
-        XCTAssertTrue(r.photo(500, expect: 1).contains(.takePhoto(id: id(1), pressedAt: t(500), flash: false)))
+        XCTAssertTrue(r.photo(500, expect: 1).contains(.takePhoto(id: id(1), origin: .button(press: t(500)), pressedAt: t(500), flash: false)))
     }
 
     func testStorageFaultWhilePressedDropsThePressAndAsksForAProbe() {
         var r = Rig()
         _ = r.press(100)
         XCTAssertEqual(r.send(.fault(.storageFull), 150),
-                       [.discardKeptFrames, .refused(.fault(.storageFull)), .led(.error(.storageFull))])
+                       [.discardKeptFrames, .refused(.fault(.storageFull), origin: press(100)), .led(.error(.storageFull))])
         XCTAssertEqual(r.m.state, .storageUnavailable(.storageFull))
         XCTAssertEqual(r.tap(100, 300), [])
-        XCTAssertEqual(r.press(400), [.refused(.fault(.storageFull)), .probeStorage,
+        XCTAssertEqual(r.press(400), [.refused(.fault(.storageFull), origin: press(400)), .probeStorage,
                                       .led(.errorOnce(.storageFull, times: 1))])
         XCTAssertEqual(r.send(.storageRestored, 500), [.led(.ready)])
-        XCTAssertTrue(r.photo(600, expect: 1).contains(.takePhoto(id: id(1), pressedAt: t(600), flash: false)))
+        XCTAssertTrue(r.photo(600, expect: 1).contains(.takePhoto(id: id(1), origin: .button(press: t(600)), pressedAt: t(600), flash: false)))
     }
 
     func testEveryErrorInEveryStateRecoversOnceTheFaultClears() {
@@ -378,14 +429,14 @@ final class CaptureStateMachineTests: XCTestCase {
                 XCTAssertTrue(r.m.activeFaults.filter(\.isLatched).isEmpty, label)
                 _ = r.press(200_000)
                 let tap = r.tap(200_000, 200_100)
-                XCTAssertTrue(tap.contains { if case .takePhoto(_, t(200_000), _) = $0 { return true }; return false },
+                XCTAssertTrue(tap.contains { if case .takePhoto(_, _, t(200_000), _) = $0 { return true }; return false },
                               "\(label): a later tap takes a photo, got \(tap)")
             }
         }
     }
 
     func testAFaultDuringARecordingStopsAndKeepsTheClip() {
-        var r = Rig(flash: .on)
+        var r = Rig(.init(videoTorch: true))
         _ = r.press(100)
         _ = r.holdStarted(100, 1100)
         XCTAssertEqual(r.send(.fault(.storageFull), 4000),
@@ -407,7 +458,7 @@ final class CaptureStateMachineTests: XCTestCase {
                        [.failed(err), .led(.ready), .led(.errorOnce(.encoderError, times: 2))])
         XCTAssertEqual(r.m.state, .idle)
         _ = r.press(5000)
-        XCTAssertTrue(r.holdStarted(5000, 6000).contains(.startRecording(id: id(2), from: t(5000), torch: false)))
+        XCTAssertTrue(r.holdStarted(5000, 6000).contains(.startRecording(id: id(2), origin: .button(press: t(5000)), from: t(5000), torch: false)))
     }
 
     func testPhotoFailuresLatchOnlyStorageFaults() {
@@ -463,7 +514,7 @@ final class CaptureStateMachineTests: XCTestCase {
         _ = r.tap(300, 400)
         let full = CaptureError(.storageFull, "ENOSPC")
         XCTAssertEqual(r.send(.photoFailed(id: id(1), full), 500),
-                       [.failed(full), .refused(.fault(.storageFull)), .probeStorage, .discardKeptFrames,
+                       [.failed(full), .refused(.fault(.storageFull), origin: press(300)), .probeStorage, .discardKeptFrames,
                         .led(.error(.storageFull)), .led(.errorOnce(.storageFull, times: 1))])
     }
 
@@ -490,9 +541,9 @@ final class CaptureStateMachineTests: XCTestCase {
         _ = r.g(.shutdownCountdown(start: t(100), deadline: t(4700)), 1700)
         XCTAssertEqual(r.g(.shutdown(start: t(100), end: t(4700)), 4700), [.led(.saving)])
         XCTAssertEqual(r.m.state, .shuttingDown)
-        XCTAssertEqual(r.press(5000), [.refused(.shuttingDown), .led(.busyRefused)])
+        XCTAssertEqual(r.press(5000), [.refused(.shuttingDown, origin: press(5000)), .led(.busyRefused)])
         let next = r.send(.photoSaved(id: id(1), path: "/1"), 5100)
-        XCTAssertEqual(next, [.startAutofocus, .discardKeptFrames, .takePhoto(id: id(2), pressedAt: t(300), flash: false),
+        XCTAssertEqual(next, [.startAutofocus, .discardKeptFrames, .takePhoto(id: id(2), origin: .button(press: t(300)), pressedAt: t(300), flash: false),
                               .led(.photoTaken)], "the sequence's second tap is kept")
         XCTAssertEqual(r.send(.photoSaved(id: id(2), path: "/2"), 5300), [.led(.off), .led(.photoTaken), .powerOff])
         XCTAssertEqual(r.m.state, .poweredOff)
@@ -501,7 +552,7 @@ final class CaptureStateMachineTests: XCTestCase {
 
     func testShutdownDuringARecordingStopsAndKeepsTheClip() {
         var r = Rig()
-        _ = r.send(.command(.recordStart), 100)
+        _ = r.send(.command(.recordStart(stopAfter: nil), rq(1)), 100)
         XCTAssertEqual(r.g(.shutdown(start: t(1000), end: t(5000)), 5000),
                        [.stopRecording(id: id(1), at: t(5000)), .led(.saving)])
         XCTAssertEqual(r.send(.recordingFinalised(id: id(1), paths: ["/1"]), 5200),
@@ -516,7 +567,7 @@ extension CaptureStateMachineTests {
         var r = Rig()
         _ = r.press(700)
         XCTAssertEqual(r.g(.holdStarted(pressedAt: t(700), at: t(1700)), 1700).first,
-                       .startRecording(id: id(1), from: t(700), torch: false))
+                       .startRecording(id: id(1), origin: .button(press: t(700)), from: t(700), torch: false))
         let countdown = r.g(.shutdownCountdown(start: t(700), deadline: t(4700)), 1700)
         XCTAssertFalse(countdown.contains(.stopRecording(id: id(1), at: t(1700))), "the clip is not cut by the countdown")
         XCTAssertEqual(r.g(.hold(start: t(700), end: t(4700)), 4700).first, .stopRecording(id: id(1), at: t(4700)))

@@ -34,4 +34,13 @@ final class ClockTests: XCTestCase {
         let a = c.now(), b = c.now()
         XCTAssertLessThanOrEqual(a, b)
     }
+
+    func testWallTimeOfAnEarlierMonotonicInstant() {
+        let wall = FixedWallClock(WallTime(secondsSinceEpoch: 1000, nanoseconds: 100_000_000, isTrusted: true))
+        let mono = ManualClock(start: .milliseconds(5000))
+        let t = wall.wallTime(at: .milliseconds(4700), monotonic: mono)  // 300 ms ago
+        XCTAssertEqual(t.secondsSinceEpoch, 999)
+        XCTAssertEqual(t.nanoseconds, 800_000_000)
+        XCTAssertTrue(t.isTrusted)
+    }
 }

@@ -4,6 +4,8 @@ import Synchronization
 
 /// An LEDOutput that records every write with the clock's time (the role is
 /// ours; the GPIO behind it is tested in ShutterHardware).
+private struct WriteFailed: Error {}
+
 private final class RecordingLED: LEDOutput {
     let name = "test-led"
     let clock: ManualClock
@@ -16,11 +18,12 @@ private final class RecordingLED: LEDOutput {
     }
 
     var log: [(on: Bool, ms: Int64)] { writes.withLock { $0 } }
+    var isOn: Bool { failing ? false : (writes.withLock { $0.last?.on } ?? false) }
     var count: Int { writes.withLock { $0.count } }
 
     func set(_ on: Bool) throws {
         writes.withLock { $0.append((on, clock.now().milliseconds)) }
-        if failing { throw SystemError(errno: EIO, call: "gpiod_line_set_value") }
+        if failing { throw WriteFailed() }
     }
 }
 

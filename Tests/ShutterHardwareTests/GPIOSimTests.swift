@@ -30,7 +30,7 @@ final class GPIOSimTests: XCTestCase {
                                           debounce: .zero))
         defer { button.close() }
         XCTAssertFalse(try button.isPressed(), "pull-up bias: idle line is high = released")
-        let edges = button.edges()
+        let edges = button.events()
         let before = SystemClock().now()
         try sim.setPull(Self.buttonOffset, up: false) // press: line to ground
         try await Task.sleep(nanoseconds: 20_000_000)
@@ -39,10 +39,15 @@ final class GPIOSimTests: XCTestCase {
         let watchdog = Task { try await Task.sleep(nanoseconds: 2_000_000_000); button.close() }
         defer { watchdog.cancel() }
         var it = edges.makeAsyncIterator()
-        let first = await it.next()
-        let second = await it.next()
+        func edge(_ e: ButtonEvent?) -> ButtonEdge? { if case .edge(let x)? = e { x } else { nil } }
+        let first = edge(await it.next())
+        let second = edge(await it.next())
         let press = try XCTUnwrap(first, "no press edge within 2 s")
         let release = try XCTUnwrap(second, "no release edge within 2 s")
+        // Caught up: behind both edges, dated no earlier than the release.
+        button.catchUp()
+        guard case .caughtUp(let t)? = await it.next() else { return XCTFail("no .caughtUp after catchUp()") }
+        XCTAssertGreaterThanOrEqual(t, release.time)
         XCTAssertTrue(press.pressed)
         XCTAssertFalse(release.pressed)
         XCTAssertGreaterThanOrEqual(press.time, before)
@@ -63,6 +68,25 @@ final class GPIOSimTests: XCTestCase {
         XCTAssertEqual(led.writeFailures, 0)
         led.close()
         XCTAssertEqual(try sim.value(Self.ledOffset), 1, "closing turns the LED off")
+    }
+
+    /// `status` reads the LED through the role: the level last written, as the line shows it.
+    func testLEDReportsTheLevelLastWrittenThroughTheRole() throws {
+        let sim = try XCTUnwrap(sim)
+        let gpio = try GPIOLED(name: "flash", line: GPIOLineSpec(offset: Self.ledOffset, chipLabels: [Self.label]))
+        let led: any LEDOutput = gpio
+        XCTAssertFalse(led.isOn, "requested off")
+        try led.set(true)
+        XCTAssertTrue(led.isOn)
+        XCTAssertEqual(try sim.value(Self.ledOffset), 1)
+        try led.set(false)
+        XCTAssertFalse(led.isOn)
+        try led.set(true)
+        gpio.close()
+        XCTAssertFalse(led.isOn, "closing turns it off")
+        XCTAssertEqual(try sim.value(Self.ledOffset), 0)
+        gpio.set(true)
+        XCTAssertFalse(led.isOn, "a write after close does nothing")
     }
 
     func testSecondRequestIsBusyAndNamesAreFound() throws {

@@ -1,6 +1,10 @@
+#if canImport(Glibc)
+import Glibc
+#endif
 import Foundation
 import ShutterCore
-import ShutterMedia
+@testable import ShutterMedia
+import ShutterStorage
 import XCTest
 
 final class RecordingDiskFullTests: XCTestCase {
@@ -24,5 +28,21 @@ final class RecordingDiskFullTests: XCTestCase {
         XCTAssertEqual(streams.map(\.codec), ["h264", "aac"])
         XCTAssertGreaterThan(streams[0].duration, 1.0, "whole fragments before the disk filled are kept")
         XCTAssertGreaterThan(streams[0].frames ?? 0, 30)
+    }
+
+    /// A quota (EDQUOT) is a full card like ENOSPC: for a recording's write
+    /// (`.noSpace`, which the service shows as storage full, not an encoder
+    /// failure) and for a photo's.
+    func testQuotaExceededIsNoSpaceForRecordingsAndPhotos() {
+        let quota = SegmentFile.ioError(EDQUOT, "write", "/card/DCIM/100SHUTR/SHTR0001.MP4")
+        XCTAssertEqual(quota.code, .noSpace)
+        XCTAssertEqual(quota.errno, EDQUOT)
+        XCTAssertTrue(quota.isNoSpace)
+        XCTAssertTrue(SegmentFile.ioError(ENOSPC, "fdatasync", "/x.mp4").isNoSpace)
+        XCTAssertTrue(RecordingError(.ioError, "a write failed", errno: EDQUOT).isNoSpace)
+        XCTAssertFalse(SegmentFile.ioError(EIO, "write", "/x.mp4").isNoSpace)
+        XCTAssertFalse(RecordingError(.encoderFailed, "the encoder failed").isNoSpace)
+        let photo = MediaError.writing(SystemError(errno: EDQUOT, call: "write", path: "/x.jpg"), path: "/x.jpg")
+        XCTAssertEqual(photo.code, .noSpace)
     }
 }

@@ -25,13 +25,15 @@ final class RecordingSignalTests: XCTestCase {
         return (p, pipe)
     }
 
-    func testSIGKILLAtRandomMomentsLeavesAFileThatDecodesUpToTheLastSecondAndAHalf() throws {
+    func testSIGKILLAtSeveralMomentsLeavesAFileThatDecodesUpToTheLastSecondAndAHalf() throws {
         let dir = RecordingProbe.tempDir("kill")
+        // Kill moments spread over 2-4.5 s, fixed so a failure can be replayed.
+        let moments: [UInt32] = [2_300_000, 3_650_000, 4_450_000]
         for run in 0..<3 {
             let path = "\(dir)/kill\(run).mp4"
             let (p, _) = try startTool(path, seconds: 60)
             let t0 = Date()
-            usleep(UInt32.random(in: 2_000_000...4_500_000))
+            usleep(moments[run])
             let killedAfter = Date().timeIntervalSince(t0)
             kill(p.processIdentifier, SIGKILL)
             p.waitUntilExit()

@@ -53,6 +53,14 @@ enum RecordingProbe {
         return String(decoding: out.stdout, as: UTF8.self).split(separator: "\n").compactMap { Double($0) }
     }
 
+    /// Where the video ends on the file's timeline (s): the stream's start + duration, which
+    /// for a fragmented MP4 adds up the samples' durations in the fragments (ffprobe's packet
+    /// durations are the codec's nominal frame time, not the file's).
+    static func videoEnd(_ path: String) throws -> Double {
+        guard let v = try streams(path).first(where: { $0.type == "video" }) else { return 0 }
+        return v.startTime + v.duration
+    }
+
     /// What `ffmpeg -v error -i f -f null -` says: empty when the file decodes cleanly.
     static func decodeErrors(_ path: String) throws -> String {
         let out = try run("ffmpeg", ["-nostdin", "-v", "error", "-i", path, "-f", "null", "-"])
@@ -101,6 +109,8 @@ struct SyntheticRecording {
     var width = 320, height = 240, fps = 30
     var frames = 90
     var videoOffset: Duration = .zero       // first frame after the press
+    /// Frame i's time after the press, when not evenly spaced at `fps` (then videoOffset is unused).
+    var frameTime: (@Sendable (Int) -> Duration)? = nil
     var audioOffset: Duration = .zero       // first audio sample relative to the press
     var audioSeconds: Double? = nil         // default: as long as the video
     var stamp = false
@@ -108,12 +118,13 @@ struct SyntheticRecording {
     /// Chunks the "microphone" loses (overrun): the next chunk reports them as dropped.
     var lostAudioChunks: Set<Int> = []
 
-    func record(_ settings: RecordingSettings, to dir: String, name: String = "clip") throws -> RecordingSummary {
+    func record(_ settings: RecordingSettings, to dir: String, name: String = "clip",
+                onDurable: (@Sendable (DurableMark) -> Void)? = nil) throws -> RecordingSummary {
         let start = MonotonicTime(nanoseconds: 1_000_000_000_000)
         let counter = LockedCounter()
         let recorder = try Recorder(settings: settings, start: start, nextPath: {
             "\(dir)/\(name)\(counter.next()).mp4"
-        })
+        }, onDurable: onDurable)
         let video = SyntheticVideo(width: width, height: height)
         let audio = SyntheticAudio(channels: max(1, settings.audioChannels))
         let audioStart = start + audioOffset
@@ -126,7 +137,7 @@ struct SyntheticRecording {
             lost = 0
         }
         for i in 0..<frames {
-            let t = start + videoOffset + .nanoseconds(Int64(i) * 1_000_000_000 / Int64(fps))
+            let t = start + (frameTime?(i) ?? videoOffset + .nanoseconds(Int64(i) * 1_000_000_000 / Int64(fps)))
             // Audio up to this frame's time first, as a live microphone would deliver it.
             while settings.audioChannels > 0, nextChunk < audioChunks,
                   audioStart + .nanoseconds(Int64(nextChunk * audio.chunkFrames) * 1_000_000_000 / 48_000) <= t {

@@ -3,6 +3,7 @@ import Glibc
 #endif
 import Foundation
 import ShutterCore
+import ShutterStorage
 import XCTest
 @testable import ShutterMedia
 
@@ -61,6 +62,18 @@ final class StillWriteTests: XCTestCase {
         let small = try StillEncoder().encode(StillPattern.frame(.i420, width: 64, height: 48), metadata: StillMetadata())
         try small.write(to: path)
         XCTAssertEqual(try StillTools.decodeErrors(path), "")
+    }
+
+    func testAPhotoNeverReplacesAFileAlreadyThere() throws {
+        let dir = try StillTools.tempDir(self)
+        let path = dir + "/SHTR0004.JPG"
+        try Data([1, 2, 3]).write(to: URL(fileURLWithPath: path))
+        let still = try StillEncoder().encode(StillPattern.frame(.i420, width: 64, height: 48), metadata: StillMetadata())
+        XCTAssertThrowsError(try still.write(to: path)) {
+            XCTAssertEqual(($0 as? MediaError)?.code, .writeFailed)
+        }
+        XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: path)), Data([1, 2, 3]), "untouched")
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: dir), ["SHTR0004.JPG"], "no temp file left")
     }
 
     func testWriteIntoAMissingDirectoryIsATypedError() throws {

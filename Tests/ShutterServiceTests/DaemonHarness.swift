@@ -73,7 +73,10 @@ final class DaemonHarness {
 
     /// Runs shutterctl; returns (exit code, stdout JSON object or nil).
     @discardableResult
-    func ctl(_ args: String...) throws -> (Int32, [String: Any]?) {
+    func ctl(_ args: String...) throws -> (Int32, [String: Any]?) { try ctl(args) }
+
+    @discardableResult
+    func ctl(_ args: [String]) throws -> (Int32, [String: Any]?) {
         let p = Process()
         p.executableURL = URL(fileURLWithPath: Self.binDir + "/shutterctl")
         p.arguments = ["--socket", socket] + args

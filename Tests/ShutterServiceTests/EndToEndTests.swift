@@ -76,24 +76,26 @@ final class EndToEndTests: XCTestCase {
     }
 
     func testPressesWhileAStillIsSavingAreQueuedOrRefusedNeverLost() throws {
-        let d = try DaemonHarness(config: #"{"shutdown": {"taps": 0}}"#)
+        let d = try DaemonHarness(config: #"{"shutdown": {"taps": 0}}"#, extraArgs: ["--log-level", "debug"])
         try d.start()
-        // Three quick taps: the first still is still saving when the others come.
-        for _ in 0..<3 {
-            XCTAssertEqual(try d.ctl("press").0, 0)
-            usleep(60_000)
-            XCTAssertEqual(try d.ctl("release").0, 0)
-            usleep(40_000)
+        // A button tap and two remote taps at once: the first still is saving when
+        // the others come; one waits, the next is refused, each is told which.
+        let book = OutcomeBook(socket: d.socket)
+        let group = DispatchGroup()
+        DispatchQueue.global().async(group: group) { book.run(["press"]); usleep(100_000); book.run(["release"]) }
+        for _ in 0..<2 {
+            usleep(30_000)
+            DispatchQueue.global().async(group: group) { book.run(["tap"]) }
         }
-        try d.waitFor("captures settle", timeout: 30) {
-            let c = try d.counters()
-            let idle = try d.status()["state"] as? String == "idle"
-            return (c["photos"] ?? 0) + (c["refusedPresses"] ?? 0) >= 3 && idle
-        }
-        let c = try d.counters()
-        XCTAssertGreaterThanOrEqual(c["photos"] ?? 0, 2, "the first press and one queued press both give photos")
-        XCTAssertEqual((c["photos"] ?? 0) + (c["refusedPresses"] ?? 0), 3, "every press is a photo or a visible refusal")
-        XCTAssertEqual(d.files("JPG").count, c["photos"])
+        XCTAssertEqual(group.wait(timeout: .now() + 60), .success)
+        let replies = book.allReplies.filter { $0.args != ["press"] }
+        let photos = replies.flatMap(\.files)
+        let refused = replies.filter { !$0.ok }
+        XCTAssertGreaterThanOrEqual(photos.count, 2, "the first and the queued request both give photos: \(replies)")
+        XCTAssertEqual(photos.count + refused.count, 3, "every request is a photo or a refusal: \(replies)")
+        for r in refused { XCTAssertTrue(r.error?.hasPrefix("busy: ") ?? false, r.error ?? "") }
+        XCTAssertEqual(Set(d.files("JPG") + d.files("MP4")), Set(photos), "the files on the card are exactly the ones the replies name: \(replies)")
+        if Set(d.files("JPG") + d.files("MP4")) != Set(photos) { try? d.log().write(toFile: "/tmp/e2e-fail.log", atomically: true, encoding: .utf8) }
     }
 
     func testSIGKILLMidHoldLeavesAPlayableClipAndARestartContinuesTheNumbering() throws {

@@ -111,6 +111,10 @@ final class ShutdownGestureTests: XCTestCase {
         config.still.height = 480
         config.control.socketPath = dir + "/c.sock"
         config.shutdown.countdownMs = 1500
+        // Each tap's photo is saved before the next tap (no mode switch, a wide gap),
+        // so none waits or is refused by the request rule.
+        config.shutdown.gapMs = 1000
+        config.sim.modeSwitchMs = 0
         let calls = PowerOffLog()
         let roles = BoardRoles.simulated(config: config)
         let service = CameraService(config: config, roles: roles,
@@ -120,7 +124,7 @@ final class ShutdownGestureTests: XCTestCase {
         let button = roles.sim!.button
         for _ in 0..<3 {
             button.press(); try await Task.sleep(nanoseconds: 80_000_000)
-            button.release(); try await Task.sleep(nanoseconds: 150_000_000)
+            button.release(); try await Task.sleep(nanoseconds: 500_000_000)
         }
         button.press()
         // holdMs (1 s) + countdown (1.5 s), then a little for the clip to finalise.

@@ -111,6 +111,15 @@ final class SystemdDeployTests: XCTestCase {
         }
         XCTAssertEqual(try String(contentsOfFile: root + "/etc/systemd/system/shutterd.service", encoding: .utf8),
                        try String(contentsOfFile: deploy + "/shutterd.service", encoding: .utf8))
+        // Every file the unit names as its documentation is there (`systemctl help shutterd`).
+        let documentation = try XCTUnwrap(try unitSettings()["Documentation"], "the unit names no Documentation=")
+        let files = documentation.flatMap { $0.split(separator: " ") }.filter { $0.hasPrefix("file:") }
+        XCTAssertFalse(files.isEmpty, "no file: in Documentation=\(documentation)")
+        for file in files {
+            let path = String(file.dropFirst("file:".count))
+            XCTAssertTrue(path.hasPrefix("/"), "\(file) is not an absolute path")
+            XCTAssertTrue(FileManager.default.fileExists(atPath: root + path), "Documentation=\(file) is not installed")
+        }
         let wants = root + "/etc/systemd/system/multi-user.target.wants/shutterd.service"
         XCTAssertEqual(try FileManager.default.destinationOfSymbolicLink(atPath: wants), "/etc/systemd/system/shutterd.service")
 

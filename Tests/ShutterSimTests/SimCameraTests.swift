@@ -39,27 +39,31 @@ final class SimCameraTests: XCTestCase {
     }
 
     func testStallStopsFramesAndDisappearEndsTheStream() async throws {
-        let cam = SimCamera(settings: small())
+        let clock = ManualClock(start: .milliseconds(5_000))
+        let board = SimBoard(camera: small(), clock: clock)
+        let cam = board.camera
         let stream = try await cam.start()
         var it = stream.makeAsyncIterator()
-        _ = await it.next()
+        await board.settle()
+        let first = await it.next()
+        XCTAssertNotNil(first)
         cam.fault = .stall
-        try await Task.sleep(nanoseconds: 100_000_000)
         let before = cam.deliveredFrames
-        try await Task.sleep(nanoseconds: 200_000_000)
-        XCTAssertLessThanOrEqual(cam.deliveredFrames, before + 1, "no frames while stalled")
+        await board.advance(by: .milliseconds(300))
+        XCTAssertEqual(cam.deliveredFrames, before, "no frames while stalled")
         cam.fault = .disappear
         var rest = 0
         while await it.next() != nil { rest += 1 }
-        XCTAssertLessThan(rest, 8, "the stream ends")
+        XCTAssertEqual(rest, 0, "the stream ends")
         do { _ = try await cam.start(); XCTFail("start must fail while unplugged") } catch let e as CameraError {
             XCTAssertEqual(e.code, .noDevice)
         }
         cam.fault = .none
         let again = try await cam.start()
         var it2 = again.makeAsyncIterator()
+        await board.advance(by: .milliseconds(20))
         let f = await it2.next()
-        XCTAssertNotNil(f, "frames again after the camera returns")
+        XCTAssertEqual(f?.timestamp, .milliseconds(5_300), "frames again after the camera returns")
         await cam.stop()
     }
 
@@ -123,17 +127,19 @@ final class SimButtonTests: XCTestCase {
     func testEdgesCarryTimesAndRepeatsAreIgnored() async {
         let clock = ManualClock(start: .milliseconds(1000))
         let b = SimButton(clock: clock)
-        let edges = b.edges()
+        let edges = b.events()
         b.press()
         b.press()
         clock.advance(by: .milliseconds(250))
         b.release()
-        var got: [ButtonEdge] = []
+        b.catchUp()
+        var got: [ButtonEvent] = []
         for await e in edges {
             got.append(e)
-            if got.count == 2 { break }
+            if got.count == 3 { break }
         }
-        XCTAssertEqual(got, [ButtonEdge(pressed: true, time: .milliseconds(1000)),
-                             ButtonEdge(pressed: false, time: .milliseconds(1250))])
+        XCTAssertEqual(got, [.edge(ButtonEdge(pressed: true, time: .milliseconds(1000))),
+                             .edge(ButtonEdge(pressed: false, time: .milliseconds(1250))),
+                             .caughtUp(.milliseconds(1250))])
     }
 }

@@ -76,7 +76,7 @@ check "headers: libcamera 0.4" "$CXX" -std=c++17 $TRIXIE "$TMP/versions.cpp"
 
 # 2. Every shim source that exists (other branches add theirs).
 found=0
-for dir in Sources/C*Shim* Sources/CShutterAV; do
+for dir in Sources/C*Shim* Sources/CShutterAV Sources/CShutterSys; do
     [ -d "$dir" ] || continue
     own="-I$dir"
     [ -d "$dir/include" ] && own="$own -I$dir/include"
@@ -88,7 +88,7 @@ for dir in Sources/C*Shim* Sources/CShutterAV; do
         esac
     done
 done
-[ "$found" -eq 1 ] || { echo "" > "$TMP/log"; fail "no shim sources found under Sources/C*Shim* or Sources/CShutterAV"; }
+[ "$found" -eq 1 ] || { echo "" > "$TMP/log"; fail "no shim sources found under Sources/C*Shim*, Sources/CShutterAV or Sources/CShutterSys"; }
 
 # 3. The FFmpeg module map's umbrella header, which Swift imports directly.
 if [ -f Sources/CFFmpeg/shim.h ]; then

@@ -103,7 +103,8 @@ int shc_camera_configure(shc_camera *c, const shc_stream_request *req, shc_strea
 /* Allocates and maps the buffers once, creates one request per buffer, starts
  * with the persistent controls and queues every request. */
 int shc_camera_start(shc_camera *c);
-/* Stops and frees requests and allocator. Safe when not running. */
+/* Stops and frees requests and allocator. Safe when not running. Blocks for
+ * Camera::stop() (a mode switch), but without the lock frames are released under. */
 int shc_camera_stop(shc_camera *c);
 
 typedef struct {
@@ -135,7 +136,8 @@ typedef struct {
 int shc_camera_next_frame(shc_camera *c, shc_frame *out);
 /* Gives the buffer back: the request is reused and queued if its session is
  * still running; the mapping is unmapped with the last frame of a session.
- * Any thread; valid after shc_camera_close. */
+ * Any thread; valid after shc_camera_close. Never waits for a stop, configure
+ * or start in progress: a frame of a session being stopped is only dropped. */
 void shc_frame_release(void *token);
 
 typedef struct {

@@ -75,6 +75,15 @@ void sav_writer_free(sav_writer *w);
 /// write call (header or whole fragment): truncating to it leaves a playable file.
 int64_t sav_writer_bytes_written(const sav_writer *w);
 int64_t sav_writer_committed_bytes(const sav_writer *w);
+/// Whole fragments (moof + mdat) within the committed bytes, where their video ends (pts in
+/// 1/90000 from the clip origin, like sav_writer_video's, just past the last frame they hold;
+/// -1 before the first fragment) and how many video frames they hold. Never ahead of the
+/// bytes: a fragment ends at the keyframe that starts the next one (frag_keyframe), the
+/// last (written by the trailer) at the end of the last frame. The file's own timeline may
+/// sit later by the audio encoder's priming delay (the muxer keeps timestamps non-negative).
+int64_t sav_writer_committed_fragments(const sav_writer *w);
+int64_t sav_writer_committed_video_end(const sav_writer *w);
+int64_t sav_writer_committed_video_frames(const sav_writer *w);
 /// errno of the failed write(2), 0 if none.
 int sav_writer_io_errno(const sav_writer *w);
 /// Samples of silence inserted for audio gaps, samples dropped for overlaps.

@@ -6,8 +6,9 @@ public enum CaptureInput: Equatable, Sendable {
     case ready
     /// From the button recognizer.
     case gesture(GestureEvent)
-    /// From the control socket or signals.
-    case command(CaptureCommand)
+    /// From the control socket, signals or the terminal; the id names the request
+    /// in the actions that answer it.
+    case command(CaptureCommand, RequestID)
 
     case photoSaved(id: CaptureID, path: String)
     case photoFailed(id: CaptureID, CaptureError)
@@ -26,8 +27,11 @@ public enum CaptureInput: Equatable, Sendable {
     case tick
 }
 
-public enum CaptureCommand: String, Equatable, Sendable, CaseIterable {
-    case photo, recordStart, recordStop
+public enum CaptureCommand: Equatable, Sendable {
+    case photo
+    /// Record from now; `stopAfter` ends the clip by itself (a remote hold).
+    case recordStart(stopAfter: Duration?)
+    case recordStop
 }
 
 /// Identifies one capture request (a still, a snapshot or a recording).

@@ -36,17 +36,20 @@ public struct CaptureStateMachine: Sendable {
         /// this only guards against a recognizer that stopped talking).
         public var pressTimeout: Duration
         public var flash: FlashPolicy
+        /// `video.torch`: the flash LED glows through every clip.
+        public var videoTorch: Bool
         /// How often a one-off error code is blinked.
         public var transientErrorRepeats: Int
 
         public init(maxRecording: Duration = .seconds(60), photoTimeout: Duration = .seconds(20),
                     finaliseTimeout: Duration = .seconds(20), pressTimeout: Duration = .seconds(10),
-                    flash: FlashPolicy = FlashPolicy(), transientErrorRepeats: Int = 2) {
+                    flash: FlashPolicy = FlashPolicy(), videoTorch: Bool = false, transientErrorRepeats: Int = 2) {
             self.maxRecording = maxRecording
             self.photoTimeout = photoTimeout
             self.finaliseTimeout = finaliseTimeout
             self.pressTimeout = pressTimeout
             self.flash = flash
+            self.videoTorch = videoTorch
             self.transientErrorRepeats = transientErrorRepeats
         }
     }
@@ -56,7 +59,8 @@ public struct CaptureStateMachine: Sendable {
         case idle
         case pressed(at: MonotonicTime)
         case photo(id: CaptureID, pressedAt: MonotonicTime, since: MonotonicTime)
-        case recording(id: CaptureID, from: MonotonicTime)
+        /// `until`: a remote hold's own end (nil: the release, a stop or the max).
+        case recording(id: CaptureID, from: MonotonicTime, until: MonotonicTime?)
         case finalising(id: CaptureID, since: MonotonicTime)
         case poweredOff
     }
@@ -67,9 +71,16 @@ public struct CaptureStateMachine: Sendable {
         case held(end: MonotonicTime)
     }
 
+    /// The one request that waits while the camera is busy: a button press
+    /// (its gesture still being decided) or a request, which arrives decided.
     private struct QueuedPress: Equatable {
         var at: MonotonicTime
         var gesture: QueuedGesture
+        var origin: CaptureOrigin
+
+        /// Whether this is the button's press at `p` (a request queued at the same
+        /// instant is not: requests and presses never stand for each other).
+        func isPress(_ p: MonotonicTime) -> Bool { origin == .button(press: p) }
     }
 
     private struct Countdown: Equatable {
@@ -114,7 +125,7 @@ public struct CaptureStateMachine: Sendable {
         switch phase {
         case .pressed(let at): return .pressed(at: at)
         case .photo(_, let pressedAt, _): return .takingPhoto(pressedAt: pressedAt)
-        case .recording(_, let from): return .recording(from: from)
+        case .recording(_, let from, _): return .recording(from: from)
         case .finalising: return .finalising
         default: break
         }
@@ -127,7 +138,9 @@ public struct CaptureStateMachine: Sendable {
         switch phase {
         case .pressed(let at): return at + configuration.pressTimeout
         case .photo(_, _, let since): return since + configuration.photoTimeout
-        case .recording(_, let from): return from + configuration.maxRecording
+        case .recording(_, let from, let until):
+            let max = from + configuration.maxRecording
+            return until.map { Swift.min($0, max) } ?? max
         case .finalising(_, let since): return since + configuration.finaliseTimeout
         default: return nil
         }
@@ -135,6 +148,18 @@ public struct CaptureStateMachine: Sendable {
 
     /// True while a press would be queued rather than served at once.
     public var hasQueuedPress: Bool { queued != nil }
+
+    /// True while the request or press has not been answered yet: a press not
+    /// dealt with yet, or the queued request. Once false, its answer was among
+    /// the actions (a capture, `answers`, `refused`), or it made no capture at
+    /// all (a double tap, the shutdown gesture's own press, a timeout).
+    public func isPending(_ origin: CaptureOrigin) -> Bool {
+        if queued?.origin == origin { return true }
+        // A button press is pending until the machine has dealt with it (even one
+        // it has not seen yet, or one held during a command recording).
+        if case .button(let p) = origin { return !isFinished(p) }
+        return false
+    }
 
     public var activeFaults: Set<CaptureFault> { faults }
 
@@ -149,8 +174,8 @@ public struct CaptureStateMachine: Sendable {
             if phase == .booting { phase = .idle }
         case .gesture(let g):
             gesture(g, now)
-        case .command(let c):
-            command(c, now)
+        case .command(let c, let r):
+            command(c, .request(r), now)
         case .photoSaved(let id, _):
             if case .photo(id, _, _) = phase { phase = .idle }
             snapshotsInFlight.remove(id)
@@ -219,9 +244,10 @@ public struct CaptureStateMachine: Sendable {
     }
 
     private mutating func press(_ p: MonotonicTime, _ now: MonotonicTime) {
-        if isFinished(p) || phase == .pressed(at: p) || queued?.at == p { return }
+        if isFinished(p) || phase == .pressed(at: p) || queued?.isPress(p) == true { return }
         if phase == .booting { return refuse(.notReady, press: p) }
         if shutdownRequested { return refuse(.shuttingDown, press: p) }
+        let origin = CaptureOrigin.button(press: p)
         switch phase {
         case .idle:
             if let f = worstLatchedFault { return refuse(.fault(f.ledCode), press: p) }
@@ -229,7 +255,7 @@ public struct CaptureStateMachine: Sendable {
             actions += [.startAutofocus, .keepFrames(from: p)]
         case .pressed, .photo, .finalising:
             guard queued == nil else { return refuse(.busy, press: p) }
-            queued = QueuedPress(at: p, gesture: .pending)
+            queued = QueuedPress(at: p, gesture: .pending, origin: origin)
             // Frames are already kept from the current press's time when pressed.
             if case .pressed = phase {} else { actions.append(.keepFrames(from: p)) }
         case .recording:
@@ -242,8 +268,8 @@ public struct CaptureStateMachine: Sendable {
     }
 
     private mutating func tap(_ s: MonotonicTime, _ now: MonotonicTime) {
-        if case .recording(_, let from) = phase, s != from {
-            if !isFinished(s) { finish(s); snapshot(at: s) }
+        if case .recording(_, let from, _) = phase, s != from {
+            if !isFinished(s) { finish(s); snapshot(at: s, origin: .button(press: s)) }
             return
         }
         guard track(s, now) else { return }
@@ -251,8 +277,8 @@ public struct CaptureStateMachine: Sendable {
             finish(s)
             phase = .idle
             releaseFrames()
-            startPhoto(pressedAt: s, now)
-        } else if queued?.at == s {
+            startPhoto(pressedAt: s, origin: .button(press: s), now)
+        } else if queued?.isPress(s) == true {
             queued?.gesture = .tap
         }
     }
@@ -262,24 +288,25 @@ public struct CaptureStateMachine: Sendable {
         guard track(p, now) else { return }
         if phase == .pressed(at: p) {
             finish(p)
-            startRecording(from: p, now)
-        } else if queued?.at == p {
+            startRecording(from: p, origin: .button(press: p), now)
+        } else if queued?.isPress(p) == true {
             queued?.gesture = .holding
         }
     }
 
     private mutating func holdEnded(_ s: MonotonicTime, _ e: MonotonicTime, _ now: MonotonicTime) {
-        if case .recording(let id, let from) = phase {
-            if from == s { stopRecording(id, at: e, now) }
+        if case .recording(let id, let from, _) = phase {
+            // Another press held during a command recording captures nothing.
+            if from == s { stopRecording(id, at: e, now) } else { finish(s) }
             return
         }
         guard track(s, now) else { return }
         if phase == .pressed(at: s) {
             // holdStarted was missed: record the whole hold from the kept frames.
             finish(s)
-            startRecording(from: s, now)
-            if case .recording(let id, _) = phase { stopRecording(id, at: e, now) }
-        } else if queued?.at == s {
+            startRecording(from: s, origin: .button(press: s), now)
+            if case .recording(let id, _, _) = phase { stopRecording(id, at: e, now) }
+        } else if queued?.isPress(s) == true {
             queued?.gesture = .held(end: e)
         }
     }
@@ -293,9 +320,9 @@ public struct CaptureStateMachine: Sendable {
             finish(p)
             dropped = true
         }
-        if let q = queued, q.at >= s, q.at <= e {
+        if let q = queued, case .button(let qp) = q.origin, qp >= s, qp <= e {
             queued = nil
-            finish(q.at)
+            finish(qp)
             dropped = true
         }
         if dropped { releaseFrames() }
@@ -331,7 +358,7 @@ public struct CaptureStateMachine: Sendable {
             phase = .idle
             finish(p)
             dropped = true
-        case .recording(let id, _):
+        case .recording(let id, _, _):
             stopRecording(id, at: now, now)
         default:
             break
@@ -341,9 +368,11 @@ public struct CaptureStateMachine: Sendable {
 
     /// Drops a queued press that is still held (it belongs to the shutdown gesture).
     private mutating func dropPendingQueuedPress() -> Bool {
-        guard let q = queued, q.gesture == .pending || q.gesture == .holding else { return false }
+        guard let q = queued, case .button(let p) = q.origin, q.gesture == .pending || q.gesture == .holding else {
+            return false
+        }
         queued = nil
-        finish(q.at)
+        finish(p)
         return true
     }
 
@@ -352,37 +381,46 @@ public struct CaptureStateMachine: Sendable {
     /// when the press was refused or already dealt with.
     private mutating func track(_ p: MonotonicTime, _ now: MonotonicTime) -> Bool {
         if isFinished(p) { return false }
-        if phase == .pressed(at: p) || queued?.at == p { return true }
+        if phase == .pressed(at: p) || queued?.isPress(p) == true { return true }
         press(p, now)
-        return phase == .pressed(at: p) || queued?.at == p
+        return phase == .pressed(at: p) || queued?.isPress(p) == true
     }
 
     // MARK: - Commands
 
-    private mutating func command(_ c: CaptureCommand, _ now: MonotonicTime) {
-        if phase == .booting, c != .recordStop { return refuse(.notReady, press: nil) }
-        if shutdownRequested, c != .recordStop { return refuse(.shuttingDown, press: nil) }
+    /// The one rule for requests (README "Requests"): served at once when the
+    /// camera is free; while it is busy one request waits (queued) and any
+    /// further one is refused at once. A photo during a recording is a still
+    /// from the video stream (no wait); a stop always runs.
+    private mutating func command(_ c: CaptureCommand, _ origin: CaptureOrigin, _ now: MonotonicTime) {
+        if phase == .booting, c != .recordStop { return refuse(.notReady, origin: origin) }
+        if shutdownRequested, c != .recordStop { return refuse(.shuttingDown, origin: origin) }
         switch (c, phase) {
         case (.photo, .recording):
-            snapshot(at: now)
+            snapshot(at: now, origin: origin)
         case (.photo, .idle):
-            if let f = worstLatchedFault { return refuse(.fault(f.ledCode), press: nil) }
+            if let f = worstLatchedFault { return refuse(.fault(f.ledCode), origin: origin) }
             actions.append(.startAutofocus)
-            startPhoto(pressedAt: now, now)
-        case (.photo, _):
-            guard queued == nil else { return refuse(.busy, press: nil) }
-            queued = QueuedPress(at: now, gesture: .tap)
-        case (.recordStart, .idle):
-            if let f = worstLatchedFault { return refuse(.fault(f.ledCode), press: nil) }
-            startRecording(from: now, now)
+            startPhoto(pressedAt: now, origin: origin, now)
+        case (.recordStart(let after), .idle):
+            if let f = worstLatchedFault { return refuse(.fault(f.ledCode), origin: origin) }
+            startRecording(from: now, origin: origin, now, until: after.map { now + $0 })
         case (.recordStart, .recording):
-            actions.append(.refused(.alreadyRecording))
-        case (.recordStart, _):
-            refuse(.busy, press: nil)
-        case (.recordStop, .recording(let id, _)):
+            refuse(.alreadyRecording, origin: origin)
+        case (.photo, _), (.recordStart, _):
+            guard queued == nil else { return refuse(.busy, origin: origin) }
+            var gesture = QueuedGesture.tap
+            if case .recordStart(let after) = c {
+                gesture = after.map { .held(end: now + $0) } ?? .holding
+                // Like a queued press: encoding starts now, so the clip starts at the request.
+                actions.append(.keepFrames(from: now))
+            }
+            queued = QueuedPress(at: now, gesture: gesture, origin: origin)
+        case (.recordStop, .recording(let id, _, _)):
+            actions.append(.answers(origin, with: id))
             stopRecording(id, at: now, now)
         case (.recordStop, _):
-            actions.append(.refused(.notRecording))
+            refuse(.notRecording, origin: origin)
         }
     }
 
@@ -393,28 +431,30 @@ public struct CaptureStateMachine: Sendable {
         return CaptureID(lastID)
     }
 
-    private mutating func startPhoto(pressedAt: MonotonicTime, _ now: MonotonicTime) {
+    private mutating func startPhoto(pressedAt: MonotonicTime, origin: CaptureOrigin, _ now: MonotonicTime) {
         let id = newID()
         let flash = configuration.flash.shouldFire(mode: flashMode, scene: scene)
-        actions.append(.takePhoto(id: id, pressedAt: pressedAt, flash: flash))
+        actions.append(.takePhoto(id: id, origin: origin, pressedAt: pressedAt, flash: flash))
         phase = .photo(id: id, pressedAt: pressedAt, since: now)
     }
 
-    private mutating func snapshot(at t: MonotonicTime) {
+    private mutating func snapshot(at t: MonotonicTime, origin: CaptureOrigin) {
         let id = newID()
         snapshotsInFlight.insert(id)
-        actions.append(.takeVideoSnapshot(id: id, at: t))
+        actions.append(.takeVideoSnapshot(id: id, origin: origin, at: t))
     }
 
-    private mutating func startRecording(from: MonotonicTime, _ now: MonotonicTime) {
+    private mutating func startRecording(from: MonotonicTime, origin: CaptureOrigin, _ now: MonotonicTime,
+                                         until: MonotonicTime? = nil) {
         let id = newID()
-        let torch = configuration.flash.shouldFire(mode: flashMode, scene: scene)
-        actions.append(.startRecording(id: id, from: from, torch: torch))
+        // The torch is `video.torch` alone: the flash mode is for stills.
+        let torch = configuration.videoTorch
+        actions.append(.startRecording(id: id, origin: origin, from: from, torch: torch))
         if torch {
             actions.append(.flashLED(.torch))
             torchOn = true
         }
-        phase = .recording(id: id, from: from)
+        phase = .recording(id: id, from: from, until: until)
     }
 
     private mutating func stopRecording(_ id: CaptureID, at end: MonotonicTime, _ now: MonotonicTime) {
@@ -425,7 +465,7 @@ public struct CaptureStateMachine: Sendable {
 
     private func isCurrentRecording(_ id: CaptureID) -> Bool {
         switch phase {
-        case .recording(id, _), .finalising(id, _): return true
+        case .recording(id, _, _), .finalising(id, _): return true
         default: return false
         }
     }
@@ -472,8 +512,8 @@ public struct CaptureStateMachine: Sendable {
             phase = .idle
             finish(p)
             releaseFrames()
-            actions.append(.refused(.fault(f.ledCode)))
-        case .recording(let id, _):
+            actions.append(.refused(.fault(f.ledCode), origin: .button(press: p)))
+        case .recording(let id, _, _):
             // Finish the file: what was recorded is kept.
             stopRecording(id, at: now, now)
         default:
@@ -484,9 +524,13 @@ public struct CaptureStateMachine: Sendable {
         }
     }
 
-    private mutating func refuse(_ reason: CaptureRefusal, press: MonotonicTime?) {
-        if let p = press { finish(p) }
-        actions.append(.refused(reason))
+    private mutating func refuse(_ reason: CaptureRefusal, press p: MonotonicTime) {
+        finish(p)
+        refuse(reason, origin: .button(press: p))
+    }
+
+    private mutating func refuse(_ reason: CaptureRefusal, origin: CaptureOrigin) {
+        actions.append(.refused(reason, origin: origin))
         switch reason {
         case .fault(let code):
             oneShots.append(.led(.errorOnce(code, times: 1)))
@@ -512,8 +556,10 @@ public struct CaptureStateMachine: Sendable {
                                      + "the camera may have stalled (the watchdog restarts it); try again")
             actions.append(.failed(error))
             apply(error, now)
-        case .recording(let id, let from) where now >= from + configuration.maxRecording:
-            stopRecording(id, at: from + configuration.maxRecording, now)
+        case .recording(let id, let from, let until):
+            let max = from + configuration.maxRecording
+            let end = until.map { Swift.min($0, max) } ?? max
+            if now >= end { stopRecording(id, at: end, now) }
         case .finalising(_, let since) where now >= since + configuration.finaliseTimeout:
             phase = .idle
             let error = CaptureError(.encoder, "the clip was not finalised within "
@@ -531,22 +577,26 @@ public struct CaptureStateMachine: Sendable {
         if phase == .idle, let q = queued {
             queued = nil
             if let f = worstLatchedFault {
-                refuse(.fault(f.ledCode), press: q.at)
+                finish(q.origin)
+                refuse(.fault(f.ledCode), origin: q.origin)
                 actions.append(.discardKeptFrames)
             } else {
-                if q.gesture != .pending { finish(q.at) }
+                if q.gesture != .pending { finish(q.origin) }
                 switch q.gesture {
                 case .pending:
                     phase = .pressed(at: q.at)
                     actions.append(.startAutofocus)
                 case .tap:
                     actions += [.startAutofocus, .discardKeptFrames]
-                    startPhoto(pressedAt: q.at, now)
+                    startPhoto(pressedAt: q.at, origin: q.origin, now)
                 case .holding:
-                    startRecording(from: q.at, now)
+                    startRecording(from: q.at, origin: q.origin, now)
+                case .held(let end) where end > now:
+                    // A remote hold whose time is not over yet: it ends by itself.
+                    startRecording(from: q.at, origin: q.origin, now, until: end)
                 case .held(let end):
-                    startRecording(from: q.at, now)
-                    if case .recording(let id, _) = phase { stopRecording(id, at: end, now) }
+                    startRecording(from: q.at, origin: q.origin, now)
+                    if case .recording(let id, _, _) = phase { stopRecording(id, at: end, now) }
                 }
             }
         }
@@ -570,7 +620,7 @@ public struct CaptureStateMachine: Sendable {
         }
         if let c = countdown { return .shutdownCountdown(start: c.start, deadline: c.deadline) }
         switch phase {
-        case .recording(_, let from): return .recording(since: from, maxDuration: configuration.maxRecording)
+        case .recording(_, let from, _): return .recording(since: from, maxDuration: configuration.maxRecording)
         case .photo, .finalising: return .saving
         default: break
         }
@@ -581,6 +631,10 @@ public struct CaptureStateMachine: Sendable {
     // MARK: - Press bookkeeping
 
     private func isFinished(_ p: MonotonicTime) -> Bool { finishedPresses.contains(p) }
+
+    private mutating func finish(_ origin: CaptureOrigin) {
+        if case .button(let p) = origin { finish(p) }
+    }
 
     private mutating func finish(_ p: MonotonicTime) {
         guard !finishedPresses.contains(p) else { return }

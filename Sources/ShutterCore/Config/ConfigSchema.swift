@@ -96,6 +96,7 @@ public enum ConfigSchema {
         Key(path: "control.socketPath", kind: .string(allowEmpty: false)),
         Key(path: "board.name", kind: .identifier),
         Key(path: "board.description", kind: .string(allowEmpty: true)),
+        Key(path: "sim.modeSwitchMs", kind: .int(0...10000)),
     ]
 
     public static let byPath: [String: Key] = Dictionary(uniqueKeysWithValues: keys.map { ($0.path, $0) })

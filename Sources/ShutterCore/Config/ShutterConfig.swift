@@ -18,6 +18,7 @@ public struct ShutterConfig: Codable, Equatable, Sendable {
     public var watchdog = Watchdog()
     public var control = Control()
     public var board = Board()
+    public var sim = Sim()
 
     public init() {}
 
@@ -192,5 +193,11 @@ public struct ShutterConfig: Codable, Equatable, Sendable {
         public var name = "sim"
         /// Human name of the board, for logs and STATUS=. Default "".
         public var description = ""
+    }
+
+    /// The simulated board (`--board sim`).
+    public struct Sim: Codable, Equatable, Sendable {
+        /// A still stops video for this long, as a Pi's mode switch does. Default 500, 0...10000 ms.
+        public var modeSwitchMs = 500
     }
 }

@@ -64,14 +64,31 @@ public struct ButtonEdge: Sendable, Equatable {
     }
 }
 
+/// What a button delivers, in order.
+public enum ButtonEvent: Sendable, Equatable {
+    /// A raw edge with its kernel (monotonic) timestamp.
+    case edge(ButtonEdge)
+    /// Every edge the button saw before this time came ahead of this in the stream
+    /// (the answer to `ButtonInput.catchUp()`).
+    case caughtUp(MonotonicTime)
+}
+
 public protocol ButtonInput: Sendable {
-    /// Raw edges with kernel (monotonic) timestamps; the core's stability filter debounces.
-    func edges() -> AsyncStream<ButtonEdge>
+    /// Raw edges, and the answers to `catchUp()`; the core's stability filter debounces.
+    func events() -> AsyncStream<ButtonEvent>
+    /// Asks for a `.caughtUp(now)` behind every edge the button has seen by now. A
+    /// gesture deadline is decided on that answer, never on the clock alone, so an edge
+    /// that reaches the service late (a loaded CPU) still counts before the decision
+    /// its timestamp precedes.
+    func catchUp()
 }
 
 public protocol LEDOutput: Sendable {
     var name: String { get }
     func set(_ on: Bool) throws
+    /// The level last written successfully (false before the first write, and
+    /// after a failed write still the level before it): what `status` reports.
+    var isOn: Bool { get }
 }
 
 public protocol Microphone: Sendable {

@@ -67,7 +67,31 @@ public final class ManualClock: MonotonicClock {
     /// the code under test has reached its timer).
     public var sleeperCount: Int { state.withLock { $0.sleepers.count } }
 
+    /// The earliest deadline a task is sleeping until, if any.
+    public var nextDeadline: MonotonicTime? { state.withLock { $0.sleepers.map(\.deadline).min() } }
+
     public func advance(by d: Duration) { advance(to: now() + d) }
+
+    /// Moves the clock to `now() + d` one deadline at a time; see `advance(to:settle:)`.
+    public func advance(by d: Duration, settle: @Sendable () async -> Void) async {
+        await advance(to: now() + d, settle: settle)
+    }
+
+    /// Moves the clock to `target` one deadline at a time, as real time would:
+    /// wakes the sleepers due at the next deadline, awaits `settle` (the test's
+    /// "whatever woke has done its work and is asleep again"), and goes on.
+    /// Deadlines that `settle`'s work sets up on the way are honoured too. Ends
+    /// at `target` (after a last `settle`), even when nothing sleeps. Sleepers due
+    /// at the same instant wake together.
+    public func advance(to target: MonotonicTime, settle: @Sendable () async -> Void) async {
+        await settle()
+        while true {
+            let next = min(target, nextDeadline ?? target)
+            advance(to: next)
+            await settle()
+            if now() >= target { return }
+        }
+    }
 
     public func advance(to t: MonotonicTime) {
         let due: [Sleeper] = state.withLock { s in
@@ -80,6 +104,14 @@ public final class ManualClock: MonotonicClock {
     }
 
     public func sleep(until deadline: MonotonicTime) async throws {
+        try await sleep(until: deadline, whenSuspended: nil)
+    }
+
+    /// `sleep(until:)` that calls `whenSuspended` once the sleeper is registered,
+    /// so that from then on an `advance` past `deadline` wakes it. Not called when
+    /// the deadline has already passed (no suspension). Lets a test helper tell
+    /// "asleep on the clock" from "about to sleep" without polling.
+    public func sleep(until deadline: MonotonicTime, whenSuspended: (@Sendable () -> Void)?) async throws {
         let id: UInt64 = state.withLock { s in s.nextID += 1; return s.nextID }
         try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (c: CheckedContinuation<Void, any Error>) in
@@ -88,7 +120,7 @@ public final class ManualClock: MonotonicClock {
                     s.sleepers.append(Sleeper(id: id, deadline: deadline, continuation: c))
                     return false
                 }
-                if resumeNow { c.resume() }
+                if resumeNow { c.resume() } else { whenSuspended?() }
             }
             try Task.checkCancellation()
         } onCancel: {

@@ -45,8 +45,13 @@ public struct LibcameraCameraSettings: Sendable, Equatable {
     public var autofocusTimeout: Duration = .milliseconds(300)
     /// Frames thrown away after switching to the still configuration, so AE/AWB settle.
     public var stillWarmupFrames: Int = 2
-    /// Longest wait for a still frame after the switch (long manual exposures need more).
+    /// Longest wait for a still frame after the switch; stretched to fit the
+    /// warm-up frames and the still at `stillLongestFrame` each (`stillWaitTimeout`).
     public var stillTimeout: Duration = .seconds(3)
+    /// The longest frame (so the longest exposure) a still may take in the dark.
+    /// Video frames are 1/`framesPerSecond`; a still has its own limits
+    /// (`startControls(for: .still)`), clamped to what the sensor mode allows.
+    public var stillLongestFrame: Duration = .seconds(1)
     public var controls = CameraControls()
 
     public init() {}

@@ -277,11 +277,7 @@ public final class LibcameraCamera: CameraDevice {
         state.withLock { $0.mode = .idle }
         let settings = state.withLock { $0.settings }
         let granted = try configureBlocking(still: false, settings: settings)
-        if settings.framesPerSecond > 0 {
-            let us = (1_000_000 / settings.framesPerSecond).rounded()
-            // USB webcams may lack the control: the pipeline's own rate then.
-            _ = setControl("FrameDurationLimits", [us, us], persistent: true)
-        }
+        applyStartControls(.video, settings)
         if settings.videoAutofocus == .continuous { resumeContinuousAutofocus() }
         state.withLock { s in
             s.mode = .video
@@ -317,6 +313,7 @@ public final class LibcameraCamera: CameraDevice {
             }
         }
         let granted = try configureBlocking(still: true, settings: settings)
+        applyStartControls(.still, settings)
         let collector = StillCollector(warmupFrames: settings.stillWarmupFrames)
         state.withLock { s in
             s.mode = .still(collector)
@@ -328,16 +325,29 @@ public final class LibcameraCamera: CameraDevice {
             state.withLock { $0.mode = .idle }
             throw CameraError.fromShim(r, "Camera.start(still \(granted.libcameraDescription))")
         }
-        let frame = collector.wait(timeout: settings.stillTimeout)
+        let frame = collector.wait(timeout: settings.stillWaitTimeout)
         shc_camera_stop(handle.pointer)
         state.withLock { $0.mode = .idle }
         guard let frame else {
             if isDisconnected {
                 throw CameraError(.disconnected, "the camera disappeared during a still; check the cable, the service will retry")
             }
-            throw CameraError(.timeout, "no still frame within \(settings.stillTimeout) after switching to \(granted.libcameraDescription); the camera may be stalled")
+            throw CameraError(.timeout, "no still frame within \(settings.stillWaitTimeout) after switching to \(granted.libcameraDescription); the camera may be stalled")
         }
         return frame
+    }
+
+    /// The role's own frame limits (`startControls(for:)`), set persistently
+    /// before each start so the other role's never linger. A camera without
+    /// the control (a USB webcam) keeps its own rate.
+    private func applyStartControls(_ role: CameraStreamRole, _ settings: LibcameraCameraSettings) {
+        var sensor: ClosedRange<Double>?
+        if let r = controlRange("FrameDurationLimits"), r.min.isFinite, r.max.isFinite, r.min <= r.max {
+            sensor = r.min...r.max
+        }
+        for setting in settings.startControls(for: role, sensorRange: sensor) {
+            _ = setControl(setting.name, setting.values, persistent: true)
+        }
     }
 
     private func configureBlocking(still: Bool, settings: LibcameraCameraSettings) throws -> GrantedStream {

@@ -2,8 +2,9 @@ import CLibcameraShim
 
 // Sendable wrappers for the shim's opaque pointers. The pointees are guarded
 // inside the shim: the manager by its global manager mutex (gManagerMutex),
-// a camera by its CameraState::stateMutex (and queueMutex for the completion
-// queue), so any thread may call through them.
+// a camera by its CameraState::lifecycleMutex (configure/start/stop/close),
+// stateMutex (short sections) and queueMutex (the completion queue), so any
+// thread may call through them.
 
 struct ShimManagerHandle: @unchecked Sendable {
     let pointer: OpaquePointer
@@ -15,7 +16,8 @@ struct ShimCameraHandle: @unchecked Sendable {
 
 /// A completed frame's claim on its request; released exactly once (Frame's deinit).
 struct ShimFrameToken: @unchecked Sendable {
-    // Unchecked: the token is touched only by shc_frame_release, under stateMutex.
+    // Unchecked: the token is touched only by shc_frame_release, which checks
+    // its session atomically and requeues under stateMutex (never a stop's lock).
     let pointer: UnsafeMutableRawPointer
 
     func release() { shc_frame_release(pointer) }

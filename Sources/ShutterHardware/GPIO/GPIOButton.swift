@@ -38,14 +38,17 @@ public final class GPIOButton: ButtonInput {
     private struct State {
         var input: OpaquePointer?
         var source: SourceBox?
-        var continuation: AsyncStream<ButtonEdge>.Continuation?
+        var continuation: AsyncStream<ButtonEvent>.Continuation?
         var dropped = 0
+        /// The newest edge yielded (a `.caughtUp` is never dated before it).
+        var lastTime = MonotonicTime(nanoseconds: 0)
     }
 
     public let configuration: Configuration
     public let location: GPIOLineLocation
     private let queue = DispatchQueue(label: "shutter.gpio.button")
     private let line: LineState
+    private let fd: Int32
     private let log: @Sendable (String) -> Void
 
     /// Requests the line now, so a missing chip or a busy line fails at start-up.
@@ -62,7 +65,7 @@ public final class GPIOButton: ButtonInput {
         guard rc == 0, let handle else {
             throw GPIOError.requestFailed(rc, what: "The button", line: location)
         }
-        let fd = shutter_gpio_input_fd(handle)
+        fd = shutter_gpio_input_fd(handle)
         line = LineState(State(input: handle))
         startWatching(fd: fd)
     }
@@ -70,9 +73,9 @@ public final class GPIOButton: ButtonInput {
     deinit { close() }
 
     /// Edges from now on. A second call ends the first stream: one consumer at a time.
-    public func edges() -> AsyncStream<ButtonEdge> {
+    public func events() -> AsyncStream<ButtonEvent> {
         let (stream, continuation) = AsyncStream.makeStream(
-            of: ButtonEdge.self, bufferingPolicy: .bufferingOldest(max(1, configuration.bufferedEdges)))
+            of: ButtonEvent.self, bufferingPolicy: .bufferingOldest(max(1, configuration.bufferedEdges)))
         let previous = line.state.withLock { s in
             let old = s.continuation
             s.continuation = s.input == nil ? nil : continuation
@@ -81,6 +84,21 @@ public final class GPIOButton: ButtonInput {
         previous?.finish()
         if line.state.withLock({ $0.input == nil }) { continuation.finish() }
         return stream
+    }
+
+    /// On the reading queue: the time now, then every edge already queued in the
+    /// kernel, then `.caughtUp` (dated no earlier than the last of them).
+    public func catchUp() {
+        queue.async { [self] in
+            let now = SystemClock().now()
+            while line.state.withLock({ $0.input != nil }) {
+                var p = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+                guard poll(&p, 1, 0) > 0, p.revents & Int16(POLLIN) != 0, readEdges() > 0 else { break }
+            }
+            line.state.withLock { s in
+                _ = s.continuation?.yield(.caughtUp(max(now, s.lastTime)))
+            }
+        }
     }
 
     /// True while the button is held now (read from the line, after active-low).
@@ -140,31 +158,37 @@ public final class GPIOButton: ButtonInput {
     }
 
     // Runs on `queue`. The lock is held across the read so close() cannot free the
-    // handle under it; the read does not block (the fd is readable).
-    private func readEdges() {
+    // handle under it; the read does not block (the fd is readable). Returns the
+    // number of edges read.
+    @discardableResult
+    private func readEdges() -> Int {
         var raw = [shutter_gpio_edge](repeating: shutter_gpio_edge(), count: 16)
         let activeLow = configuration.activeLow
-        let (n, continuation): (Int32, AsyncStream<ButtonEdge>.Continuation?) = line.state.withLock { s in
-            guard let input = s.input else { return (0, nil) }
-            let n = raw.withUnsafeMutableBufferPointer {
+        let n: Int32 = line.state.withLock { s in
+            guard let input = s.input else { return 0 }
+            return raw.withUnsafeMutableBufferPointer {
                 shutter_gpio_input_read(input, $0.baseAddress, Int32($0.count))
             }
-            return (n, s.continuation)
         }
         if n < 0 {
             log("<3>shutter.gpio: reading button edges on \(location.chipPath) line \(location.offset) failed "
                 + "(\(String(cString: strerror(-n)))); the button stops working until the service restarts.")
             close()
-            return
+            return 0
         }
-        guard let continuation else { return } // no consumer yet: stale edges are not replayed
-        var dropped = 0
-        for e in raw.prefix(Int(n)) {
-            let edge = ButtonEdge(pressed: (e.rising != 0) != activeLow,
-                                  time: MonotonicTime(nanoseconds: Int64(bitPattern: e.timestamp_ns)))
-            if case .dropped = continuation.yield(edge) { dropped += 1 }
+        let edges = raw.prefix(Int(n)).map {
+            ButtonEdge(pressed: ($0.rising != 0) != activeLow,
+                       time: MonotonicTime(nanoseconds: Int64(bitPattern: $0.timestamp_ns)))
         }
-        if dropped > 0 { line.state.withLock { $0.dropped += dropped } }
+        line.state.withLock { s in
+            // No consumer yet: stale edges are not replayed.
+            guard let continuation = s.continuation else { return }
+            for edge in edges {
+                if case .dropped = continuation.yield(.edge(edge)) { s.dropped += 1 }
+                s.lastTime = max(s.lastTime, edge.time)
+            }
+        }
+        return Int(n)
     }
 
     // Unchecked: a dispatch source is not marked Sendable; this box is only stored

@@ -12,7 +12,7 @@ public final class GPIOLED: LEDOutput {
     private struct State: ~Copyable {
         var output: OpaquePointer?
         var failures = 0
-        var lastOn: Bool?
+        var lastOn = false
     }
 
     public let name: String
@@ -60,8 +60,9 @@ public final class GPIOLED: LEDOutput {
         }
     }
 
-    /// The last state written successfully.
-    public var isOn: Bool? { state.withLock { $0.lastOn } }
+    /// The level last written successfully (the line is requested off; after
+    /// `close`, off if turning it off worked).
+    public var isOn: Bool { state.withLock { $0.lastOn } }
     public var writeFailures: Int { state.withLock { $0.failures } }
 
     /// Turns the LED off and releases the line. Safe to call twice.
@@ -72,7 +73,9 @@ public final class GPIOLED: LEDOutput {
             return o
         }
         guard let output = taken?.pointer else { return }
-        _ = shutter_gpio_output_set(output, activeLow ? 1 : 0)
+        if shutter_gpio_output_set(output, activeLow ? 1 : 0) == 0 {
+            state.withLock { $0.lastOn = false }
+        }
         shutter_gpio_output_close(output)
     }
 }

@@ -2,6 +2,7 @@
 import Glibc
 #endif
 import ShutterCore
+import ShutterStorage
 
 /// Repairs a recording cut off by a power cut or a kill in the middle of writing a
 /// fragment: walks the top-level MP4 boxes and truncates the file after the last whole

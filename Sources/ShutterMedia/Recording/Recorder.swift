@@ -15,10 +15,14 @@ public final class Recorder: Sendable {
 
     /// - Parameter nextPath: called on the encoder thread for each new file (the first at
     ///   the first frame, then one per segment); the storage policy reserves the name.
+    /// - Parameter onDurable: called on the encoder thread each time more of the clip is on
+    ///   the storage (after the sync of each fragment, and when a file is finished); it also
+    ///   goes to the log as a `durable:` line. Must not block.
     /// - Throws: `RecordingError` `.invalidSettings`, or `.encoderMissing` when this
     ///   FFmpeg lacks the video encoder (checked now, before any frame).
     public init(settings: RecordingSettings, start: MonotonicTime,
-                nextPath: @escaping @Sendable () throws -> String) throws(RecordingError) {
+                nextPath: @escaping @Sendable () throws -> String,
+                onDurable: (@Sendable (DurableMark) -> Void)? = nil) throws(RecordingError) {
         try settings.validate()
         Recorder.quietFFmpeg
         if sav_has_encoder(settings.videoEncoder) == 0 {
@@ -28,7 +32,8 @@ public final class Recorder: Sendable {
         let queue = RecordingQueue(frameCapacity: settings.queueFrames)
         self.queue = queue
         let thread = Thread {
-            RecordingPipeline(settings: settings, start: start, nextPath: nextPath, queue: queue).run()
+            RecordingPipeline(settings: settings, start: start, nextPath: nextPath, onDurable: onDurable,
+                              queue: queue).run()
         }
         thread.name = "shutter.recording"
         thread.start()
@@ -68,6 +73,14 @@ public final class Recorder: Sendable {
 
     /// Frames dropped so far because the encoder was behind.
     public var framesDropped: Int { queue.framesDroppedNow }
+
+    /// The newest point of the clip known to be on the storage (of the newest file when
+    /// segmented); nil until the first fragment is synced.
+    public var durable: DurableMark? { queue.durable }
+
+    /// Capture time of the newest frame given to `append` after the start (taken or dropped):
+    /// with `durable`, how much of what the camera delivered a power cut now would lose.
+    public var newestFrame: MonotonicTime? { queue.newestFrame }
 
     /// A recorder dropped without `finish()` still finalises its files, on its own thread.
     deinit { queue.finish() }

@@ -1,3 +1,5 @@
+import ShutterStorage
+
 /// Why a recording failed or stopped early. `message` says what to do about it.
 public struct RecordingError: Error, Sendable, Equatable, CustomStringConvertible {
     public enum Code: String, Sendable, Codable {
@@ -22,4 +24,8 @@ public struct RecordingError: Error, Sendable, Equatable, CustomStringConvertibl
     }
 
     public var description: String { "recording \(code.rawValue): \(message)" }
+
+    /// The card is full: `.noSpace`, or a failed call whose errno means no
+    /// space (ENOSPC or EDQUOT, the one classification in `NoSpace`).
+    public var isNoSpace: Bool { code == .noSpace || NoSpace.means(errno) }
 }

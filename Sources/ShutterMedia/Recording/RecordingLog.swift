@@ -6,5 +6,8 @@ enum RecordingLog {
     private static let log = Log("shutter.recording")
     static func warning(_ text: String) { log.warning(text) }
     static func info(_ text: String) { log.debug(text) }
+    /// How far the clip is on the storage, one line per synced fragment: info, so the
+    /// journal (and a power-cut test reading the console) has it at the default level.
+    static func durable(_ text: String) { log.info(text) }
     static func error(_ text: String) { log.error(text) }
 }

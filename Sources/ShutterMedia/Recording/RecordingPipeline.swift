@@ -1,3 +1,4 @@
+import Foundation
 import ShutterCore
 
 /// The encoder thread's work: takes queued frames and audio, places them on the clip's
@@ -7,6 +8,7 @@ final class RecordingPipeline {
     private let settings: RecordingSettings
     private let start: MonotonicTime
     private let nextPath: @Sendable () throws -> String
+    private let onDurable: (@Sendable (DurableMark) -> Void)?
     private let queue: RecordingQueue
     private let clock = SystemClock()
     private var audio: AudioTimeline
@@ -20,10 +22,11 @@ final class RecordingPipeline {
     private var warnedAudioFormat = false
 
     init(settings: RecordingSettings, start: MonotonicTime, nextPath: @escaping @Sendable () throws -> String,
-         queue: RecordingQueue) {
+         onDurable: (@Sendable (DurableMark) -> Void)?, queue: RecordingQueue) {
         self.settings = settings
         self.start = start
         self.nextPath = nextPath
+        self.onDurable = onDurable
         self.queue = queue
         audio = AudioTimeline(rate: settings.audioSampleRate, channels: max(1, settings.audioChannels))
     }
@@ -84,8 +87,22 @@ final class RecordingPipeline {
         lastFrameTime = frame.timestamp
         try releaseAudio(upTo: audio.index(of: frame.timestamp))
         let now = clock.now()
-        try closing?.syncIfDue(now: now)
-        try current!.syncIfDue(now: now)
+        if let m = try closing?.syncIfDue(now: now) { reportDurable(m, now: now) }
+        if let m = try current!.syncIfDue(now: now) { reportDurable(m, now: now) }
+    }
+
+    /// More of a file is on the storage: the log line (how far, and how far behind the
+    /// clock and the camera), the recorder's `durable`, the caller's callback.
+    private func reportDurable(_ m: DurableMark, now: MonotonicTime) {
+        queue.durable = m
+        onDurable?(m)
+        func s(_ d: Duration) -> String { String(format: "%.3f", Double(d.nanoseconds) / 1e9) }
+        if m.complete {
+            RecordingLog.durable("durable: \(m.path) complete, \(s(m.mediaTime)) s (\(m.fragments) fragments, \(m.frames) frames)")
+        } else {
+            let newest = queue.newestFrame.map { ", \(s($0 - m.capturedBefore)) s behind the newest frame" } ?? ""
+            RecordingLog.durable("durable: \(m.path) to \(s(m.mediaTime)) s (fragment \(m.fragments), \(m.frames) frames), \(s(now - m.capturedBefore)) s behind the clock\(newest)")
+        }
     }
 
     /// The frame starts a new file; the old one keeps taking audio up to its time.
@@ -157,6 +174,7 @@ final class RecordingPipeline {
     private func finish(_ file: SegmentFile) throws(RecordingError) {
         do {
             if try !file.finish() { summary.paths.removeAll { $0 == file.path } }
+            if let m = file.durable, m.complete { reportDurable(m, now: clock.now()) }
         } catch {
             if !file.keptAfterError { summary.paths.removeAll { $0 == file.path } }
             throw error

@@ -24,6 +24,10 @@ final class RecordingQueue: @unchecked Sendable {
     private(set) var audioFramesDropped = 0
     private var result: RecordingSummary?
     private var resultTaken = false
+    /// Capture time of the newest frame offered (taken or dropped).
+    private var newest: MonotonicTime?
+    /// The newest durable point the encoder thread reported.
+    private var durableMark: DurableMark?
 
     let frameCapacity: Int
     /// Audio chunks that may wait: several per queued frame, at least ~5 s of 20 ms periods.
@@ -39,6 +43,7 @@ final class RecordingQueue: @unchecked Sendable {
     func push(frame: Frame, wait: Bool = false) -> (accepted: Bool, firstDrop: Bool) {
         let needed = QueuedFrame.byteCount(of: frame)
         cond.lock()
+        if newest.map({ frame.timestamp > $0 }) ?? true { newest = frame.timestamp }
         while wait && framesInFlight >= frameCapacity && !finishing && failure == nil { cond.wait() }
         if finishing || failure != nil { cond.unlock(); return (false, false) }
         if framesInFlight >= frameCapacity {
@@ -125,6 +130,11 @@ final class RecordingQueue: @unchecked Sendable {
         }
     }
     var error: RecordingError? { cond.locked { failure } }
+    var newestFrame: MonotonicTime? { cond.locked { newest } }
+    var durable: DurableMark? {
+        get { cond.locked { durableMark } }
+        set { cond.locked { durableMark = newValue } }
+    }
     var framesDroppedNow: Int { cond.locked { framesDropped } }
 
     /// Set by the encoder thread as its last act; waited for by `finish()`.

@@ -20,11 +20,14 @@ public struct RecordingSettings: Sendable, Equatable {
     public var segmentSeconds: Double
     /// Frames that may wait for the encoder; beyond that new frames are dropped (and counted)
     /// so the camera is never blocked. Each waiting frame holds one copy of its pixels.
+    /// An encoder slower than the camera keeps this queue full, and the durable point then
+    /// trails the camera by queueFrames encode times (see `Recorder.durable`).
     public var queueFrames: Int
-    /// At most this long between fdatasyncs of the open file (a power cut loses at most this).
+    /// At most this long between fdatasyncs of the open file; each whole fragment is also
+    /// synced as soon as it is written.
     public var syncInterval: Duration
-    /// Time between keyframes, which are also the MP4 fragment boundaries (what a
-    /// power cut can lose at most). Default 1 s.
+    /// Time between keyframes, which are also the MP4 fragment boundaries: what a power cut
+    /// loses at most when the encoder keeps up (the open fragment). Default 1 s.
     public var keyframeInterval: Duration = .seconds(1)
 
     /// The keyframe interval in frames at `fps` (at least 1).

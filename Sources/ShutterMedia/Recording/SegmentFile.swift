@@ -1,6 +1,7 @@
 import CShutterAV
 import Foundation
 import ShutterCore
+import ShutterStorage
 
 /// One MP4 file of a recording: its fd, its FFmpeg writer, its syncs. The timeline of
 /// the file starts at `origin` (the press for the first segment, the first frame of
@@ -118,20 +119,40 @@ final class SegmentFile {
     }
 
     /// fdatasync when the interval has passed and a fragment was written since the last one.
-    func syncIfDue(now: MonotonicTime) throws(RecordingError) {
-        guard let writer else { return }
+    /// Returns what the sync made durable when it completed a fragment, else nil.
+    func syncIfDue(now: MonotonicTime) throws(RecordingError) -> DurableMark? {
+        guard let writer else { return nil }
         // Each whole fragment (one per keyframe, ~1 s) is synced as soon as it is
         // written, and at least every syncInterval: a power cut loses only the open one.
         let committed = sav_writer_committed_bytes(writer)
-        guard committed > syncedBytes || now - lastSync >= syncInterval else { return }
+        guard committed > syncedBytes || now - lastSync >= syncInterval else { return nil }
         lastSync = now
-        guard committed > syncedBytes else { return }
+        guard committed > syncedBytes else { return nil }
+        // What the committed bytes hold, read before the sync (this thread alone writes).
+        let fragments = sav_writer_committed_fragments(writer)
+        let videoEnd = sav_writer_committed_video_end(writer)
+        let frames = sav_writer_committed_video_frames(writer)
         if fdatasync(fd) != 0 { throw failAndKeep(SegmentFile.ioError(errno, "fdatasync", path)) }
         syncedBytes = committed
+        return mark(fragments: fragments, frames: frames, videoEnd: videoEnd, complete: false)
+    }
+
+    /// The newest point reported durable (nil before the first whole fragment is synced).
+    private(set) var durable: DurableMark?
+
+    private func mark(fragments: Int64, frames: Int64, videoEnd: Int64, complete: Bool) -> DurableMark? {
+        guard videoEnd >= 0, complete || fragments > Int64(durable?.fragments ?? 0) else { return nil }
+        // 1/90000 s to ns: * 1e9 / 9e4.
+        let media = Duration.nanoseconds(videoEnd * 100_000 / 9)
+        let m = DurableMark(path: path, fragments: Int(fragments), frames: Int(frames), bytes: syncedBytes,
+                            mediaTime: media,
+                            capturedBefore: origin + media, complete: complete)
+        durable = m
+        return m
     }
 
     /// Flushes encoders, writes the trailer, syncs and closes. Returns false when the file
-    /// held no frame and was removed.
+    /// held no frame and was removed. Afterwards `durable` marks the whole file complete.
     func finish() throws(RecordingError) -> Bool {
         guard let w = writer else { return false }
         let r = sav_writer_finish(w)
@@ -139,6 +160,10 @@ final class SegmentFile {
             let error = errorFor(r)
             return try keepCommitted(after: error)
         }
+        let bytes = sav_writer_committed_bytes(w)
+        let fragments = sav_writer_committed_fragments(w)
+        let videoEnd = sav_writer_committed_video_end(w)
+        let frames = sav_writer_committed_video_frames(w)
         sav_writer_free(w)
         writer = nil
         if fdatasync(fd) != 0 {
@@ -147,6 +172,8 @@ final class SegmentFile {
             throw SegmentFile.ioError(e, "fdatasync", path)
         }
         close(fd)
+        syncedBytes = bytes
+        _ = mark(fragments: fragments, frames: frames, videoEnd: videoEnd, complete: true)
         return true
     }
 

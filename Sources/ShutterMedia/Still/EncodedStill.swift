@@ -1,4 +1,5 @@
 import ShutterCore
+import ShutterStorage
 
 /// A finished photo in memory: SOI, the EXIF APP1 segment (with thumbnail), then
 /// the JPEG stream. Writing it is all-or-nothing.
@@ -11,8 +12,9 @@ public struct EncodedStill: Sendable {
     public let thumbnailByteCount: Int
 
     /// Writes the photo so that `path` holds either the whole JPEG or nothing:
-    /// temp file, fsync, rename, directory fsync (AtomicFile). Throws
-    /// `MediaError` `.noSpace` or `.writeFailed`; no temp file is left behind.
+    /// temp file, fsync, rename, directory fsync (AtomicFile), never replacing
+    /// a file already at `path`. Throws `MediaError` `.noSpace` or
+    /// `.writeFailed` (also when `path` exists); no temp file is left behind.
     public func write(to path: String) throws {
         try write(to: path) { fd, bytes in try AtomicFile.writeAll(fd: fd, bytes: bytes, path: path) }
     }

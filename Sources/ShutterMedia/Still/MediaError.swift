@@ -1,4 +1,5 @@
 import ShutterCore
+import ShutterStorage
 
 /// A failure making or writing a photo: a small code the service can act on and
 /// a message that tells a person what to do.

@@ -17,14 +17,14 @@ enum ServiceRunner {
         } catch {
             log.error("control socket unavailable (\(error)); shutterctl will not reach this service. Check control.socketPath or --control-socket.")
         }
-        let signals = SignalHandlers(service: service)
+        let signals = SignalHandlers()
         var terminal: TerminalButton?
         if roles.sim != nil, isatty(0) == 1 {
             terminal = TerminalButton(service: service)
         } else if roles.sim != nil {
             log.notice("simulated board: drive it with `shutterctl --socket \(config.control.socketPath) tap` (or `hold 3`), or SIGUSR1 for a photo")
         }
-        let code = await service.run()
+        let code = await service.run(signals: signals.stream)
         terminal?.restore()
         server?.close()
         withExtendedLifetime(signals) {}
@@ -33,23 +33,24 @@ enum ServiceRunner {
 }
 
 /// SIGUSR1 → photo, SIGUSR2 → start/stop recording, SIGTERM/SIGINT → finish and exit.
-/// Dispatch signal sources on a serial queue hand each signal to the service actor.
+/// Dispatch signal sources on one serial queue feed one stream, which the
+/// service reads in its run loop: signals are handled in the order they came.
 final class SignalHandlers {
+    let stream: AsyncStream<ServiceSignal>
     private let sources: [any DispatchSourceSignal]
 
-    init(service: CameraService) {
+    init() {
+        let (stream, input) = AsyncStream.makeStream(of: ServiceSignal.self)
+        self.stream = stream
         let queue = DispatchQueue(label: "shutter.signals")
         var sources: [any DispatchSourceSignal] = []
-        let table: [(Int32, @Sendable () -> Void)] = [
-            (SIGUSR1, { Task { await service.command(.photo) } }),
-            (SIGUSR2, { Task { await service.toggleRecording() } }),
-            (SIGTERM, { Task { await service.stop() } }),
-            (SIGINT, { Task { await service.stop() } }),
+        let table: [(Int32, ServiceSignal)] = [
+            (SIGUSR1, .photo), (SIGUSR2, .toggleRecording), (SIGTERM, .stop), (SIGINT, .stop),
         ]
-        for (sig, action) in table {
+        for (sig, meaning) in table {
             signal(sig, SIG_IGN)
             let s = DispatchSource.makeSignalSource(signal: sig, queue: queue)
-            s.setEventHandler(handler: action)
+            s.setEventHandler { input.yield(meaning) }
             s.resume()
             sources.append(s)
         }

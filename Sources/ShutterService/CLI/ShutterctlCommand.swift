@@ -7,11 +7,12 @@ public enum ShutterctlCommand {
     static let usage = """
         usage: shutterctl [--socket PATH] COMMAND
           status                 state, LEDs, counters, free space, last error (JSON)
-          tap                    press and release; prints the photo's path once it is durable
-          hold SECONDS           hold the button; prints the clip's path once it is finalised
-          press | release        drive the button by hand
-          photo                  take a photo (like SIGUSR1)
-          record start|stop      start or stop a recording (like SIGUSR2)
+          tap | photo            take a photo; prints its path once it is durable
+          hold SECONDS           record a clip that long from now; prints it once finalised
+          press | release        press / let go of the button; release prints what the press became
+          record start|stop      start (prints the clip's name) or stop (prints the files) a recording
+        A capture request made while the camera is busy waits (one) or is refused at once
+        with what is in progress ("busy: ..."; exit status 1).
           sim [--fault none|stall|disappear|error] [--lux N] [--led-failing true|false]
                                  simulated board only: inject faults, set the light level
           gestures FILE [--config CFG]

@@ -72,6 +72,10 @@ public struct ControlReply: Codable, Sendable, Equatable {
     public var pressToDurableMs: Double?
     /// hold: the clip's first frame relative to the press (<= 0: it starts at or before it).
     public var clipStartOffsetMs: Double?
+    /// A refusal because a capture is in progress (the request may be tried again).
+    public var busy: Bool?
+    /// What was done when it is not a file (`record start`: "recording").
+    public var note: String?
 
     public init(ok: Bool, error: String? = nil, files: [String]? = nil, status: ServiceStatus? = nil) {
         self.ok = ok

@@ -2,6 +2,7 @@ import Foundation
 import ShutterCore
 #if canImport(Glibc)
 import Glibc
+import ShutterStorage
 #endif
 
 /// The control socket: a Unix stream socket, mode 0660, one request line and one

@@ -38,6 +38,7 @@ public struct BoardRoles: Sendable {
         s.fps = config.video.fps
         s.stillWidth = config.still.width
         s.stillHeight = config.still.height
+        s.modeSwitchMs = Int64(config.sim.modeSwitchMs)
         let board = SimBoard(camera: s, clock: clock)
         return BoardRoles(name: "sim", openCamera: { board.camera }, button: board.button,
                           microphone: config.audio.enabled ? board.microphone : nil,

@@ -1,11 +1,18 @@
 import Foundation
 import ShutterCore
 import ShutterMedia
+import ShutterStorage
 
-/// Carrying out what the capture state machine decides.
+/// Carrying out what the capture state machine decides: each action goes to
+/// the part that owns it, and each outcome comes back as a machine input and
+/// as the answer of the requests bound to it.
 extension CameraService {
     func apply(_ actions: [CaptureAction]) {
         for a in actions { perform(a) }
+        // A press that stopped being pending without a capture (double tap,
+        // shutdown press) is answered now.
+        requests.answerUnbound(isPending: machine.isPending)
+        wakeup.notify()
     }
 
     private func perform(_ action: CaptureAction) {
@@ -13,127 +20,110 @@ extension CameraService {
         log.debug("action \(action)")
         switch action {
         case .startAutofocus:
-            if let cam = camera {
-                let timeout = Duration.milliseconds(config.camera.afTimeoutMs)
-                autofocusTask = Task { await cam.autofocus(timeout: timeout) }
-            }
+            guard let cam = camera else { break }
+            let af = Eventually<AutofocusResult>()
+            autofocus = af
+            let timeout = Duration.milliseconds(config.camera.afTimeoutMs)
+            spawn { af.set(await cam.autofocus(timeout: timeout)) }
         case .keepFrames(let from):
             startClip(from: from)
         case .discardKeptFrames:
             dropUncommittedClip()
-        case let .takePhoto(id, pressedAt, flash):
-            origins[id] = pressedAt
-            takePhoto(id: id, flash: flash)
-        case let .takeVideoSnapshot(id, at):
-            origins[id] = at
-            photosInFlight += 1
+        case let .takePhoto(id, origin, _, flash):
+            requests.bind(origin, to: id)
+            inProgress[id] = "taking a photo"
+            let af = autofocus, cam = camera, photos = self.photos, discarded = lastDiscard
+            autofocus = nil
+            spawn {
+                let result = await photos.take(camera: cam, autofocus: af, flash: flash)
+                // The press's speculative clip is gone from the card before the photo is
+                // reported: a tap leaves nothing else behind (and the card can be unmounted).
+                await discarded?.value
+                await self.photoDone(id: id, result: result)
+            }
+        case let .takeVideoSnapshot(id, origin, _):
+            requests.bind(origin, to: id)
+            inProgress[id] = "taking a photo from the video"
             pendingSnapshots.append(id)
-        case let .startRecording(id, from, _):
-            origins[id] = from
+        case let .startRecording(id, origin, from, _):
+            requests.bind(origin, to: id)
+            inProgress[id] = "recording"
             commitClip(id: id, from: from)
         case let .stopRecording(id, at):
-            if clip?.id == id {
-                clip?.stopAt = min(at, now)
-                scheduleWake()
+            if clip?.id == id, clip?.stopAt == nil {
+                let end = min(at, now)
+                clip?.stopAt = end
+                clips.stop(at: end)
+                inProgress[id] = "saving \(clip?.path.map { ($0 as NSString).lastPathComponent } ?? "a clip")"
             }
+        case let .answers(origin, id):
+            requests.bind(origin, to: id)
         case .led(let indication):
             statusPatternName = Self.name(indication)
-            if let d = statusDriver { Task { await d.show(indication) } }
+            if let d = statusDriver { spawn { await d.show(indication) } }
         case .flashLED(let indication):
             flashPatternName = Self.name(indication)
-            if let d = flashDriver { Task { await d.show(indication) } }
-        case .refused(let why):
+            if let d = flashDriver { spawn { await d.show(indication) } }
+        case let .refused(why, origin):
             counters.refusedPresses += 1
-            log.info("press refused: \(why)")
-            failWaiters(after: now - .seconds(5), "refused: \(why)")
+            let message = refusalMessage(why)
+            log.info("\(origin) refused: \(message)")
+            requests.answer(origin, .refused(message, busy: why == .busy || why == .alreadyRecording))
         case .failed(let e):
             counters.errors += 1
             lastError = e.message
             log.warning("capture failed: \(e.message)")
         case .probeStorage:
-            Task { await self.probeStorage() }
+            spawn { await self.probeStorage() }
         case .flashModeChanged(let m):
             log.notice("flash mode: \(m.rawValue)")
         case .powerOff:
             log.notice("shutdown gesture: every file is saved; asking the system to power off")
             hooks.powerOff()
-            finish(exit: 0)
+            requestExit(0)
         }
     }
 
-    static func name(_ s: StatusIndication) -> String {
-        let text = "\(s)"
-        return String(text.prefix { $0 != "(" })
+    /// "busy: saving SHTR0012.MP4", "not ready: the camera is starting"...
+    private func refusalMessage(_ r: CaptureRefusal) -> String {
+        switch r {
+        case .busy:
+            return "busy: \(inProgressText), and one request is already waiting"
+        case .alreadyRecording:
+            return "busy: already \(inProgressText)"
+        case .notReady: return "not ready: the camera is starting"
+        case .fault(let code): return "refused: \(lastError ?? "error code \(code.rawValue)")"
+        case .shuttingDown: return "refused: shutting down"
+        case .notRecording: return "not recording"
+        }
     }
 
-    static func name(_ f: FlashIndication) -> String {
-        let text = "\(f)"
-        return String(text.prefix { $0 != "(" })
+    private var inProgressText: String {
+        let doing = inProgress.sorted { $0.key.value < $1.key.value }.map(\.value)
+        return doing.isEmpty ? "a capture is in progress" : doing.joined(separator: ", ")
     }
+
+    static func name(_ s: StatusIndication) -> String { String("\(s)".prefix { $0 != "(" }) }
+    static func name(_ f: FlashIndication) -> String { String("\(f)".prefix { $0 != "(" }) }
 
     // MARK: Stills
 
-    private func takePhoto(id: CaptureID, flash: Bool) {
-        photosInFlight += 1
-        let af = autofocusTask
-        autofocusTask = nil
-        let flashDriver = self.flashDriver
-        Task {
-            _ = await af?.value  // bounded by afTimeoutMs
-            guard let cam = self.camera else {
-                self.photoDone(id: id, result: .failure(CaptureError(.camera, "no camera: the photo was not taken")))
-                return
-            }
-            if flash { await flashDriver?.show(LEDPattern.steady(true)) }
-            let frame: Frame
-            do {
-                frame = try await cam.captureStill()
-            } catch {
-                if flash { await flashDriver?.show(LEDPattern.steady(false)) }
-                self.photoDone(id: id, result: .failure(CaptureError(.camera, "still capture failed: \(error)")))
-                return
-            }
-            if flash { await flashDriver?.show(LEDPattern.steady(false)) }
-            self.savePhoto(id: id, frame: frame, flash: flash)
+    func saveSnapshot(id: CaptureID, frame: Frame) {
+        let photos = self.photos, info = camera?.info
+        spawn {
+            let result = await photos.save(frame, camera: info)
+            await self.photoDone(id: id, result: result)
         }
     }
 
-    func savePhoto(id: CaptureID, frame: Frame, flash: Bool) {
-        guard let encoder = stillEncoder else {
-            photoDone(id: id, result: .failure(CaptureError(.encoder, stillEncoderError ?? "no still encoder")))
-            return
-        }
-        var meta = StillMetadata(
-            make: config.exif.make.isEmpty ? (camera?.info.make ?? "Shutter") : config.exif.make,
-            model: config.exif.model.isEmpty ? (camera?.info.model ?? "Camera") : config.exif.model,
-            software: "Shutter",
-            captureTime: wallClock.now().adding(frame.timestamp - clock.now()),
-            focalLengthMillimetres: config.exif.focalLengthMm, fNumber: config.exif.fNumber,
-            rotation: roles.cameraAppliesTransform ? 0 : config.camera.rotation,
-            hflip: roles.cameraAppliesTransform ? false : config.camera.hflip,
-            vflip: roles.cameraAppliesTransform ? false : config.camera.vflip)
-        meta.take(frame.metadata)
-        let metadata = meta
-        let storage = self.storage
-        Task {
-            let result: Result<String, CaptureError> = await Blocking.run(on: photoQueue) {
-                do {
-                    _ = try storage.ensureSpace(for: .photo)
-                    let still = try encoder.encode(frame, metadata: metadata)
-                    let name = try storage.savePhoto(bytes: still.jpeg)
-                    return .success(name.path)
-                } catch let e as StorageError {
-                    return .failure(CaptureError(e.code == .full ? .storageFull : .storageError, e.message))
-                } catch {
-                    return .failure(CaptureError(.encoder, "could not save the photo: \(error)"))
-                }
-            }
-            self.photoDone(id: id, result: result)
-        }
+    func saveSnapshots(_ frame: Frame) {
+        let ids = pendingSnapshots
+        pendingSnapshots.removeAll()
+        for id in ids { saveSnapshot(id: id, frame: frame) }
     }
 
     func photoDone(id: CaptureID, result: Result<String, CaptureError>) {
-        photosInFlight -= 1
+        inProgress[id] = nil
         let now = clock.now()
         switch result {
         case .success(let path):
@@ -141,15 +131,14 @@ extension CameraService {
             lastFiles = [path]
             log.notice("photo saved: \(path)")
             apply(machine.handle(.photoSaved(id: id, path: path), at: now))
-            resolveWaiters(id: id, .success([path]))
-            if isReady { publishStatus(readyStatusLine()) }
         case .failure(let e):
             lastError = e.message
             counters.errors += 1
             log.warning("photo failed: \(e.message)")
             apply(machine.handle(.photoFailed(id: id, e), at: now))
-            resolveWaiters(id: id, .failure(ServiceFailure(message: e.message)))
         }
+        requests.resolve(id, result.map { [$0] }, at: now)
+        if isReady { publishStatus(readyStatusLine()) }
     }
 
     // MARK: Clips
@@ -157,121 +146,92 @@ extension CameraService {
     /// A press: start encoding from the frame exposed at the press, under a
     /// temporary name; a hold commits it, a tap discards it.
     private func startClip(from: MonotonicTime) {
-        if let c = clip, c.id != nil { return }  // a recording is running
-        dropUncommittedClip()
-        clipSerial += 1
-        let files = ClipFiles(storage: storage, serial: clipSerial)
-        let kept = ring.frames(from: from)
-        let start = kept.first.map { min($0.timestamp, from) } ?? from
-        var c = ActiveClip(recorder: nil, files: files, start: start, id: nil, stopAt: nil, setupError: nil)
-        do {
-            var settings = recordingSettings
-            if !micRunning { settings.audioChannels = 0 }  // no microphone: video only, no empty track
-            let r = try Recorder(settings: settings, start: start, nextPath: { try files.nextPath() })
-            for f in kept { r.append(f) }
-            c.recorder = r
-        } catch {
-            c.setupError = "\(error)"
-            log.error("cannot record: \(error)")
-        }
-        clip = c
+        if clip?.id != nil { return }  // a recording is running
+        clips.begin(from: from, kept: ring.frames(from: from), withAudio: micRunning)
+        clip = ClipState(id: nil)
     }
 
     private func commitClip(id: CaptureID, from: MonotonicTime) {
-        if clip == nil { startClip(from: from) }
-        guard var c = clip else { return }
-        if let e = c.setupError {
-            clip = nil
-            apply(machine.handle(.recordingFailed(id: id, CaptureError(.encoder, e)), at: clock.now()))
-            resolveWaiters(id: id, .failure(ServiceFailure(message: e)))
-            return
+        if clip == nil || clip?.id != nil { startClip(from: from) }
+        clip?.id = id
+        watchdog.encoderStarted(at: clock.now())
+        let committed = clips.commit()
+        spawn {
+            let result = await committed.value
+            await self.clipCommitted(id: id, result)
         }
-        c.id = id
-        clip = c
-        clipStarts[id] = c.start
-        let files = c.files
+    }
+
+    private func clipCommitted(id: CaptureID, _ result: Result<(path: String, start: MonotonicTime), CaptureError>) {
         let now = clock.now()
-        watchdog.encoderStarted(at: now)
-        do {
-            _ = try storage.ensureSpace(for: .video)
-            let path = try files.commit()
-            log.notice("recording \(path.isEmpty ? "(naming at the first frame)" : path) from the press")
+        switch result {
+        case .success(let (path, start)):
+            if clip?.id == id {
+                clip?.path = path
+                clip?.start = start
+                if clip?.stopAt == nil { inProgress[id] = "recording \((path as NSString).lastPathComponent)" }
+            }
+            log.notice("recording \(path) (from the press)")
+            requests.started(id, path: path)
             apply(machine.handle(.recordingStarted(id: id), at: now))
-        } catch {
-            let e = (error as? StorageError).map { CaptureError($0.code == .full ? .storageFull : .storageError, $0.message) }
-                ?? CaptureError(.storageError, "\(error)")
+        case .failure(let e):
             log.warning("recording refused: \(e.message)")
-            clip?.stopAt = now
-            Task { await self.abortClip(id: id, error: e) }
+            if clip?.id == id { clip = nil }
+            watchdog.encoderStopped()
+            inProgress[id] = nil
+            let discarded = clips.discard()
+            spawn { await discarded.value }
+            apply(machine.handle(.recordingFailed(id: id, e), at: now))
+            requests.resolve(id, .failure(e), at: now)
         }
     }
 
-    /// Once frames past the stop time have arrived (or a moment passed), finalise.
-    func flushStoppedClip(_ now: MonotonicTime) {
-        guard let c = clip, let stop = c.stopAt, let id = c.id else { return }
-        if now >= stop + .milliseconds(250) {
-            Task { await self.finishClip(id: id) }
-        }
+    /// Once a frame past the stop time has arrived (or a moment passed), finalise.
+    func finishClipIfStopped(now: MonotonicTime, frameAfterStop: Bool) {
+        guard let c = clip, c.id != nil, let stop = c.stopAt else { return }
+        if frameAfterStop || now >= stop + .milliseconds(250) { finishClip() }
     }
 
-    func finishClip(id: CaptureID) async {
-        guard let c = clip, c.id == id else { return }
+    /// Finalises the recording off the actor; the outcome comes back to `clipFinished`.
+    func finishClip() {
+        guard let c = clip, let id = c.id else { return }
         clip = nil
-        watchdog.encoderStopped()
-        guard let r = c.recorder else { return }
-        let summary = await Blocking.run(on: clipQueue) {
-            let s = r.finish()
-            releaseFreedMemory()
-            return s
+        let finished = clips.finish()
+        spawn {
+            let outcome = await finished.value
+            await self.clipFinished(id: id, start: c.start, outcome)
         }
-        let paths = c.files.finalNames(summary.paths).filter { FileManager.default.fileExists(atPath: $0) }
+    }
+
+    private func clipFinished(id: CaptureID, start: MonotonicTime?, _ outcome: ClipRecorder.Outcome) {
+        watchdog.encoderStopped()
+        inProgress[id] = nil
         let now = clock.now()
+        let paths = outcome.paths, summary = outcome.summary
         if let e = summary.error {
             counters.errors += 1
             lastError = e.message
             if !paths.isEmpty { counters.clips += 1; lastFiles = paths }
-            let code: CaptureError.Code = (e.errno == ENOSPC) ? .storageFull : .encoder
-            apply(machine.handle(.recordingFailed(id: id, CaptureError(code, "\(e.message) (kept: \(paths.joined(separator: ", ")))")), at: now))
-            resolveWaiters(id: id, paths.isEmpty ? .failure(ServiceFailure(message: e.message)) : .success(paths))
+            let code: CaptureError.Code = NoSpace.means(e.errno ?? 0) ? .storageFull : .encoder
+            let error = CaptureError(code, "\(e.message) (kept: \(paths.joined(separator: ", ")))")
+            apply(machine.handle(.recordingFailed(id: id, error), at: now))
+            requests.resolve(id, paths.isEmpty ? .failure(error) : .success(paths), at: now, clipStart: start)
         } else {
             counters.clips += 1
             lastFiles = paths
             log.notice("clip saved: \(paths.joined(separator: ", ")) (\(summary.framesWritten) frames, \(summary.duration.milliseconds) ms)")
             apply(machine.handle(.recordingFinalised(id: id, paths: paths), at: now))
-            resolveWaiters(id: id, .success(paths))
+            requests.resolve(id, .success(paths), at: now, clipStart: start)
         }
         if isReady { publishStatus(readyStatusLine()) }
     }
 
-    private func abortClip(id: CaptureID, error: CaptureError) async {
-        guard let c = clip, c.id == id else { return }
-        clip = nil
-        watchdog.encoderStopped()
-        if let r = c.recorder { _ = await Blocking.run(on: clipQueue) { r.finish() } }
-        c.files.discard()
-        apply(machine.handle(.recordingFailed(id: id, error), at: clock.now()))
-        resolveWaiters(id: id, .failure(ServiceFailure(message: error.message)))
-    }
-
-    /// The press was not a hold: stop encoding and delete the temporary file,
-    /// off the actor (finalising waits for the encoder thread).
+    /// The press was not a hold: stop encoding and delete the temporary file.
     func dropUncommittedClip() {
         guard let c = clip, c.id == nil else { return }
         clip = nil
-        clipQueue.async {
-            _ = c.recorder?.finish()
-            c.files.discard()
-            releaseFreedMemory()
-        }
+        let discarded = clips.discard()
+        lastDiscard = discarded
+        spawn { await discarded.value }
     }
 }
-
-/// An encoder's buffers (x264 at 1080p is ~100 MB) go back to malloc when a clip
-/// ends; hand the free pages back to the kernel so an idle camera stays small.
-func releaseFreedMemory() {
-    _ = glibcMallocTrim(0)
-}
-
-/// glibc's malloc_trim(3); <malloc.h> is not in Swift's Glibc module.
-@_silgen_name("malloc_trim")
-private func glibcMallocTrim(_ pad: Int) -> Int32

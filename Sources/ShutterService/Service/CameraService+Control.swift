@@ -1,71 +1,121 @@
 import Foundation
 import ShutterCore
+import ShutterStorage
 import ShutterSim
 
-/// The control socket's and the signals' view of the service.
+/// Requests from the control socket, the terminal and signals. Each request
+/// gets an id when it arrives; its reply names exactly the files it caused, or
+/// is a refusal saying what is in progress (README "Requests").
 extension CameraService {
     public func handle(_ request: ControlRequest) async -> ControlReply {
         switch request.cmd {
         case "status":
-            return ControlReply(ok: true, status: status())
+            return ControlReply(ok: true, status: await status())
         case "press":
-            setButton(pressed: true)
-            return ControlReply(ok: true)
+            return press()
         case "release":
-            setButton(pressed: false)
-            return ControlReply(ok: true)
-        case "tap":
-            let press = Duration.milliseconds(max(100, Int64(config.button.stabilityMs) * 3))
-            return await waitForFiles(after: clock.now(), timeout: .seconds(30)) { service in
-                await service.setButton(pressed: true)
-                try? await service.clock.sleep(for: press)
-                await service.setButton(pressed: false)
-            }
+            return await release()
+        case "tap", "photo":
+            return await ask(.photo, bound: .seconds(45))
         case "hold":
             guard let seconds = request.seconds, seconds > 0, seconds <= 3600 else {
                 return .failure("hold needs \"seconds\" between 0 and 3600, e.g. {\"cmd\":\"hold\",\"seconds\":3}")
             }
             let held = Duration.milliseconds(Int64(seconds * 1000))
-            return await waitForFiles(after: clock.now(), timeout: held + .seconds(60)) { service in
-                await service.setButton(pressed: true)
-                try? await service.clock.sleep(for: held)
-                await service.setButton(pressed: false)
-            }
-        case "photo":
-            return await waitForFiles(after: clock.now(), timeout: .seconds(30)) { await $0.command(.photo) }
+            return await ask(.recordStart(stopAfter: held), bound: held + .seconds(45))
         case "record":
             switch request.action {
-            case "start":
-                command(.recordStart)
-                return ControlReply(ok: true)
-            case "stop":
-                let t0 = clock.now() - .seconds(Int64(config.video.maxSeconds) + 5)
-                guard clip?.id != nil else {
-                    command(.recordStop)
-                    return ControlReply(ok: true)
-                }
-                return await waitForFiles(after: t0, timeout: .seconds(60)) { await $0.command(.recordStop) }
-            default:
-                return .failure("record needs \"action\": \"start\" or \"stop\"")
+            case "start": return await ask(.recordStart(stopAfter: nil), bound: .seconds(45), answerAtStart: true)
+            case "stop": return await ask(.recordStop, bound: .seconds(45))
+            default: return .failure("record needs \"action\": \"start\" or \"stop\"")
             }
         case "sim":
-            return simCommand(request)
+            return await simCommand(request)
         default:
             return .failure("unknown command \"\(request.cmd)\"")
         }
     }
 
-    func command(_ c: CaptureCommand) {
-        apply(machine.handle(.command(c), at: clock.now()))
-        scheduleWake()
+    /// Gives the request an id, hands it to the state machine and waits for its
+    /// answer: the files of the capture it became, or the reason it was refused.
+    /// `bound`: the longest a client waits (its capture's own time plus the
+    /// one capture it may queue behind; the machine's own timeouts come first).
+    private func ask(_ command: CaptureCommand, bound: Duration, answerAtStart: Bool = false) async -> ControlReply {
+        if stopping { return .failure("shutterd is stopping") }
+        let now = clock.now()
+        let id = requests.newRequest(at: now)
+        let answer = await withCheckedContinuation { (c: CheckedContinuation<RequestBook.Answer, Never>) in
+            requests.wait(.request(id), deadline: now + bound, c)
+            if answerAtStart { requests.answerWhenStarted(.request(id)) }
+            apply(machine.handle(.command(command, id), at: now))
+        }
+        return Self.reply(answer)
     }
 
-    /// SIGUSR2: start recording, or stop the one running.
+    /// Signals and terminal keys: the same requests, nobody waiting for the answer.
+    func submit(_ command: CaptureCommand) -> RequestID {
+        let now = clock.now()
+        let id = requests.newRequest(at: now)
+        apply(machine.handle(.command(command, id), at: now))
+        return id
+    }
+
+    /// `press` / `release`: a button press of the client's own, fed to the same
+    /// recognizer as the physical button's edges, dated exactly, so the release
+    /// can be answered with what this press became (or that it made nothing).
+    private func press() -> ControlReply {
+        guard clientPress == nil else { return .failure("the button is already pressed by a client; release it first") }
+        let t = clock.now()
+        clientPress = t
+        edge(ButtonEdge(pressed: true, time: t))
+        return ControlReply(ok: true)
+    }
+
+    private func release() async -> ControlReply {
+        guard let p = clientPress else { return .failure("the button is not pressed by a client (send press first)") }
+        clientPress = nil
+        let now = clock.now()
+        feed(recognizer.advance(to: now))  // the press counts once steady for button.stabilityMs
+        guard heldPress == p else {
+            edge(ButtonEdge(pressed: false, time: now))
+            var r = ControlReply(ok: true, files: [])
+            r.note = "released within button.stabilityMs (\(config.button.stabilityMs) ms): not a press"
+            return r
+        }
+        let origin = CaptureOrigin.button(press: p)
+        let answer = await withCheckedContinuation { (c: CheckedContinuation<RequestBook.Answer, Never>) in
+            requests.wait(origin, deadline: now + .seconds(45), c)
+            edge(ButtonEdge(pressed: false, time: now))
+        }
+        return Self.reply(answer)
+    }
+
+    static func reply(_ a: RequestBook.Answer) -> ControlReply {
+        switch a {
+        case let .files(files, pressToDurableMs, clipStartOffsetMs):
+            var r = ControlReply(ok: true, files: files)
+            r.pressToDurableMs = pressToDurableMs
+            r.clipStartOffsetMs = clipStartOffsetMs
+            return r
+        case let .refused(message, busy):
+            var r = ControlReply.failure(message)
+            r.busy = busy ? true : nil
+            return r
+        case .failed(let message):
+            return .failure(message)
+        case let .done(message, files):
+            var r = ControlReply(ok: true, files: files)
+            r.note = message
+            return r
+        }
+    }
+
+    /// The terminal's `r` key and SIGUSR2.
     func toggleRecording() {
-        if case .recording = machine.state { command(.recordStop) } else { command(.recordStart) }
+        _ = submit(isRecording ? .recordStop : .recordStart(stopAfter: nil))
     }
 
-    private func simCommand(_ r: ControlRequest) -> ControlReply {
+    private func simCommand(_ r: ControlRequest) async -> ControlReply {
         guard let sim = roles.sim else { return .failure("sim commands need the simulated board (--board sim)") }
         if let f = r.fault {
             guard let fault = SimCamera.Fault(rawValue: f) else {
@@ -79,81 +129,22 @@ extension CameraService {
             sim.statusLED.failing = failing
             sim.flashLED.failing = failing
         }
-        return ControlReply(ok: true, status: status())
-    }
-
-    // MARK: Waiting for files
-
-    /// Registers a wait for the first capture whose press (or command) is at or
-    /// after `after`, then runs `action` (which causes it), then waits.
-    func waitForFiles(after: MonotonicTime, timeout: Duration,
-                      _ action: @escaping @Sendable (CameraService) async -> Void) async -> ControlReply {
-        nextWaiterID += 1
-        let id = nextWaiterID
-        let clock = self.clock
-        Task { [weak self] in
-            try? await clock.sleep(for: timeout)
-            await self?.expireWaiter(id)
-        }
-        let result = await withCheckedContinuation { (c: CheckedContinuation<Result<CaptureOutcome, ServiceFailure>, Never>) in
-            waiters.append(Waiter(id: id, after: after, continuation: c))
-            Task { await action(self) }
-        }
-        switch result {
-        case .success(let o):
-            var r = ControlReply(ok: true, files: o.files)
-            r.pressToDurableMs = o.pressToDurableMs
-            r.clipStartOffsetMs = o.clipStartOffsetMs
-            return r
-        case .failure(let e): return .failure(e.message)
-        }
-    }
-
-    private func expireWaiter(_ id: UInt64) {
-        guard let i = waiters.firstIndex(where: { $0.id == id }) else { return }
-        let w = waiters.remove(at: i)
-        w.continuation.resume(returning: .failure(ServiceFailure(message: "timed out waiting for the file\(lastError.map { " (last error: \($0))" } ?? "")")))
-    }
-
-    func resolveWaiters(id: CaptureID, _ files: Result<[String], ServiceFailure>) {
-        guard let origin = origins.removeValue(forKey: id) else { return }
-        let start = clipStarts.removeValue(forKey: id)
-        let result = files.map { paths in
-            CaptureOutcome(files: paths, pressToDurableMs: Double((clock.now() - origin).nanoseconds) / 1e6,
-                           clipStartOffsetMs: start.map { Double(($0 - origin).nanoseconds) / 1e6 })
-        }
-        // Each waiter takes the first capture at or after its start.
-        var remaining: [Waiter] = []
-        for w in waiters {
-            if origin >= w.after { w.continuation.resume(returning: result) } else { remaining.append(w) }
-        }
-        waiters = remaining
-    }
-
-    func failWaiters(after: MonotonicTime, _ message: String) {
-        var remaining: [Waiter] = []
-        for w in waiters {
-            if w.after >= after { w.continuation.resume(returning: .failure(ServiceFailure(message: message))) } else { remaining.append(w) }
-        }
-        waiters = remaining
+        return ControlReply(ok: true, status: await status())
     }
 
     // MARK: Status
 
-    public func status() -> ServiceStatus {
+    public func status() async -> ServiceStatus {
         var leds: [String: ServiceStatus.LEDState] = [:]
-        if let sim = roles.sim {
-            leds["status"] = .init(on: sim.statusLED.isOn, pattern: statusPatternName)
-            leds["flash"] = .init(on: sim.flashLED.isOn, pattern: flashPatternName)
-        } else {
-            if roles.statusLED != nil { leds["status"] = .init(on: false, pattern: statusPatternName) }
-            if roles.flashLED != nil { leds["flash"] = .init(on: false, pattern: flashPatternName) }
-        }
+        // What the LED drivers last wrote: the same on the real and the simulated board.
+        if let d = statusDriver { leds["status"] = .init(on: await d.level ?? false, pattern: statusPatternName) }
+        if let d = flashDriver { leds["flash"] = .init(on: await d.level ?? false, pattern: flashPatternName) }
+        counters.audioOverruns = roles.microphone?.overruns ?? 0
         return ServiceStatus(
             state: Self.describe(machine.state), board: roles.name, camera: camera?.info.model ?? "none",
             leds: leds, flashMode: machine.flashMode.rawValue, counters: counters, freeBytes: freeBytes,
             storageRoot: storage.root, lastError: lastError, lastFiles: lastFiles,
-            uptimeSeconds: (clock.now() - startedAt).seconds)
+            uptimeSeconds: Double((clock.now() - startedAt).nanoseconds) / 1e9)
     }
 
     static func describe(_ s: CaptureState) -> String {
@@ -173,6 +164,9 @@ extension CameraService {
     }
 }
 
-extension Duration {
-    var seconds: Double { Double(nanoseconds) / 1e9 }
+extension CameraService {
+    /// The terminal's space bar: the simulated button's line itself.
+    func terminalButton(pressed: Bool) {
+        if let sim = roles.sim { sim.button.set(pressed: pressed) } else { edge(ButtonEdge(pressed: pressed, time: clock.now())) }
+    }
 }

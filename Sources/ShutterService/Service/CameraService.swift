@@ -2,16 +2,24 @@ import Foundation
 import ShutterCore
 import ShutterMedia
 import ShutterSim
+import ShutterStorage
 
-/// The running camera: button edges, gestures, the capture state machine, the
-/// camera, stills, clips, LEDs, storage and the watchdog, wired together. State
-/// lives in this actor; blocking work (JPEG, fsync, finalising a clip) runs on
-/// dedicated queues, and long waits never hold the actor.
+/// The running camera. This actor only turns events (button edges, frames,
+/// requests, signals, timers) into inputs of the gesture recognizer and the
+/// capture state machine, and hands the machine's actions to the parts that
+/// carry them out (CameraService+Actions.swift):
+///
+/// - `CameraSupervisor`: the camera's start, restart and frames;
+/// - `PhotoTaker`: the tap path (autofocus, flash, still, JPEG, durable save);
+/// - `ClipRecorder`: the hold path (press-time clip, temp file, commit, finalise);
+/// - `RequestBook`: which request waits for which capture.
+///
+/// One task group (`run`) owns every loop and every piece of work in flight;
+/// stopping lets the work finish, then cancels the loops. Nothing slow runs here.
 public actor CameraService {
     let config: ShutterConfig
     let roles: BoardRoles
     let clock: any MonotonicClock
-    let wallClock: any WallClock
     let storage: Storage
     let hooks: ServiceHooks
     let log = Log("shutter.service")
@@ -20,83 +28,65 @@ public actor CameraService {
     var recognizer: GestureRecognizer
     var machine: CaptureStateMachine
     var watchdog: WatchdogPolicy
+    var requests = RequestBook()
 
-    // Camera
-    var camera: (any CameraDevice)?
-    var frameTask: Task<Void, Never>?
-    var streamGeneration: UInt64 = 0
-    var ring: FrameRing
-    var cameraHealthy = false
-    var framesSinceMeter = 0
-    var autofocusTask: Task<AutofocusResult, Never>?
-    var pendingSnapshots: [CaptureID] = []
-    var isReady = false
-    var storageProbed = false
-
-    // Recording
-    struct ActiveClip: Sendable {
-        var recorder: Recorder?
-        var files: ClipFiles
-        var start: MonotonicTime
-        var id: CaptureID?
-        var stopAt: MonotonicTime?
-        var setupError: String?
-    }
-
-    var clip: ActiveClip?
-    var clipSerial = 0
-    /// Clips get an audio track only while the microphone delivers.
-    var micRunning = false
-    var recordingSettings: RecordingSettings
-
-    // Stills
-    let stillEncoder: StillEncoder?
-    let stillEncoderError: String?
-    var photosInFlight = 0
-
-    // LEDs
+    // The parts.
+    let supervisor: CameraSupervisor
+    let photos: PhotoTaker
+    let clips: ClipRecorder
     let statusDriver: LEDDriver?
     let flashDriver: LEDDriver?
-    var statusPatternName = "booting"
-    var flashPatternName = "off"
 
-    // Bookkeeping for status and the control socket
+    // Camera facts.
+    var camera: (any CameraDevice)?
+    var cameraHealthy = false
+    var isReady = false
+    var storageProbed = false
+    var ring: FrameRing
+    var framesSinceMeter = 0
+    var autofocus: Eventually<AutofocusResult>?
+    var pendingSnapshots: [CaptureID] = []
+
+    /// The clip being encoded: speculative (no id) from a press, or a recording.
+    struct ClipState {
+        var id: CaptureID?
+        var start: MonotonicTime?
+        var path: String?
+        var stopAt: MonotonicTime?
+    }
+    var clip: ClipState?
+    /// The last speculative clip thrown away (a tap's): its photo is reported once it is gone.
+    var lastDiscard: Eventually<Void>?
+    /// Clips get an audio track only while the microphone delivers.
+    var micRunning = false
+    /// The button press being held (known to the machine), for a socket `release`.
+    var heldPress: MonotonicTime?
+    /// The press a control-socket client made (`press`), until its `release`.
+    var clientPress: MonotonicTime?
+    /// When a gesture deadline fell due and the button was asked to catch up
+    /// (`ButtonInput.catchUp`), until its answer comes.
+    var catchUpAskedAt: MonotonicTime?
+
+    // What `status` and refusals say.
     var counters = ServiceStatus.Counters()
     var lastError: String?
     var lastFiles: [String] = []
     var freeBytes: UInt64?
-    var origins: [CaptureID: MonotonicTime] = [:]
-    /// Where each clip's first frame is, for the control socket's timing figures.
-    var clipStarts: [CaptureID: MonotonicTime] = [:]
-
-    struct CaptureOutcome: Sendable {
-        var files: [String]
-        var pressToDurableMs: Double
-        var clipStartOffsetMs: Double?
-    }
-    struct Waiter {
-        var id: UInt64
-        var after: MonotonicTime
-        var continuation: CheckedContinuation<Result<CaptureOutcome, ServiceFailure>, Never>
-    }
-
-    var waiters: [Waiter] = []
-    var nextWaiterID: UInt64 = 0
-    var wakeTask: Task<Void, Never>?
-    var wakeAt: MonotonicTime?
-    var exitContinuation: CheckedContinuation<Int32, Never>?
-    var exitCode: Int32?
-    var stopping = false
+    var statusPatternName = "booting"
+    var flashPatternName = "off"
     var lastStatusLine = ""
+    /// What each capture in flight is doing, for "busy: ..." refusals.
+    var inProgress: [CaptureID: String] = [:]
 
-    let photoQueue = DispatchQueue(label: "shutter.photo")
-    let storageQueue = DispatchQueue(label: "shutter.storage")
-    let clipQueue = DispatchQueue(label: "shutter.clip", attributes: .concurrent)
-
-    public struct ServiceFailure: Error, Sendable, CustomStringConvertible {
-        public var message: String
-        public var description: String { message }
-    }
+    // The run loop.
+    typealias Job = @Sendable () async -> Void
+    let wakeup = Wakeup()
+    private let jobs: AsyncStream<Job>
+    private let jobsIn: AsyncStream<Job>.Continuation
+    private var jobsInFlight = 0
+    private var jobsClosed = false
+    private(set) var exitCode: Int32?
+    var stopping = false
 
     public init(config: ShutterConfig, roles: BoardRoles, hooks: ServiceHooks = ServiceHooks(),
                 clock: any MonotonicClock = SystemClock(), wallClock: any WallClock = SystemWallClock()) {
@@ -104,13 +94,12 @@ public actor CameraService {
         self.roles = roles
         self.hooks = hooks
         self.clock = clock
-        self.wallClock = wallClock
         storage = Storage(config: config)
         startedAt = clock.now()
         recognizer = GestureRecognizer(settings: GestureSettings(config: config))
         machine = CaptureStateMachine(
             configuration: .init(maxRecording: .seconds(config.video.maxSeconds),
-                                 flash: FlashPolicy(darkLux: config.flash.autoLux)),
+                                 flash: FlashPolicy(darkLux: config.flash.autoLux), videoTorch: config.video.torch),
             flashMode: FlashMode(config.flash.mode))
         var wd = WatchdogConfiguration()
         wd.frameTimeout = .milliseconds(config.watchdog.frameTimeoutMs)
@@ -120,207 +109,256 @@ public actor CameraService {
         // Enough frames to reach back past the stability filter to the press.
         let period = 1000 / max(config.video.fps, 1)
         ring = FrameRing(capacity: min(4, 2 + config.button.stabilityMs / max(period, 1)))
-        recordingSettings = RecordingSettings(
+        let ledLog = Log("shutter.led")
+        statusDriver = roles.statusLED.map { LEDDriver(output: $0, clock: clock, log: { ledLog.warning($0) }) }
+        flashDriver = roles.flashLED.map { LEDDriver(output: $0, clock: clock, log: { ledLog.warning($0) }) }
+        supervisor = CameraSupervisor(open: roles.openCamera)
+        photos = PhotoTaker(config: config, storage: storage, clock: clock, wallClock: wallClock,
+                            flashLED: flashDriver, cameraAppliesTransform: roles.cameraAppliesTransform)
+        var settings = RecordingSettings(
             videoEncoder: config.video.encoder.rawValue, preset: config.video.preset, fps: config.video.fps,
             videoBitrate: config.video.bitrateKbps * 1000, audioChannels: config.audio.channels,
             audioSampleRate: config.audio.sampleRate, audioBitrate: config.audio.bitrateKbps * 1000,
             segmentSeconds: Double(config.video.segmentSeconds))
-        recordingSettings.keyframeInterval = .milliseconds(Int64(config.video.keyframeIntervalMs))
-        do {
-            stillEncoder = try StillEncoder(quality: config.still.quality)
-            stillEncoderError = nil
-        } catch {
-            stillEncoder = nil
-            stillEncoderError = "\(error)"
-        }
-        let ledLog = Log("shutter.led")
-        statusDriver = roles.statusLED.map { LEDDriver(output: $0, clock: clock, log: { ledLog.warning($0) }) }
-        flashDriver = roles.flashLED.map { LEDDriver(output: $0, clock: clock, log: { ledLog.warning($0) }) }
+        settings.keyframeInterval = .milliseconds(Int64(config.video.keyframeIntervalMs))
+        clips = ClipRecorder(storage: storage, settings: settings, clock: clock)
+        (jobs, jobsIn) = AsyncStream.makeStream(of: Job.self)
     }
 
     // MARK: - Run
 
-    /// Runs until SIGTERM/SIGINT (`stop()`), a watchdog give-up or power off;
-    /// returns the process exit code.
-    public func run() async -> Int32 {
-        log.notice("board \(roles.name); storage \(storage.root); button hold \(config.button.holdMs) ms, max clip \(config.video.maxSeconds) s")
-        if let e = stillEncoderError { log.error("still encoder unavailable: \(e)") }
+    /// Runs until `stop()` (SIGTERM/SIGINT), a watchdog give-up or power off;
+    /// returns the process exit code. `signals` are handled in the order they come.
+    public func run(signals: AsyncStream<ServiceSignal>? = nil) async -> Int32 {
+        let board = config.board.description.isEmpty ? roles.name : "\(roles.name) (\(config.board.description))"
+        log.notice("board \(board); storage \(storage.root); button hold \(config.button.holdMs) ms, max clip \(config.video.maxSeconds) s")
+        if let e = photos.unavailableReason { log.error("still encoder unavailable: \(e)") }
+        publishStatus("starting on \(board)")
         await statusDriver?.show(.booting)
-        if !config.storage.requireMountPoint {
-            // A plain directory (make run, a test, a card mounted at boot): create it.
-            // With requireMountPoint the service waits for the card instead.
-            try? FileManager.default.createDirectory(atPath: storage.root, withIntermediateDirectories: true)
-        }
-        ClipFiles.removeLeftovers(in: storage.root)
-        await recoverLastClip()
+        await prepareStorage()
         await probeStorage()
-        startInputs()
-        await startCamera(reason: "start")
-        scheduleWake()
-        let code = await withCheckedContinuation { (c: CheckedContinuation<Int32, Never>) in
-            if let code = exitCode { c.resume(returning: code) } else { exitContinuation = c }
+        await withTaskGroup(of: Void.self) { group in
+            group.addTask { await self.supervisor.run { await self.camera($0) } }
+            if let button = roles.button {
+                let events = button.events()
+                group.addTask { for await e in events { await self.button(e) } }
+            }
+            group.addTask { await self.microphoneLoop() }
+            group.addTask { await self.storageProbeLoop() }
+            group.addTask { await self.timerLoop() }
+            if let signals {
+                group.addTask { for await s in signals { await self.signal(s) } }
+            }
+            // Work (photos, clips, autofocus, LED changes) joins the group as it is
+            // decided; the stream ends once stopping and nothing is in flight.
+            for await job in jobs { group.addTask(operation: job) }
+            group.cancelAll()  // only the loops are left
         }
-        return code
+        requests.answerAll(.failed("shutterd is stopping"))
+        await statusDriver?.stop()
+        await flashDriver?.stop()
+        return exitCode ?? 0
     }
 
     /// SIGTERM / SIGINT: finish the current file, then exit 0.
-    public func stop() async {
+    public func stop() {
         guard !stopping else { return }
         stopping = true
         hooks.stopping()
         log.notice("stopping: finishing the current files")
-        if clip != nil {
-            if let id = clip?.id {
+        if let c = clip {
+            if c.id != nil {
                 clip?.stopAt = clock.now()
-                await finishClip(id: id)
+                finishClip()
             } else {
                 dropUncommittedClip()
             }
         }
-        // Let stills in flight land.
-        let deadline = clock.now() + .seconds(20)
-        while photosInFlight > 0, clock.now() < deadline { try? await clock.sleep(for: .milliseconds(20)) }
-        await statusDriver?.stop()
-        await flashDriver?.stop()
-        finish(exit: 0)
+        requestExit(0)
     }
 
-    func finish(exit code: Int32) {
-        guard exitCode == nil else { return }
-        exitCode = code
-        frameTask?.cancel()
-        wakeTask?.cancel()
-        let c = exitContinuation
-        exitContinuation = nil
-        c?.resume(returning: code)
-        for w in waiters { w.continuation.resume(returning: .failure(ServiceFailure(message: "shutterd is stopping"))) }
-        waiters.removeAll()
+    /// Runs `body` as a child of the run loop's group: off the actor, awaited at stop.
+    func spawn(_ body: @escaping Job) {
+        guard !jobsClosed else {
+            log.warning("work decided after the service stopped was not done")
+            return
+        }
+        jobsInFlight += 1
+        jobsIn.yield { await body(); await self.jobDone() }
     }
 
-    private func startInputs() {
-        if let button = roles.button {
-            let edges = button.edges()
-            Task { [weak self] in
-                for await e in edges { await self?.edge(e) }
-            }
+    private func jobDone() {
+        jobsInFlight -= 1
+        closeJobsIfDone()
+    }
+
+    func requestExit(_ code: Int32) {
+        if exitCode == nil { exitCode = code }
+        closeJobsIfDone()
+    }
+
+    private func closeJobsIfDone() {
+        guard exitCode != nil, jobsInFlight == 0, !jobsClosed else { return }
+        jobsClosed = true
+        jobsIn.finish()
+    }
+
+    // MARK: - Loops
+
+    private func timerLoop() async {
+        while !Task.isCancelled {
+            await wakeup.wait(until: nextWake(), on: clock)
+            if Task.isCancelled { return }
+            tick()
         }
-        if config.audio.enabled, let mic = roles.microphone {
-            do {
-                let chunks = try mic.start(sampleRate: config.audio.sampleRate, channels: config.audio.channels)
-                micRunning = true
-                Task { [weak self] in
-                    for await c in chunks { await self?.audio(c) }
-                    await self?.audioEnded()
-                }
-            } catch {
-                log.warning("microphone unavailable, clips will have no sound: \(error)")
-            }
+    }
+
+    /// The earliest deadline of the recognizer, the machine, the watchdog, a
+    /// stopping clip or a waiting client, or a half-second heartbeat (watchdog
+    /// pings, status).
+    private func nextWake() -> MonotonicTime {
+        let now = clock.now()
+        var next = now + .milliseconds(500)
+        // While the button catches up its answer wakes the loop; the timeout is the bound.
+        let gesture = catchUpAskedAt.map { $0 + Self.catchUpTimeout } ?? recognizer.nextDeadline
+        for d in [gesture, machine.nextDeadline, watchdog.nextDeadline,
+                  clip?.stopAt.map { $0 + .milliseconds(300) }, requests.nextDeadline] {
+            if let d, d < next { next = max(d, now) }
         }
-        // Storage probe and status refresh every few seconds.
-        Task { [weak self] in
-            while !Task.isCancelled {
-                try? await Task.sleep(nanoseconds: 5_000_000_000)
-                guard let self, await self.exitCode == nil else { return }
-                await self.probeStorage()
-            }
+        return next
+    }
+
+    private func storageProbeLoop() async {
+        while !Task.isCancelled {
+            do { try await clock.sleep(for: .seconds(5)) } catch { return }
+            await probeStorage()
         }
+    }
+
+    /// The microphone opens off the actor (an ALSA open can block); its sound goes
+    /// straight to the clip recorder, never through the actor.
+    private func microphoneLoop() async {
+        guard config.audio.enabled, let mic = roles.microphone else { return }
+        let channels = config.audio.channels, rate = config.audio.sampleRate
+        let opened: Result<AsyncStream<AudioChunk>, any Error> = await Blocking.run(on: DispatchQueue(label: "shutter.mic.open")) {
+            Result { try mic.start(sampleRate: rate, channels: channels) }
+        }
+        guard case .success(let chunks) = opened else {
+            if case .failure(let e) = opened { log.warning("microphone unavailable, clips will have no sound: \(e)") }
+            return
+        }
+        micRunning = true
+        await Self.pump(chunks, into: clips)
+        micRunning = false
+        if !Task.isCancelled, !stopping {
+            log.warning("microphone stopped delivering sound: clips continue without audio")
+        }
+        mic.stop()
+    }
+
+    private nonisolated static func pump(_ chunks: AsyncStream<AudioChunk>, into clips: ClipRecorder) async {
+        for await c in chunks { clips.offer(c) }
     }
 
     // MARK: - Button and time
 
-    func edge(_ e: ButtonEdge) {
-        let events = recognizer.feed(e)
-        handle(gestures: events)
-        scheduleWake()
+    func button(_ event: ButtonEvent) {
+        switch event {
+        case .edge(let e):
+            edge(e)
+        case .caughtUp(let t):
+            catchUpAskedAt = nil
+            feed(recognizer.advance(to: t))
+            wakeup.notify()
+        }
     }
 
-    /// Drives the simulated or virtual button from the control socket / terminal.
-    func setButton(pressed: Bool) {
-        if let sim = roles.sim {
-            sim.button.set(pressed: pressed)
-        } else {
-            edge(ButtonEdge(pressed: pressed, time: clock.now()))
-        }
+    /// A raw edge, from the button or a control-socket client's press.
+    func edge(_ e: ButtonEdge) {
+        feed(recognizer.feed(e))
+        wakeup.notify()
     }
 
     func tick() {
         let now = clock.now()
-        handle(gestures: recognizer.advance(to: now))
+        decideGestures(now: now)
         if let d = machine.nextDeadline, d <= now { apply(machine.handle(.tick, at: now)) }
+        requests.expire(now: now, lastError: lastError)
         evaluateWatchdog(now)
-        flushStoppedClip(now)
-        scheduleWake()
+        finishClipIfStopped(now: now, frameAfterStop: false)
     }
 
-    private func handle(gestures: [GestureEvent]) {
+    /// A gesture deadline that fell due is decided once the button has caught up, behind
+    /// every edge it saw before now: deciding on the clock alone would settle a bounce
+    /// whose later edges are still on their way (two photos from one press on a loaded
+    /// CPU). With no button, or one that does not answer within a second, the clock decides.
+    private func decideGestures(now: MonotonicTime) {
+        guard let d = recognizer.nextDeadline, d <= now else { return }
+        if let button = roles.button, !(catchUpAskedAt.map { now - $0 >= Self.catchUpTimeout } ?? false) {
+            if catchUpAskedAt == nil {
+                catchUpAskedAt = now
+                button.catchUp()
+            }
+            return
+        }
+        if catchUpAskedAt != nil { log.warning("the button did not catch up within 1 s: gestures decided on the clock") }
+        catchUpAskedAt = nil
+        feed(recognizer.advance(to: now))
+    }
+
+    static let catchUpTimeout = Duration.seconds(1)
+
+    func feed(_ gestures: [GestureEvent]) {
         let now = clock.now()
         for g in gestures {
             log.debug("gesture \(g)")
-            if case .shutdownCountdown = g { log.notice("shutdown gesture: countdown started, release to cancel") }
+            switch g {
+            case .pressed(let p): heldPress = p
+            case .tap(let s, _), .hold(let s, _), .doubleTap(let s, _): if heldPress == s { heldPress = nil }
+            case .shutdownCountdown:
+                log.notice("shutdown gesture: countdown started, release to cancel")
+            default: break
+            }
             apply(machine.handle(.gesture(g), at: now))
         }
     }
 
-    /// Sleeps until the earliest deadline of the recognizer, the state machine,
-    /// the watchdog, or a half-second heartbeat (watchdog pings, status).
-    func scheduleWake() {
-        let now = clock.now()
-        var next = now + .milliseconds(500)
-        for d in [recognizer.nextDeadline, machine.nextDeadline, watchdog.nextDeadline, clip?.stopAt.map { $0 + .milliseconds(300) }] {
-            if let d, d < next { next = max(d, now) }
-        }
-        if let w = wakeAt, w <= next, wakeTask != nil { return }
-        wakeTask?.cancel()
-        wakeAt = next
-        let clock = self.clock
-        wakeTask = Task { [weak self] in
-            do { try await clock.sleep(until: next) } catch { return }
-            await self?.woke()
-        }
-    }
-
-    private func woke() {
-        wakeTask = nil
-        wakeAt = nil
-        tick()
-    }
-
     // MARK: - Camera
 
-    func startCamera(reason: String) async {
-        do {
-            let cam: any CameraDevice
-            if let c = camera { cam = c } else { cam = try await roles.openCamera() }
-            camera = cam
-            let frames = try await cam.start()
-            log.notice("camera \(cam.info.model) started (\(reason))")
-            frameTask?.cancel()
-            streamGeneration += 1
-            let generation = streamGeneration
-            frameTask = Task { [weak self] in
-                for await f in frames {
-                    guard let self else { return }
-                    await self.frame(f)
-                }
-                if Task.isCancelled { return }
-                await self?.cameraStreamEnded(generation: generation)
-            }
-            if reason != "start" { watchdog.cameraRestartSucceeded(at: clock.now()) }
-        } catch {
+    func camera(_ event: CameraSupervisor.Event) async {
+        switch event {
+        case .frame(let f):
+            frame(f)
+        case .started(let info, let restart):
+            camera = await supervisor.camera
+            log.notice("camera \(info.model) started\(restart ? " again" : "")")
+            if restart { watchdog.cameraRestartSucceeded(at: clock.now()) }
+        case .unavailable(let error, let restart):
+            cameraUnavailable(error, restart: restart)
+        case .lost:
+            guard exitCode == nil, !stopping else { return }
             cameraHealthy = false
-            let absent = (error as? CameraError)?.code == .noDevice
-            if lastError != "\(error)" { log.warning("camera unavailable (\(reason)): \(error)") }
-            lastError = "\(error)"
-            if absent && !isReady {
-                // No camera at boot: wait for one, retrying quietly, never giving up
-                // (the LED shows code 2; systemd sees STATUS "waiting for camera").
-                watchdog = WatchdogPolicy(configuration: watchdog.configuration, startedAt: clock.now())
-            } else if reason != "start" {
-                watchdog.cameraRestartFailed(at: clock.now())
-            }
+            camera = nil
+            log.warning("camera stream ended (unplugged or failed); will retry")
             apply(machine.handle(.fault(.cameraLost), at: clock.now()))
             publishStatus("waiting for camera")
         }
+    }
+
+    private func cameraUnavailable(_ error: any Error, restart: Bool) {
+        cameraHealthy = false
+        let absent = (error as? CameraError)?.code == .noDevice
+        if lastError != "\(error)" { log.warning("camera unavailable: \(error)") }
+        lastError = "\(error)"
+        if absent && !isReady {
+            // No camera at boot: wait for one, retrying quietly, never giving up
+            // (the LED shows code 2; systemd sees STATUS "waiting for camera").
+            watchdog = WatchdogPolicy(configuration: watchdog.configuration, startedAt: clock.now())
+        } else if restart {
+            watchdog.cameraRestartFailed(at: clock.now())
+        }
+        apply(machine.handle(.fault(.cameraLost), at: clock.now()))
+        publishStatus("waiting for camera")
     }
 
     func frame(_ f: Frame) {
@@ -339,34 +377,11 @@ public actor CameraService {
             _ = machine.handle(.sceneMetered(f.metadata), at: now)
         }
         ring.push(f)
-        if var c = clip, let r = c.recorder {
-            if let stop = c.stopAt {
-                if f.timestamp <= stop { r.append(f) }
-            } else if r.append(f) {
-                // The encoder took the frame: it is keeping up (a stalled encoder
-                // fills its queue and stops taking frames).
-                if c.id != nil { watchdog.encoderProgress(at: now) }
-            } else if r.error != nil, c.setupError == nil {
-                c.setupError = r.error.map { "\($0)" }
-                clip = c
-            }
-        }
-        if !pendingSnapshots.isEmpty {
-            let ids = pendingSnapshots
-            pendingSnapshots.removeAll()
-            for id in ids { savePhoto(id: id, frame: f, flash: false) }
-        }
+        if clip != nil { clips.offer(f) }
+        if let t = clips.progress.lastAccepted, clip?.id != nil { watchdog.encoderProgress(at: t) }
+        if !pendingSnapshots.isEmpty { saveSnapshots(f) }
+        finishClipIfStopped(now: now, frameAfterStop: f.timestamp > (clip?.stopAt ?? f.timestamp))
         if let cam = camera { counters.droppedFrames = cam.droppedFrames }
-    }
-
-    func cameraStreamEnded(generation: UInt64) {
-        // A stream we stopped ourselves (restart) is not a lost camera.
-        guard exitCode == nil, !stopping, generation == streamGeneration else { return }
-        cameraHealthy = false
-        camera = nil
-        log.warning("camera stream ended (unplugged or failed); will retry")
-        apply(machine.handle(.fault(.cameraLost), at: clock.now()))
-        publishStatus("waiting for camera")
     }
 
     private func evaluateWatchdog(_ now: MonotonicTime) {
@@ -383,7 +398,9 @@ public actor CameraService {
                 apply(machine.handle(.fault(.cameraLost), at: now))
             }
             publishStatus(isReady ? "camera stalled, restarting (attempt \(attempt))" : "waiting for camera")
-            Task { await self.restartCamera() }
+            ring.removeAll()
+            let supervisor = self.supervisor
+            spawn { await supervisor.restart() }
         case .unhealthy(.encoderStalled):
             // Finish what can be finished: end the clip (what was written stays
             // playable); the next press starts a fresh encoder.
@@ -392,124 +409,36 @@ public actor CameraService {
                 counters.errors += 1
                 lastError = WatchdogReason.encoderStalled.message
                 clip?.stopAt = now
+                clips.stop(at: now)
             }
         case .waiting, .unhealthy:
             if cameraHealthy, watchdog.consecutiveFailures > 0 { cameraHealthy = false }
         case let .giveUp(reason):
             log.error("giving up: \(reason.message); exiting \(reason.exitCode) so systemd restarts the service")
             publishStatus("failed: \(reason.message)")
-            finish(exit: reason.exitCode)
+            requestExit(reason.exitCode)
         }
     }
 
-    private func restartCamera() async {
-        frameTask?.cancel()
-        frameTask = nil
-        streamGeneration += 1
-        if let cam = camera { await cam.stop() }
-        ring.removeAll()
-        await startCamera(reason: "restart")
-    }
+    // MARK: - Signals
 
-    // MARK: - Audio
-
-    func audio(_ chunk: AudioChunk) {
-        counters.audioOverruns = roles.microphone?.overruns ?? 0
-        guard let c = clip, let r = c.recorder else { return }
-        if let stop = c.stopAt, chunk.timestamp > stop { return }
-        r.append(chunk)
-    }
-
-    func audioEnded() {
-        micRunning = false
-        guard exitCode == nil, !stopping else { return }
-        log.warning("microphone stopped delivering sound: clips continue without audio")
-    }
-
-    // MARK: - Storage
-
-    /// A clip open when the power went (or the process was killed inside a write)
-    /// may end in a partial fragment: cut it back to its last whole one.
-    private func recoverLastClip() async {
-        let dcim = storage.dcim
-        let log = self.log
-        await Blocking.run(on: storageQueue) {
-            guard let e = FileManager.default.enumerator(atPath: dcim) else { return }
-            let clips = e.compactMap { $0 as? String }.filter { $0.hasSuffix(".MP4") }.sorted()
-            guard let last = clips.last else { return }
-            let path = (dcim as NSString).appendingPathComponent(last)
-            // A name reserved just before a crash, never written: nothing to keep (its
-            // number stays used, the counter is ahead of it).
-            if let size = (try? FileManager.default.attributesOfItem(atPath: path))?[.size] as? Int, size == 0 {
-                unlink(path)
-                log.notice("removed \(path): an empty clip left by a crash")
-                return
-            }
-            do {
-                let cut = try FragmentedMP4Recovery.truncateToLastWholeFragment(path: path)
-                if cut > 0 { log.notice("repaired \(path): cut \(cut) bytes of an unfinished fragment") }
-            } catch {
-                log.warning("could not check \(path) for an unfinished fragment: \(error)")
-            }
+    func signal(_ s: ServiceSignal) {
+        switch s {
+        case .photo: _ = submit(.photo)
+        case .toggleRecording: toggleRecording()
+        case .stop: stop()
         }
     }
 
-    func probeStorage() async {
-        let storage = self.storage
-        let result: Result<FileSystemSpace, StorageError> = await Blocking.run(on: storageQueue) {
-            do {
-                // Healthy means a photo fits too: a full card keeps its LED code
-                // until space is freed (with delete-oldest-videos this makes room).
-                _ = try storage.ensureSpace(for: .photo)
-                return .success(try storage.checkHealth())
-            } catch let e as StorageError { return .failure(e) } catch {
-                return .failure(StorageError(.ioError, "\(error)"))
-            }
-        }
-        let now = clock.now()
-        storageProbed = true
-        switch result {
-        case .success(let space):
-            freeBytes = space.availableBytes
-            watchdog.storageOK(at: now)
-            if case .storageUnavailable = machine.state { apply(machine.handle(.storageRestored, at: now)) }
-            becomeReadyIfPossible()
-            if isReady { publishStatus(readyStatusLine()) }
-        case .failure(let e):
-            watchdog.storageFailed(at: now)
-            if lastError != e.message { log.warning("storage: \(e.message)") }
-            lastError = e.message
-            if case .storageUnavailable = machine.state {} else {
-                apply(machine.handle(.fault(e.code == .full ? .storageFull : .storageError), at: now))
-            }
-            becomeReadyIfPossible()
-            publishStatus("storage problem: \(e.message)")
-        }
+    var isRecording: Bool {
+        if case .recording = machine.state { return true }
+        return false
     }
+}
 
-    private func becomeReadyIfPossible() {
-        // A full or missing card does not hold READY back: the service is up and
-        // shows the storage code; it recovers when the card does.
-        guard !isReady, cameraHealthy, storageProbed else { return }
-        isReady = true
-        apply(machine.handle(.ready, at: clock.now()))
-        let line = readyStatusLine()
-        log.notice(line)
-        lastStatusLine = line
-        hooks.ready(line)
-    }
-
-    func readyStatusLine() -> String {
-        var s = "ready, \(counters.photos) photo\(counters.photos == 1 ? "" : "s"), \(counters.clips) clip\(counters.clips == 1 ? "" : "s")"
-        if let f = freeBytes { s += String(format: ", %.1f GB free", Double(f) / 1e9) }
-        return s
-    }
-
-    func publishStatus(_ line: String) {
-        guard line != lastStatusLine else { return }
-        lastStatusLine = line
-        hooks.status(line)
-    }
+/// What a Unix signal asks of the service (SIGUSR1, SIGUSR2, SIGTERM/SIGINT).
+public enum ServiceSignal: Sendable {
+    case photo, toggleRecording, stop
 }
 
 extension GestureSettings {

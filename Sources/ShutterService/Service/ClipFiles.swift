@@ -1,11 +1,13 @@
 import Foundation
 import ShutterCore
+import ShutterStorage
 
 /// Names the files of one clip. A clip starts speculatively at the press (the
 /// press may still turn out to be a tap), so its first file is written under a
 /// hidden temporary name in the storage root; when the press becomes a hold the
 /// file is renamed onto its reserved DCF name (same filesystem, the recorder's
-/// descriptor stays valid). Later segments get DCF names directly.
+/// descriptor stays valid). Later segments get DCF names directly. Every DCF
+/// name is a `VideoReservation`, finished when the clip is (`finish`).
 /// The lock guards every mutable field; `nextPath` runs on the encoder thread.
 final class ClipFiles: @unchecked Sendable {
     private let lock = NSLock()
@@ -14,6 +16,7 @@ final class ClipFiles: @unchecked Sendable {
     private var committed = false
     private var firstCreated = false
     private var renamedFirst: String?
+    private var reservations: [VideoReservation] = []
 
     init(storage: Storage, serial: Int) {
         self.storage = storage
@@ -37,8 +40,13 @@ final class ClipFiles: @unchecked Sendable {
             firstCreated = true
             if !committed { return tempPath }
         }
-        let name = try storage.reserve(.video)
-        return name.path
+        if let p = pendingFirst {
+            pendingFirst = nil
+            return p
+        }
+        let video = try storage.reserveVideo()
+        reservations.append(video)
+        return video.path
     }
 
     /// The press became a hold: give the clip its DCF name. Returns the path.
@@ -46,25 +54,46 @@ final class ClipFiles: @unchecked Sendable {
         lock.lock()
         defer { lock.unlock() }
         guard !committed else { return renamedFirst ?? "" }
-        committed = true
-        if !firstCreated { return "" }  // first file not opened yet: nextPath names it
-        let name = try storage.reserve(.video)
-        do {
-            try retryingEINTR("rename", path: name.path) { rename(tempPath, name.path) }
-            try AtomicFile.fsyncDirectory(name.directory)
-        } catch {
-            storage.abandonVideo(name)
-            throw error
+        let video = try storage.reserveVideo()
+        if firstCreated {
+            do {
+                try retryingEINTR("rename", path: video.path) { rename(tempPath, video.path) }
+                try AtomicFile.fsyncDirectory(video.name.directory)
+            } catch {
+                video.abandon()
+                throw error
+            }
+        } else {
+            // First file not opened yet: the recorder opens it under this name.
+            pendingFirst = video.path
         }
-        renamedFirst = name.path
-        return name.path
+        committed = true
+        reservations.append(video)
+        renamedFirst = video.path
+        return video.path
     }
+
+    /// The DCF name reserved before the recorder opened its first file.
+    private var pendingFirst: String?
 
     /// The recorder reports the paths it opened; the first may since have been renamed.
     func finalNames(_ recorded: [String]) -> [String] {
         lock.lock()
         defer { lock.unlock() }
         return recorded.map { $0 == tempPath ? (renamedFirst ?? $0) : $0 }
+    }
+
+    /// The clip is finalised: every reserved file is made durable and handed to
+    /// the low-space policy (one that was never written is removed).
+    func finish() {
+        lock.lock()
+        let all = reservations
+        reservations.removeAll()
+        lock.unlock()
+        for v in all {
+            var st = stat()
+            if lstat(v.path, &st) == 0, st.st_size == 0 { v.abandon() } else { try? v.finish() }
+        }
     }
 
     /// The press was a tap: delete what was written.

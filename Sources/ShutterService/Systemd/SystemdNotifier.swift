@@ -3,6 +3,7 @@ import Glibc
 #endif
 import Foundation
 import ShutterCore
+import ShutterStorage
 
 /// Sends sd_notify(3) datagrams to $NOTIFY_SOCKET without libsystemd: READY=1,
 /// STATUS=, WATCHDOG=1, STOPPING=1, EXTEND_TIMEOUT_USEC=. One non-blocking

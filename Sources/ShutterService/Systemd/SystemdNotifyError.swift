@@ -1,4 +1,5 @@
 import ShutterCore
+import ShutterStorage
 
 /// Why a notification to systemd could not be sent. The service logs `message`
 /// and carries on: a missed WATCHDOG=1 is covered by the next ping.

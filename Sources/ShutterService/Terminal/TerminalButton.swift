@@ -50,13 +50,13 @@ final class TerminalButton: Sendable {
             case UInt8(ascii: " "):
                 pressed.toggle()
                 let p = pressed
-                Task { await service.setButton(pressed: p) }
+                Task { await service.terminalButton(pressed: p) }
             case UInt8(ascii: "t"):
                 Task { _ = await service.handle(ControlRequest(cmd: "tap")) }
             case UInt8(ascii: "h"):
                 Task { _ = await service.handle(ControlRequest(cmd: "hold", seconds: 3)) }
             case UInt8(ascii: "p"):
-                Task { await service.command(.photo) }
+                Task { await service.signal(.photo) }
             case UInt8(ascii: "r"):
                 Task { await service.toggleRecording() }
             case UInt8(ascii: "s"):
@@ -65,7 +65,7 @@ final class TerminalButton: Sendable {
                     print("\r\n\(s.state): \(s.counters.photos) photos, \(s.counters.clips) clips, last: \(s.lastFiles.joined(separator: " ")) \(s.lastError.map { "error: \($0)" } ?? "")")
                 }
             case UInt8(ascii: "q"):
-                Task { await service.stop() }
+                Task { await service.signal(.stop) }
                 return
             default:
                 print("\r\n" + help)

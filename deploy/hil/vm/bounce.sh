@@ -1,13 +1,13 @@
 # bounce: a press whose contact bounces (edges 1-3 ms apart) on the way down and up -> one
 # gesture, so exactly one JPEG and no clip. hil-pull does the timing and logs the real edges;
 # when the emulated CPU stalls and a gap grows past 18 ms (no longer a bounce for a 20 ms
-# filter), the attempt does not count and is tried again, up to 3 times.
+# filter), the attempt does not count and is tried again, up to 5 times.
 . /hil/lib.sh
 led_sampler_start
 shutterd_start
 wait_ready 180 || echo "not READY after 180 s"
 sleep 2
-for i in 1 2 3; do
+for i in 1 2 3 4 5; do
     before=$(media JPG | wc -l)
     echo "$(now_ms) press" >> "$HIL_OUT/button.log"
     hil-pull "$HIL_GPIO/sim_gpio17/pull" \
@@ -16,7 +16,9 @@ for i in 1 2 3; do
     wait_media_count JPG $((before + 1)) 60
     sleep 4    # a second, wrong photo would have landed by now
     after=$(media JPG | wc -l)
-    worst=$(awk 'NR > 1 && $1 - p < 100 && $1 - p > w {w = $1 - p} {p = $1} END {printf "%.1f", w}' "$HIL_OUT/edges-$i.txt")
+    # The widest gap but the 250 ms hold (the 5th, ending at edge 6): a gap the emulator
+    # stretched past 100 ms counts too (it makes two presses, not a bounce).
+    worst=$(awk 'NR > 1 && NR != 6 && $1 - p > w {w = $1 - p} {p = $1} END {printf "%.1f", w}' "$HIL_OUT/edges-$i.txt")
     echo "$i $before $after $worst" >> "$HIL_OUT/attempts.txt"
     awk -v w="$worst" 'BEGIN{exit !(w < 18)}' && break
 done

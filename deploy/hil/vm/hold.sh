@@ -7,7 +7,16 @@ tone_start
 sleep 2
 press; sleep 3; release
 wait_media_count MP4 1 60
-sleep 3
+# Under emulation the software encoder finishes the clip long after the release (it runs
+# seconds behind the camera); stop only once the recorder reports the file complete, so the
+# outcome does not depend on the emulator's speed. (A SIGTERM during that finish loses the
+# clip's tail today: the service exits without waiting for a clip it is already finishing.)
+n=0
+until grep -q 'durable: .* complete' "$HIL_OUT/shutterd.log"; do
+    n=$((n + 1)); [ $n -ge 360 ] && { echo "clip not complete 180 s after the release"; break; }
+    usleep 500000
+done
+sleep 2
 shutterd_stop
 tone_stop
 led_sampler_stop

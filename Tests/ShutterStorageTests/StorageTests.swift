@@ -3,8 +3,9 @@ import Glibc
 #endif
 import Foundation
 import Synchronization
+import ShutterCore
 import XCTest
-@testable import ShutterCore
+@testable import ShutterStorage
 
 /// A temp storage root per test; tmpfs mounts (root only) are unmounted in tearDown.
 class StorageTestCase: XCTestCase {
@@ -188,12 +189,32 @@ final class StoragePlacementTests: StorageTestCase {
         }
     }
 
+    /// The counter is rewritten in place: `.replacing` swaps the whole file, never a mix.
+    func testReplacingPlacementSwapsTheWholeFile() throws {
+        try put("counter", bytes: 9)
+        try [UInt8]([1, 2]).withUnsafeBytes { try AtomicFile.write(to: root + "/counter", placement: .replacing, bytes: $0) }
+        XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: root + "/counter")), Data([1, 2]))
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: root), ["counter"], "no temp file left")
+    }
+
+    func testAFailedWriteLeavesNoTempAndNoFile() throws {
+        struct Interrupted: Error {}
+        for placement in [AtomicFile.Placement.exclusive, .replacing] {
+            XCTAssertThrowsError(try AtomicFile.write(to: root + "/photo.jpg", placement: placement) { fd in
+                try [1, 2, 3].withUnsafeBytes { try AtomicFile.writeAll(fd: fd, bytes: $0) }
+                throw Interrupted()
+            }) { XCTAssertTrue($0 is Interrupted, "\($0)") }
+            XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: root), [])
+        }
+    }
+
     func testWriteExclusiveLeavesNoTempOnCollision() throws {
         try put("photo.jpg", bytes: 3)
-        XCTAssertThrowsError(try AtomicFile.writeExclusive(to: root + "/photo.jpg") { fd in
+        XCTAssertThrowsError(try AtomicFile.write(to: root + "/photo.jpg") { fd in
             try [1, 2].withUnsafeBytes { try AtomicFile.writeAll(fd: fd, bytes: $0) }
-        })
+        }) { XCTAssertEqual(($0 as? SystemError)?.errno, EEXIST, "\($0)") }
         XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: root), ["photo.jpg"])
+        XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: root + "/photo.jpg")).count, 3, "untouched")
     }
 
     /// A photo written by someone else under the next name (the counter is

@@ -1,11 +1,12 @@
 import Foundation
 import ShutterCore
+import ShutterStorage
 import XCTest
 
-/// When the wall clock may date a photo.
-final class StillWallClockTests: XCTestCase {
+/// When the system's wall clock may date a photo.
+final class SystemWallClockTests: XCTestCase {
     func testTimesyncFlagFileMakesThePlausibleClockTrusted() throws {
-        let dir = try StillTools.tempDir(self)
+        let dir = try tempDir()
         let flag = dir + "/synchronized"
         let none = dir + "/absent"
         let clock = SystemWallClock(timesyncFlagPath: flag, rtcHctosysPath: none)
@@ -16,7 +17,7 @@ final class StillWallClockTests: XCTestCase {
     }
 
     func testRTCThatSetTheClockAtBootMakesItTrusted() throws {
-        let dir = try StillTools.tempDir(self)
+        let dir = try tempDir()
         let hctosys = dir + "/hctosys"
         let clock = SystemWallClock(timesyncFlagPath: dir + "/absent", rtcHctosysPath: hctosys)
         try "0\n".write(toFile: hctosys, atomically: true, encoding: .utf8)
@@ -26,7 +27,7 @@ final class StillWallClockTests: XCTestCase {
     }
 
     func testAClockBeforeThePlausibleFloorIsNeverTrusted() throws {
-        let dir = try StillTools.tempDir(self)
+        let dir = try tempDir()
         let flag = dir + "/synchronized"
         XCTAssertTrue(FileManager.default.createFile(atPath: flag, contents: Data()))
         let clock = SystemWallClock(timesyncFlagPath: flag, rtcHctosysPath: flag, earliestPlausible: Int64.max)
@@ -40,12 +41,10 @@ final class StillWallClockTests: XCTestCase {
         XCTAssertTrue((0..<1_000_000_000).contains(t.nanoseconds))
     }
 
-    func testWallTimeOfAnEarlierMonotonicInstant() {
-        let wall = FixedWallClock(WallTime(secondsSinceEpoch: 1000, nanoseconds: 100_000_000, isTrusted: true))
-        let mono = ManualClock(start: .milliseconds(5000))
-        let t = wall.wallTime(at: .milliseconds(4700), monotonic: mono)  // 300 ms ago
-        XCTAssertEqual(t.secondsSinceEpoch, 999)
-        XCTAssertEqual(t.nanoseconds, 800_000_000)
-        XCTAssertTrue(t.isTrusted)
+    private func tempDir() throws -> String {
+        let dir = NSTemporaryDirectory() + "wallclock-tests-\(UUID().uuidString)"
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        addTeardownBlock { try? FileManager.default.removeItem(atPath: dir) }
+        return dir
     }
 }

@@ -29,11 +29,13 @@ public struct StorageError: Error, Equatable, Sendable, CustomStringConvertible 
 
     public var description: String { "storage \(code.rawValue): \(message)" }
 
-    /// Classifies a failed system call by errno.
+    /// Classifies a failed system call by errno (no space: `NoSpace`).
     public init(_ error: SystemError) {
-        switch error.errno {
-        case ENOSPC, EDQUOT:
+        if error.isNoSpace {
             self.init(.full, "the storage is full (\(error)); free some space", underlying: error)
+            return
+        }
+        switch error.errno {
         case EROFS, EACCES, EPERM:
             self.init(.readOnly, "the storage is not writable (\(error)); check the card's lock switch, "
                         + "the mount options and the directory's owner", underlying: error)

@@ -2,6 +2,7 @@
 import Glibc
 #endif
 import Foundation
+import ShutterCore
 import Synchronization
 
 /// A file name handed out by `Storage.reserve`; its number is never handed
@@ -212,7 +213,7 @@ public final class Storage: Sendable {
         for _ in 0..<4 {
             let name = try reserve(.photo)
             do {
-                try AtomicFile.writeExclusive(to: name.path, write)
+                try AtomicFile.write(to: name.path, write)
                 return name
             } catch let e as SystemError where e.errno == EEXIST {
                 continue
@@ -280,9 +281,7 @@ public final class Storage: Sendable {
     }
 
     private func fsyncDirectory(_ dir: String) throws(SystemError) {
-        let fd = try typedEINTR("open", path: dir) { open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC) }
-        defer { close(fd) }
-        try typedEINTR("fsync", path: dir) { fsync(fd) }
+        try AtomicFile.fsyncDirectory(dir)
     }
 
     @discardableResult

@@ -5,8 +5,9 @@ import Foundation
 
 /// The persistent file-number counter, `<root>/.shutter-counter`: one line
 /// `next 100SHUTR/SHTR0042` (or `next none` when every number is used).
-/// Written through AtomicFile (temp, fsync, rename, directory fsync) *before*
-/// a number is handed out, so a crash can lose a number but never reuse one.
+/// Written through AtomicFile (temp, fsync, rename over the old counter,
+/// directory fsync) *before* a number is handed out, so a crash can lose a
+/// number but never reuse one.
 /// Numbers never come from the wall clock, which may jump (no RTC).
 enum MediaCounter {
     static let fileName = ".shutter-counter"
@@ -38,7 +39,7 @@ enum MediaCounter {
         let line = "next " + (DCFNumber(ordinal: ordinal).map(\.description) ?? "none") + "\n"
         do {
             try Array(line.utf8).withUnsafeBytes { bytes in
-                try AtomicFile.write(to: path(root: root), bytes: bytes)
+                try AtomicFile.write(to: path(root: root), placement: .replacing, bytes: bytes)
             }
         } catch let e as SystemError {
             throw e

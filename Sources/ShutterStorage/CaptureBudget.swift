@@ -1,3 +1,5 @@
+import ShutterCore
+
 /// How much room a capture needs before it starts, so a photo or a clip is
 /// refused (or room made) up front instead of failing half-written.
 public struct CaptureBudget: Equatable, Sendable {

@@ -1,0 +1,37 @@
+/*
+ * The few kernel and C library calls that Swift's Glibc module does not
+ * export, behind a plain C header: an exclusive rename, the kernel's clock
+ * synchronisation state and malloc_trim. Used by ShutterStorage only (the pure
+ * core, ShutterCore, imports no C module). Calls that can fail return 0 or
+ * -errno and retry EINTR themselves.
+ */
+#ifndef SHUTTER_SYS_H
+#define SHUTTER_SYS_H
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Renames `from` to `to` only if `to` does not exist; -EEXIST otherwise, with
+ * `from` left in place. renameat2(RENAME_NOREPLACE) first (atomic); where the
+ * kernel or the file system refuses the flag (EINVAL, ENOSYS, EOPNOTSUPP), the
+ * fallback `shutter_link_noreplace`. */
+int shutter_rename_noreplace(const char *from, const char *to);
+
+/* link(from, to) then unlink(from): exclusive as well (link never replaces),
+ * for file systems without RENAME_NOREPLACE. -EEXIST when `to` exists. */
+int shutter_link_noreplace(const char *from, const char *to);
+
+/* 1 when the kernel's NTP state says the clock is synchronised (a read-only
+ * adjtimex that does not return TIME_ERROR), else 0; also 0 when the call is
+ * denied (systemd's ProtectClock= / SystemCallFilter= make it fail with EPERM). */
+int shutter_clock_synchronised(void);
+
+/* Hands the heap's free pages back to the kernel (glibc malloc_trim(0)). */
+void shutter_release_free_memory(void);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,190 @@
+import Dispatch
+import Foundation
+import ShutterCore
+import ShutterStorage
+import ShutterMedia
+import Synchronization
+
+/// The hold path's files: a press starts encoding at once, from the frame
+/// exposed at the press, into a hidden temp file (`begin`); a hold gives it its
+/// DCF name (`commit`); the release or the max ends it (`stop`, then `finish`);
+/// a tap throws it away (`discard`).
+///
+/// The service actor only enqueues: frame and audio copies run on this type's
+/// serial queue, renames and fsyncs too, and finalising (which waits for the
+/// encoder thread) on a queue of its own, so a clip being finalised never holds
+/// up the next press's encoding.
+final class ClipRecorder: Sendable {
+    /// What the watchdog and `status` read.
+    struct Progress: Sendable {
+        /// When the encoder last took a frame of a committed clip.
+        var lastAccepted: MonotonicTime?
+    }
+
+    struct Outcome: Sendable {
+        var paths: [String]
+        var summary: RecordingSummary
+    }
+
+    /// One clip; touched only on `queue`.
+    private final class Session: @unchecked Sendable {
+        // Unchecked: every field is read and written on ClipRecorder.queue only.
+        let files: ClipFiles
+        let start: MonotonicTime
+        var recorder: Recorder?
+        var setupError: String?
+        var committed = false
+        var stopAt: MonotonicTime?
+
+        init(files: ClipFiles, start: MonotonicTime) {
+            self.files = files
+            self.start = start
+        }
+    }
+
+    private let storage: Storage
+    private let settings: RecordingSettings
+    private let clock: any MonotonicClock
+    private let log = Log("shutter.clip")
+    private let queue = DispatchQueue(label: "shutter.clip")
+    private let finishing = DispatchQueue(label: "shutter.clip.finish")
+    /// The session on `queue`; the Mutex only makes the box Sendable (queue-confined).
+    private let session = Mutex<Session?>(nil)
+    private let progressState = Mutex(Progress())
+    private let serial = Mutex(0)
+
+    init(storage: Storage, settings: RecordingSettings, clock: any MonotonicClock) {
+        self.storage = storage
+        self.settings = settings
+        self.clock = clock
+    }
+
+    var progress: Progress { progressState.withLock { $0 } }
+
+    /// A press: encode from `from` (the kept frames reach back to it) under a temp name.
+    /// Replaces an uncommitted clip; never a committed one.
+    func begin(from: MonotonicTime, kept: [Frame], withAudio: Bool) {
+        let n = serial.withLock { $0 += 1; return $0 }
+        var clipSettings = self.settings
+        if !withAudio { clipSettings.audioChannels = 0 }  // no microphone: video only, no empty track
+        let settings = clipSettings, storage = self.storage, log = self.log
+        queue.async { [self] in
+            if let old = session.withLock({ $0 }), old.committed { return }
+            if let old = detach() { finalise(old, discard: true) { _ in } }
+            let files = ClipFiles(storage: storage, serial: n)
+            let start = kept.first.map { min($0.timestamp, from) } ?? from
+            let s = Session(files: files, start: start)
+            do {
+                let r = try Recorder(settings: settings, start: start, nextPath: { try files.nextPath() })
+                for f in kept { r.append(f) }
+                s.recorder = r
+            } catch {
+                s.setupError = "\(error)"
+                log.error("cannot record: \(error)")
+            }
+            session.withLock { $0 = s }
+            progressState.withLock { $0 = Progress() }
+        }
+    }
+
+    func offer(_ frame: Frame) {
+        let now = clock.now()
+        queue.async { [self] in
+            guard let s = session.withLock({ $0 }), let r = s.recorder else { return }
+            if let stop = s.stopAt {
+                if frame.timestamp <= stop { r.append(frame) }
+            } else if r.append(frame), s.committed {
+                progressState.withLock { $0.lastAccepted = now }
+            }
+        }
+    }
+
+    func offer(_ audio: AudioChunk) {
+        queue.async { [self] in
+            guard let s = session.withLock({ $0 }), let r = s.recorder else { return }
+            if let stop = s.stopAt, audio.timestamp > stop { return }
+            r.append(audio)
+        }
+    }
+
+    // `commit`, `finish` and `discard` are enqueued at the call, in the order the
+    // actor decides them (a later press's `begin` must come after this clip's
+    // `finish`); their results arrive later.
+
+    /// The press became a hold: reserve the DCF name and move the temp file onto it.
+    /// Gives the first file's path and where the clip starts.
+    func commit() -> Eventually<Result<(path: String, start: MonotonicTime), CaptureError>> {
+        let result = Eventually<Result<(path: String, start: MonotonicTime), CaptureError>>()
+        let storage = self.storage
+        queue.async { [self] in
+            guard let s = session.withLock({ $0 }) else {
+                return result.set(.failure(CaptureError(.encoder, "no clip was being encoded")))
+            }
+            // The encoder could not start, or stopped on an error before the press became a hold.
+            if let e = s.setupError ?? s.recorder?.error.map({ "\($0)" }) {
+                return result.set(.failure(CaptureError(.encoder, e)))
+            }
+            do {
+                _ = try storage.ensureSpace(for: .video)
+                let path = try s.files.commit()
+                s.committed = true
+                progressState.withLock { $0.lastAccepted = clock.now() }
+                result.set(.success((path, s.start)))
+            } catch let e as StorageError {
+                result.set(.failure(CaptureError(e)))
+            } catch {
+                result.set(.failure(CaptureError(.storageError, "\(error)")))
+            }
+        }
+        return result
+    }
+
+    /// Frames and sound after `at` are not recorded (the release, a stop, the max).
+    func stop(at: MonotonicTime) {
+        queue.async { [self] in session.withLock { $0 }?.stopAt = at }
+    }
+
+    /// Finalises the clip (flush, sync): its files with their final names.
+    func finish() -> Eventually<Outcome> {
+        let result = Eventually<Outcome>()
+        queue.async { [self] in
+            guard let s = detach() else { return result.set(Outcome(paths: [], summary: RecordingSummary())) }
+            finalise(s, discard: false) { result.set($0) }
+        }
+        return result
+    }
+
+    /// The press was a tap (or the clip could not be committed): stop encoding
+    /// and delete what was written. A committed clip is left alone.
+    func discard() -> Eventually<Void> {
+        let result = Eventually<Void>()
+        queue.async { [self] in
+            guard let s = session.withLock({ $0 }), !s.committed, let detached = detach() else { return result.set(()) }
+            finalise(detached, discard: true) { _ in result.set(()) }
+        }
+        return result
+    }
+
+    /// Whether a clip (committed or not) is being encoded.
+    var isActive: Bool { session.withLock { $0 != nil } }
+
+    // On `queue`.
+    private func detach() -> Session? {
+        session.withLock { s in defer { s = nil }; return s }
+    }
+
+    private func finalise(_ s: Session, discard: Bool, _ done: @escaping @Sendable (Outcome) -> Void) {
+        finishing.async {
+            let summary = s.recorder?.finish() ?? RecordingSummary()
+            releaseFreedMemory()
+            if discard {
+                s.files.discard()
+                done(Outcome(paths: [], summary: summary))
+                return
+            }
+            s.files.finish()
+            let paths = s.files.finalNames(summary.paths).filter { FileManager.default.fileExists(atPath: $0) }
+            done(Outcome(paths: paths, summary: summary))
+        }
+    }
+}

@@ -1,0 +1,95 @@
+import Dispatch
+import ShutterCore
+import ShutterStorage
+import ShutterMedia
+
+/// The tap path, in order: wait for the autofocus cycle the press started
+/// (bounded by `camera.afTimeoutMs`), fire the flash around the exposure if the
+/// state machine said so, take the still, encode it with EXIF and save it
+/// durably (temp, fsync, rename, directory fsync). Everything here runs off the
+/// service actor; JPEG encoding and the file system run on one serial queue.
+final class PhotoTaker: Sendable {
+    private let config: ShutterConfig
+    private let storage: Storage
+    private let encoder: Result<StillEncoder, CaptureError>
+    private let clock: any MonotonicClock
+    private let wallClock: any WallClock
+    private let flashLED: LEDDriver?
+    private let cameraAppliesTransform: Bool
+    private let queue = DispatchQueue(label: "shutter.photo")
+
+    init(config: ShutterConfig, storage: Storage, clock: any MonotonicClock, wallClock: any WallClock,
+         flashLED: LEDDriver?, cameraAppliesTransform: Bool) {
+        self.config = config
+        self.storage = storage
+        self.clock = clock
+        self.wallClock = wallClock
+        self.flashLED = flashLED
+        self.cameraAppliesTransform = cameraAppliesTransform
+        do {
+            encoder = .success(try StillEncoder(quality: config.still.quality))
+        } catch {
+            encoder = .failure(CaptureError(.encoder, "the JPEG encoder could not start (\(error)); photos cannot be saved"))
+        }
+    }
+
+    /// Why photos cannot be saved at all, if so (logged once at start).
+    var unavailableReason: String? {
+        if case .failure(let e) = encoder { return e.message }
+        return nil
+    }
+
+    /// A full-resolution still: autofocus, flash, capture, save. Returns the path.
+    func take(camera: (any CameraDevice)?, autofocus: Eventually<AutofocusResult>?,
+              flash: Bool) async -> Result<String, CaptureError> {
+        _ = await autofocus?.value  // bounded by afTimeoutMs in the camera
+        guard let camera else { return .failure(CaptureError(.camera, "no camera: the photo was not taken")) }
+        if flash { await flashLED?.show(LEDPattern.steady(true)) }
+        let frame: Frame
+        do {
+            frame = try await camera.captureStill()
+        } catch {
+            if flash { await flashLED?.show(LEDPattern.steady(false)) }
+            return .failure(CaptureError(.camera, "still capture failed: \(error)"))
+        }
+        if flash { await flashLED?.show(LEDPattern.steady(false)) }
+        return await save(frame, camera: camera.info)
+    }
+
+    /// Encodes and saves a frame already in hand (a still, or a video frame for a
+    /// photo asked for during a recording).
+    func save(_ frame: Frame, camera: CameraInfo?) async -> Result<String, CaptureError> {
+        let encoder: StillEncoder
+        switch self.encoder {
+        case .success(let e): encoder = e
+        case .failure(let e): return .failure(e)
+        }
+        let metadata = metadata(for: frame, camera: camera)
+        let storage = self.storage
+        return await Blocking.run(on: queue) {
+            do {
+                _ = try storage.ensureSpace(for: .photo)
+                let still = try encoder.encode(frame, metadata: metadata)
+                return .success(try storage.savePhoto(bytes: still.jpeg).path)
+            } catch let e as StorageError {
+                return .failure(CaptureError(e))
+            } catch {
+                return .failure(CaptureError(.encoder, "could not save the photo: \(error)"))
+            }
+        }
+    }
+
+    private func metadata(for frame: Frame, camera: CameraInfo?) -> StillMetadata {
+        var meta = StillMetadata(
+            make: config.exif.make.isEmpty ? (camera?.make ?? "Shutter") : config.exif.make,
+            model: config.exif.model.isEmpty ? (camera?.model ?? "Camera") : config.exif.model,
+            software: "Shutter",
+            captureTime: wallClock.now().adding(frame.timestamp - clock.now()),
+            focalLengthMillimetres: config.exif.focalLengthMm, fNumber: config.exif.fNumber,
+            rotation: cameraAppliesTransform ? 0 : config.camera.rotation,
+            hflip: cameraAppliesTransform ? false : config.camera.hflip,
+            vflip: cameraAppliesTransform ? false : config.camera.vflip)
+        meta.take(frame.metadata)
+        return meta
+    }
+}
