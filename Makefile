@@ -48,6 +48,13 @@ check-scripts:
 	@sh deploy/test-check-segments.sh
 	@sh deploy/test-apt-archive-uri.sh
 
+# The package on arm64 (the Pi's architecture) in a cached Debian trixie arm64 root under
+# qemu-user: release shutterd and shutterctl, the Core and Media unit tests, segment check
+# (README: On arm64). Not in `make test`: cold it takes 1.5-2 hours; run it before a release.
+.PHONY: arm64
+arm64:
+	@sh deploy/arm64/run.sh
+
 # The C/C++ shims against Debian trixie's headers (libgpiod 2.x, libcamera 0.4,
 # FFmpeg 7), fetched with apt-get download into .build/compat (cached).
 .PHONY: compat

@@ -1,12 +1,14 @@
 #!/bin/sh
 # Installs the Debian packages Shutter needs to build, test and run, when missing.
 # Called by `make test`, `make run` and `make bench`; safe to run again.
-# `install-deps.sh PKG...` installs those packages instead (deploy/hil/install-deps.sh).
+# `install-deps.sh PKG...` installs those packages instead (deploy/hil/install-deps.sh);
+# `install-deps.sh --list` prints the list (deploy/arm64/build-root.sh takes its -dev names).
 set -eu
 PKGS="pkg-config libturbojpeg0-dev libjpeg62-turbo-dev libexif-dev \
 libavcodec-dev libavformat-dev libavutil-dev libswresample-dev libswscale-dev ffmpeg \
 libcamera-dev libgpiod-dev gpiod libasound2-dev alsa-utils sox tmux \
 libimage-exiftool-perl systemd e2fsprogs"
+[ "${1:-}" = "--list" ] && { echo $PKGS; exit 0; }
 [ $# -gt 0 ] && PKGS="$*"
 missing=""
 for p in $PKGS; do
