@@ -50,7 +50,7 @@ check-scripts:
 
 # The package on arm64 (the Pi's architecture) in a cached Debian trixie arm64 root under
 # qemu-user: release shutterd and shutterctl, the Core and Media unit tests, segment check
-# (README: On arm64). Not in `make test`: cold it takes 1.5-2 hours; run it before a release.
+# (README: On arm64). Not in `make test`: cold it takes ~70 min; run it before a release.
 .PHONY: arm64
 arm64:
 	@sh deploy/arm64/run.sh
