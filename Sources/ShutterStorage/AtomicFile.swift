@@ -62,6 +62,26 @@ public enum AtomicFile {
     }
 
     /// Makes a rename, creation or removal in `dir` durable.
+    /// The whole of a small file written by `write` (a counter, a state file); nil when
+    /// there is none. A file longer than `limit` bytes is not one of ours: EFBIG.
+    public static func read(_ path: String, limit: Int) throws(SystemError) -> [UInt8]? {
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        if fd < 0 {
+            let e = errno
+            if e == ENOENT { return nil }
+            throw SystemError(errno: e, call: "open", path: path)
+        }
+        defer { close(fd) }
+        var bytes: [UInt8] = []
+        var buf = [UInt8](repeating: 0, count: 4096)
+        while true {
+            let n = try typedEINTR("read", path: path) { buf.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) } }
+            if n == 0 { return bytes }
+            bytes += buf[0..<n]
+            if bytes.count > limit { throw SystemError(errno: EFBIG, call: "read", path: path) }
+        }
+    }
+
     public static func fsyncDirectory(_ dir: String) throws(SystemError) {
         let dfd = try typedEINTR("open", path: dir) { open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC) }
         defer { close(dfd) }

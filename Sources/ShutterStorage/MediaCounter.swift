@@ -17,17 +17,14 @@ enum MediaCounter {
     /// The next ordinal stored, or nil when the file is absent or unreadable
     /// as a counter (the scan of existing files then decides alone).
     static func read(root: String) throws(SystemError) -> Int? {
-        let p = path(root: root)
-        let fd = open(p, O_RDONLY | O_CLOEXEC)
-        if fd < 0 {
-            let e = errno
-            if e == ENOENT { return nil }
-            throw SystemError(errno: e, call: "open", path: p)
+        let bytes: [UInt8]
+        do {
+            guard let b = try AtomicFile.read(path(root: root), limit: 128) else { return nil }
+            bytes = b
+        } catch where error.errno == EFBIG {
+            return nil  // longer than a counter line: not one; the scan decides alone
         }
-        defer { close(fd) }
-        var buf = [UInt8](repeating: 0, count: 128)
-        let n = try typedEINTR("read", path: p) { buf.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, 128) } }
-        let text = String(decoding: buf[0..<n], as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+        let text = String(decoding: bytes, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
         guard text.hasPrefix("next ") else { return nil }
         let value = String(text.dropFirst(5))
         if value == "none" { return DCFNumber.count }

@@ -19,22 +19,8 @@ public enum SettingsFile {
     /// and cannot be read, or is not UTF-8 (both: set it aside).
     public static func read(root: String) throws(SystemError) -> String? {
         let p = path(root: root)
-        let fd = open(p, O_RDONLY | O_CLOEXEC)
-        if fd < 0 {
-            let e = errno
-            if e == ENOENT { return nil }
-            throw SystemError(errno: e, call: "open", path: p)
-        }
-        defer { close(fd) }
-        var bytes: [UInt8] = []
-        var buf = [UInt8](repeating: 0, count: 4096)
-        while true {
-            let n = try typedEINTR("read", path: p) { buf.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) } }
-            if n == 0 { break }
-            bytes += buf[0..<n]
-            // A settings file is a few hundred bytes; a huge one is not ours.
-            if bytes.count > 1_048_576 { throw SystemError(errno: EFBIG, call: "read", path: p) }
-        }
+        // A settings file is a few hundred bytes; a huge one is not ours.
+        guard let bytes = try AtomicFile.read(p, limit: 1_048_576) else { return nil }
         guard let text = String(validating: bytes, as: UTF8.self) else {
             throw SystemError(errno: EILSEQ, call: "read", path: p)
         }

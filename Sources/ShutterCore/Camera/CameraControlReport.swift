@@ -117,7 +117,8 @@ public struct LackingControl: Codable, Equatable, Sendable, CustomStringConverti
     public var description: String { "\(control): \(reason)" }
 }
 
-public struct PixelSize: Codable, Equatable, Sendable, CustomStringConvertible {
+/// A frame size in pixels (what a stream was asked for or granted).
+public struct PixelSize: Codable, Hashable, Sendable, CustomStringConvertible {
     public var width: Int
     public var height: Int
 

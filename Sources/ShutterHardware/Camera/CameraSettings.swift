@@ -1,16 +1,7 @@
 import ShutterCore
 
-public struct CameraSize: Sendable, Equatable, Hashable, Codable, CustomStringConvertible {
-    public var width: Int
-    public var height: Int
-
-    public init(width: Int, height: Int) {
-        self.width = width
-        self.height = height
-    }
-
-    public var description: String { "\(width)x\(height)" }
-}
+/// The camera's stream sizes are plain pixel sizes (the one type `status` reports).
+public typealias CameraSize = PixelSize
 
 /// Everything the real camera needs to be opened and configured. Preferences
 /// are best first; what the pipeline granted is reported in `LibcameraCamera.videoStream`

@@ -173,8 +173,8 @@ public final class LibcameraCamera: CameraDevice {
                 }
             }
             return CameraControlReport(asked: s.settings.controls, lacking: lacking,
-                                       videoSize: s.videoStream.map { PixelSize($0.size) },
-                                       stillSize: s.lastStillStream.map { PixelSize($0.size) })
+                                       videoSize: s.videoStream.map(\.size),
+                                       stillSize: s.lastStillStream.map(\.size))
         }
     }
 

@@ -32,10 +32,6 @@ public struct LibcameraControlSupport: Sendable, Equatable {
     ]
 }
 
-extension PixelSize {
-    init(_ size: CameraSize) { self.init(width: size.width, height: size.height) }
-}
-
 /// A rectangle in sensor pixels (libcamera's Rectangle).
 public struct PixelRect: Sendable, Equatable, CustomStringConvertible {
     public var x: Int
