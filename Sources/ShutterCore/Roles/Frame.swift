@@ -36,10 +36,13 @@ public struct FrameMetadata: Sendable, Equatable {
     public var autofocusState: AutofocusState?
     /// Lens position in dioptres (1 / metres), libcamera's LensPosition.
     public var lensPosition: Double?
+    /// White-balance gains in effect, [red, blue] (libcamera's ColourGains).
+    public var colourGains: [Double]?
 
     public init(exposureTimeMicroseconds: Int? = nil, analogueGain: Double? = nil,
                 digitalGain: Double? = nil, lux: Double? = nil, colourTemperature: Int? = nil,
-                autofocusState: AutofocusState? = nil, lensPosition: Double? = nil) {
+                autofocusState: AutofocusState? = nil, lensPosition: Double? = nil,
+                colourGains: [Double]? = nil) {
         self.exposureTimeMicroseconds = exposureTimeMicroseconds
         self.analogueGain = analogueGain
         self.digitalGain = digitalGain
@@ -47,6 +50,7 @@ public struct FrameMetadata: Sendable, Equatable {
         self.colourTemperature = colourTemperature
         self.autofocusState = autofocusState
         self.lensPosition = lensPosition
+        self.colourGains = colourGains
     }
 }
 
