@@ -72,6 +72,23 @@ final class EndToEndCameraPhysicsTests: XCTestCase {
         print("stripe period in pixels: zoom 1 \(one.stripePeriod), zoom 2 \(two.stripePeriod)")
         XCTAssertEqual(two.stripePeriod / max(one.stripePeriod, 0.1), 2, accuracy: 0.15)
     }
+
+    func testTheSimSectionSetsTheSubjectAndTheScenesLight() throws {
+        let d = try DaemonHarness(config: #"{"still": {"width": 640, "height": 480}, "sim": {"modeSwitchMs": 0, "#
+                                  + #""subjectDioptres": 4, "sceneKelvin": 3000}}"#)
+        try d.start()
+        defer { d.stop() }
+        let (auto, _) = try photo(d, [])
+        let (onOldSubject, _) = try photo(d, [("camera.focus.lensPosition", "1")])
+        let (onSubject, _) = try photo(d, [("camera.focus.lensPosition", "4")])
+        let (daylight, _) = try photo(d, [("camera.whiteBalance.mode", "\"daylight\"")])
+        print("subject at 4 dioptres: Laplacian variance lens 1 \(Int(onOldSubject.stripeLaplacianVariance)), "
+              + "lens 4 \(Int(onSubject.stripeLaplacianVariance)); 3000 K scene, daylight white balance: "
+              + "R-B \(Int(daylight.grey.redMinusBlue)) (auto \(Int(auto.grey.redMinusBlue)))")
+        XCTAssertGreaterThan(auto.stripeLaplacianVariance, 3 * onOldSubject.stripeLaplacianVariance, "continuous AF found it")
+        XCTAssertGreaterThan(onSubject.stripeLaplacianVariance, 3 * onOldSubject.stripeLaplacianVariance)
+        XCTAssertGreaterThan(daylight.grey.redMinusBlue, 40, "daylight balance under tungsten light is orange")
+    }
 }
 
 /// A JPEG decoded to RGB by ffmpeg, measured where the simulated scene puts things.
