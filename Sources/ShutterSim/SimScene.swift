@@ -165,6 +165,11 @@ struct SimOptics: Sendable {
         var m = FrameMetadata(exposureTimeMicroseconds: Int(shutter.rounded()), analogueGain: gain, digitalGain: 1,
                               lux: scene.lux, colourTemperature: Int(kelvin.rounded()), lensPosition: lens)
         m.colourGains = [red, blue]
+        let manualExposure = controls.exposure.fixedShutterMicroseconds != nil && controls.exposure.fixedGain != nil
+        m.exposureValue = manualExposure ? 0 : min(8, max(-8, controls.exposure.ev))
+        m.autoWhiteBalance = controls.whiteBalance.gains == nil && controls.whiteBalance.mode == .auto
+        let crop = (NormalisedRect(controls.roi) ?? .full).zoomed(controls.zoom)
+        m.digitalZoomRatio = 1 / max(crop.width, 1e-3)
         switch controls.focus.effectiveMode {
         case .manual: m.autofocusState = .idle
         case .auto: m.autofocusState = autofocused ? (autofocusSucceeds ? .focused : .failed) : .idle

@@ -26,10 +26,12 @@ final class EndToEndCameraPhysicsTests: XCTestCase {
         let d = try DaemonHarness(config: config)
         try d.start()
         defer { d.stop() }
-        let (plus, _) = try photo(d, [("camera.exposure.ev", "2")])
+        let (plus, plusPath) = try photo(d, [("camera.exposure.ev", "2")])
         let (minus, _) = try photo(d, [("camera.exposure.ev", "-2")])
         print("grey patch luma: EV +2 \(Int(plus.grey.luma)), EV -2 \(Int(minus.grey.luma))")
         XCTAssertGreaterThan(plus.grey.luma, minus.grey.luma + 100, "EV +2 is brighter than EV -2 by a clear margin")
+        let (_, bias, _) = try runTool("exiftool", ["-s", "-ExposureCompensation", plusPath])
+        XCTAssertTrue(bias.contains("ExposureCompensation            : +2"), bias)
 
         let (manual, path) = try photo(d, [("camera.exposure.ev", "0"), ("camera.exposure.shutterUs", "10000")])
         let (_, exif, _) = try runTool("exiftool", ["-s", "-ExposureTime", "-ISO", path])
@@ -68,9 +70,12 @@ final class EndToEndCameraPhysicsTests: XCTestCase {
         XCTAssertTrue(exif.contains("SubjectDistance                 : 1 m"), exif)
 
         let (one, _) = try photo(d, [("camera.focus.lensPosition", "1")])
-        let (two, _) = try photo(d, [("camera.zoom", "2")])
+        let (two, twoPath) = try photo(d, [("camera.zoom", "2")])
         print("stripe period in pixels: zoom 1 \(one.stripePeriod), zoom 2 \(two.stripePeriod)")
         XCTAssertEqual(two.stripePeriod / max(one.stripePeriod, 0.1), 2, accuracy: 0.15)
+        let (_, zoom, _) = try runTool("exiftool", ["-s", "-DigitalZoomRatio", "-WhiteBalance", twoPath])
+        XCTAssertTrue(zoom.contains("DigitalZoomRatio                : 2"), zoom)
+        XCTAssertTrue(zoom.contains("WhiteBalance                    : Auto"), zoom)
     }
 
     func testTheSimSectionSetsTheSubjectAndTheScenesLight() throws {
