@@ -40,9 +40,14 @@ public final class SimCamera: CameraDevice {
         public var bufferCount = 8
         public var model = "Shutter Sim Camera"
         /// The sensor controls it starts with (the configuration's `camera.*`);
-        /// `apply` changes them. Kept and reported in `controlReport`; the picture
-        /// does not follow them yet.
+        /// `apply` changes them. The picture and the frame metadata follow them
+        /// (`SimScene`, `SimOptics`), and `controlReport` reports them.
         public var controls = CameraControls()
+        /// What it looks at: luminance, colour temperature, subject distance.
+        public var scene = SimScene()
+        /// Auto exposure and continuous autofocus frames a still's mode switch
+        /// gives them to converge (the warm-up frames).
+        public var stillWarmUpFrames = 8
         /// Controls this camera lacks (for tests): asked for, each is reported
         /// with its reason at every start, as the real camera reports its own.
         public var lacking: Set<CameraControlID> = []
@@ -76,7 +81,8 @@ public final class SimCamera: CameraDevice {
 
     private struct State {
         var fault: Fault = .none
-        var lux: Double = 400
+        var scene: SimScene
+        var optics: SimOptics
         var mode: Mode = .idle
         /// start() was called and stop() was not: video runs, or resumes after a still.
         var videoWanted = false
@@ -141,7 +147,8 @@ public final class SimCamera: CameraDevice {
         self.settings = settings
         self.clock = clock
         activity = SimActivity(clock: clock)
-        state = Mutex(State(controls: settings.controls))
+        state = Mutex(State(scene: settings.scene, optics: SimOptics(lens: settings.scene.subjectDioptres),
+                            controls: settings.controls))
         info = CameraInfo(make: "Shutter", model: settings.model, id: "sim:0", hasAutofocus: true,
                           pixelArraySize: (settings.stillWidth, settings.stillHeight))
         pattern = TestPattern(width: settings.width, height: settings.height)
@@ -170,10 +177,17 @@ public final class SimCamera: CameraDevice {
         }
     }
 
-    /// Scene brightness in lux: sets exposure, gain and the picture's brightness.
+    /// Scene brightness in lux: auto exposure follows it (and the picture
+    /// darkens once exposure and gain are at their limits).
     public var lux: Double {
-        get { state.withLock { $0.lux } }
-        set { state.withLock { $0.lux = max(0, newValue) } }
+        get { state.withLock { $0.scene.lux } }
+        set { state.withLock { $0.scene.lux = max(0, newValue) } }
+    }
+
+    /// The scene: luminance, colour temperature, subject distance.
+    public var scene: SimScene {
+        get { state.withLock { $0.scene } }
+        set { state.withLock { $0.scene = newValue } }
     }
 
     /// Frames lost: not drawn because every buffer was still held downstream, or
@@ -226,16 +240,6 @@ public final class SimCamera: CameraDevice {
 
     /// How many times `apply` was called: a test sees a change reach the camera, or wait.
     public var controlChanges: Int { state.withLock { $0.controlChanges } }
-
-    /// What an auto-exposure loop would settle on for `lux`: longer exposure and
-    /// more gain as the scene darkens, capped at 1/30 s and 16x.
-    static func exposure(forLux lux: Double) -> FrameMetadata {
-        let target = 1_000_000.0 / max(lux, 0.1)  // microseconds at gain 1: 1/400 s at 400 lux
-        let exposure = min(33_000, max(100, target))
-        let gain = min(16, max(1, target / exposure))
-        return FrameMetadata(exposureTimeMicroseconds: Int(exposure), analogueGain: gain, digitalGain: 1,
-                             lux: lux, colourTemperature: 5000)
-    }
 
     // MARK: Driving it on a ManualClock
 
@@ -333,8 +337,15 @@ public final class SimCamera: CameraDevice {
             return fallback
         }
         if converged > deadline { return fallback }
+        // The lens ends on the subject (and, in `auto` mode, stays there).
+        let subject: Double = state.withLock { s in
+            guard settings.autofocusSucceeds else { return s.scene.subjectDioptres }
+            s.optics.autofocused = true
+            s.optics.lens = s.scene.subjectDioptres
+            return s.scene.subjectDioptres
+        }
         return AutofocusResult(state: settings.autofocusSucceeds ? .focused : .failed,
-                               lensPosition: settings.autofocusSucceeds ? 1.0 : 0.5, timedOut: false)
+                               lensPosition: settings.autofocusSucceeds ? subject : 0.5, timedOut: false)
     }
 
     // MARK: The still's mode switch
@@ -421,7 +432,7 @@ public final class SimCamera: CameraDevice {
     /// The full-resolution frame, exposed at `time`; a fault injected during the
     /// switch fails it as the real camera would (gone, failed, or no frame).
     private func exposeStill(at time: MonotonicTime) async -> Result<Frame, CameraError> {
-        let taken: Result<(OwnedFrameBuffer, Double), CameraError> = state.withLock { s in
+        let taken: Result<(OwnedFrameBuffer, SimRender, FrameMetadata), CameraError> = state.withLock { s in
             switch s.fault {
             case .disappear:
                 return .failure(CameraError(.noDevice, "simulated camera was unplugged during a still (fault injected)"))
@@ -431,21 +442,20 @@ public final class SimCamera: CameraDevice {
             }
             let b = s.stillBuffers.popLast()
                 ?? OwnedFrameBuffer(capacity: Frame.i420ByteCount(width: settings.stillWidth, height: settings.stillHeight))
-            return .success((b, s.lux))
+            // The warm-up frames of the switch: exposure and focus settle.
+            for _ in 0..<max(1, settings.stillWarmUpFrames) { s.optics.step(s.controls, s.scene) }
+            return .success((b, s.optics.render(s.controls, s.scene),
+                             s.optics.metadata(s.controls, s.scene, autofocusSucceeds: settings.autofocusSucceeds)))
         }
-        let buffer: OwnedFrameBuffer, lux: Double
+        let buffer: OwnedFrameBuffer, render: SimRender, meta: FrameMetadata
         switch taken {
         case .failure(let e): return .failure(e)
-        case .success(let t): (buffer, lux) = t
+        case .success(let t): (buffer, render, meta) = t
         }
         let stillPattern = self.stillPattern
         await onDrawQueue {
-            stillPattern.draw(into: buffer.bytes, index: 0, millis: time.milliseconds,
-                              brightness: min(1, max(0.05, lux / 200)))
+            stillPattern.draw(into: buffer.bytes, index: 0, millis: time.milliseconds, render: render)
         }
-        var meta = Self.exposure(forLux: lux)
-        meta.autofocusState = settings.autofocusSucceeds ? .focused : .failed
-        meta.lensPosition = 1.0
         return .success(Frame.i420(width: settings.stillWidth, height: settings.stillHeight, buffer: buffer,
                                    timestamp: time, sequence: 0, metadata: meta, onRelease: { [weak self] in
                                        self?.state.withLock { $0.stillBuffers.append(buffer) }
@@ -495,7 +505,7 @@ public final class SimCamera: CameraDevice {
             let sequence = firstSequence &+ UInt64(k)
             k += 1
             do { try await activity.sleep(id, until: due) } catch { return }
-            enum Next { case quit, skip, frame(OwnedFrameBuffer, Double) }
+            enum Next { case quit, skip, frame(OwnedFrameBuffer, SimRender, FrameMetadata) }
             let next: Next = state.withLock { s in
                 guard s.generation == generation, s.mode == .video, s.stream != nil else { return .quit }
                 if s.fault == .stall { return .skip }
@@ -504,20 +514,18 @@ public final class SimCamera: CameraDevice {
                     s.outOfBuffers += 1
                     return .skip
                 }
-                return .frame(b, s.lux)
+                s.optics.step(s.controls, s.scene)
+                return .frame(b, s.optics.render(s.controls, s.scene),
+                              s.optics.metadata(s.controls, s.scene, autofocusSucceeds: true))
             }
-            guard case let .frame(buffer, lux) = next else {
+            guard case let .frame(buffer, render, meta) = next else {
                 if case .quit = next { return }
                 continue
             }
             let pattern = self.pattern
             await onDrawQueue {
-                pattern.draw(into: buffer.bytes, index: sequence, millis: due.milliseconds,
-                             brightness: min(1, max(0.05, lux / 200)))
+                pattern.draw(into: buffer.bytes, index: sequence, millis: due.milliseconds, render: render)
             }
-            var meta = Self.exposure(forLux: lux)
-            meta.autofocusState = .focused
-            meta.lensPosition = 1.0
             let frame = Frame.i420(width: settings.width, height: settings.height, buffer: buffer,
                                    timestamp: due, sequence: sequence, metadata: meta,
                                    onRelease: { [weak self] in

@@ -1,70 +1,140 @@
 import ShutterCore
 
-/// Draws the simulated camera's picture into I420 planes: colour bars that move
-/// one step per frame, with the frame number and the time burned in, so a clip
+/// Draws the simulated camera's picture into I420 planes: the scene (`SimScene`)
+/// as the sensor, lens and ISP render it (`SimRender`). The top 60 % of the
+/// scene is colour bars that move one step per frame; below them, a neutral
+/// grey patch on the left and sharp black-and-white stripes (64 to the scene's
+/// width) on the right. The frame number and the time are burned in, so a clip
 /// shows motion and any frame can be identified by eye or by a test.
+///
+/// Every row of a band is the same, so a frame costs two computed rows (each
+/// of `width` pixels: crop, blur, exposure, white balance, ISP) and one memcpy
+/// per row.
 struct TestPattern {
     let width: Int
     let height: Int
-    /// One luma row twice as wide as the picture; each output row is a window into it,
-    /// so a frame costs one memcpy per row instead of per-pixel work.
-    private let lumaRow: [UInt8]
-    private let uRow: [UInt8]
-    private let vRow: [UInt8]
+
+    /// The scene's rows from here down are the grey patch and the stripes.
+    static let lowerBand = 0.6
+    static let stripesPerWidth = 64.0
+    private static let black = 0.03
+    private static let white = 0.9
+
+    /// Eight bars (white, yellow, cyan, green, magenta, red, blue, black) in linear RGB.
+    private static let bars: [(Double, Double, Double)] = [
+        (1, 1, 1), (1, 1, 0), (0, 1, 1), (0, 1, 0), (1, 0, 1), (1, 0, 0), (0, 0, 1), (0, 0, 0),
+    ]
 
     init(width: Int, height: Int) {
         self.width = width
         self.height = height
-        // Eight bars (white, yellow, cyan, green, magenta, red, blue, black) in BT.601 YUV.
-        let bars: [(UInt8, UInt8, UInt8)] = [
-            (235, 128, 128), (210, 16, 146), (170, 166, 16), (145, 54, 34),
-            (106, 202, 222), (81, 90, 240), (41, 240, 110), (16, 128, 128),
-        ]
-        let cw = (width + 1) / 2
-        var y = [UInt8](repeating: 0, count: 2 * width)
-        var u = [UInt8](repeating: 0, count: 2 * cw)
-        var v = [UInt8](repeating: 0, count: 2 * cw)
-        for x in 0..<(2 * width) {
-            let bar = bars[(x * bars.count / max(width, 1)) % bars.count]
-            y[x] = bar.0
-        }
-        for x in 0..<(2 * cw) {
-            let bar = bars[(x * 2 * bars.count / max(width, 1)) % bars.count]
-            u[x] = bar.1
-            v[x] = bar.2
-        }
-        lumaRow = y
-        uRow = u
-        vRow = v
     }
 
-    /// Draws frame `index` into `buffer` (I420, tightly packed). `brightness` 0...1
-    /// scales luma, so a dark scene looks dark and auto-flash can be checked.
-    func draw(into buffer: UnsafeMutableRawPointer, index: UInt64, millis: Int64, brightness: Double) {
-        let shift = Int(index * 8 % UInt64(max(width, 1)))
+    /// Draws frame `index` into `buffer` (I420, tightly packed) as `render` says.
+    func draw(into buffer: UnsafeMutableRawPointer, index: UInt64, millis: Int64, render: SimRender) {
         let cw = (width + 1) / 2, ch = (height + 1) / 2
         let yPlane = buffer.assumingMemoryBound(to: UInt8.self)
         let uPlane = yPlane + width * height
         let vPlane = uPlane + cw * ch
-        lumaRow.withUnsafeBufferPointer { row in
-            for r in 0..<height { (yPlane + r * width).update(from: row.baseAddress! + shift, count: width) }
+        let shift = Double(index * 8 % UInt64(max(width, 1))) / Double(max(width, 1))
+        let crop = render.crop
+        var rows: [[UInt8]] = []  // per band: Y (width), U (cw), V (cw)
+        for band in 0..<2 {
+            rows.append(contentsOf: Self.row(band: band, width: width, shift: shift, render: render))
         }
-        uRow.withUnsafeBufferPointer { u in
-            vRow.withUnsafeBufferPointer { v in
-                for r in 0..<ch {
-                    (uPlane + r * cw).update(from: u.baseAddress! + shift / 2, count: cw)
-                    (vPlane + r * cw).update(from: v.baseAddress! + shift / 2, count: cw)
-                }
+        func band(_ row: Int, of rowsTotal: Int) -> Int {
+            let sy = crop.y + (Double(row) + 0.5) / Double(max(rowsTotal, 1)) * crop.height
+            return sy < Self.lowerBand ? 0 : 1
+        }
+        for r in 0..<height {
+            rows[band(r, of: height) * 3].withUnsafeBufferPointer {
+                (yPlane + r * width).update(from: $0.baseAddress!, count: width)
             }
         }
-        if brightness < 0.999 {
-            let scale = max(0, brightness)
-            for i in 0..<(width * height) { yPlane[i] = UInt8(16 + Double(Int(yPlane[i]) - 16) * scale) }
+        for r in 0..<ch {
+            let b = band(r, of: ch) * 3
+            rows[b + 1].withUnsafeBufferPointer { (uPlane + r * cw).update(from: $0.baseAddress!, count: cw) }
+            rows[b + 2].withUnsafeBufferPointer { (vPlane + r * cw).update(from: $0.baseAddress!, count: cw) }
         }
         let scaleFactor = max(1, height / 120)
         let text = "F\(index) T\(millis)"
         Digits.draw(text, into: yPlane, stride: width, width: width, height: height,
                     x: 4 * scaleFactor, y: 4 * scaleFactor, scale: scaleFactor)
+    }
+
+    /// One output row of a band (0: bars, 1: grey patch and stripes): Y, U, V.
+    static func row(band: Int, width: Int, shift: Double, render: SimRender) -> [[UInt8]] {
+        let n = max(width, 1)
+        let crop = render.crop
+        var red = [Double](repeating: 0, count: n)
+        var green = red, blue = red
+        red.withUnsafeMutableBufferPointer { r in
+            green.withUnsafeMutableBufferPointer { g in
+                blue.withUnsafeMutableBufferPointer { b in
+                    for x in 0..<n {
+                        let sx = crop.x + (Double(x) + 0.5) / Double(n) * crop.width
+                        if band == 0 {
+                            var f = (sx + shift).truncatingRemainder(dividingBy: 1)
+                            if f < 0 { f += 1 }
+                            let c = bars[min(7, Int(f * 8))]
+                            (r[x], g[x], b[x]) = c
+                        } else if sx < 0.5 {
+                            (r[x], g[x], b[x]) = (SimScene.greyReflectance, SimScene.greyReflectance,
+                                                  SimScene.greyReflectance)
+                        } else {
+                            var f = (sx * stripesPerWidth).truncatingRemainder(dividingBy: 1)
+                            if f < 0 { f += 1 }
+                            let v = f < 0.5 ? white : black
+                            (r[x], g[x], b[x]) = (v, v, v)
+                        }
+                    }
+                    // Defocus, in output pixels (a zoomed crop magnifies it too).
+                    let radius = Int((render.blur * Double(n) / max(crop.width, 1e-6)).rounded())
+                    if radius > 0 {
+                        boxBlur(r, radius)
+                        boxBlur(g, radius)
+                        boxBlur(b, radius)
+                    }
+                }
+            }
+        }
+        var y = [UInt8](repeating: 0, count: n)
+        let cw = (n + 1) / 2
+        var u = [UInt8](repeating: 128, count: cw)
+        var v = u
+        var us = [Double](repeating: 0, count: n), vs = us
+        let level = render.level
+        for x in 0..<n {
+            // Sensor: exposure and clipping; then white balance; then the ISP's tuning.
+            let rr = min(1, min(1, red[x] * level) * render.redTint)
+            let gg = min(1, green[x] * level)
+            let bb = min(1, min(1, blue[x] * level) * render.blueTint)
+            var luma = 0.299 * rr + 0.587 * gg + 0.114 * bb
+            let cb = (bb - luma) * 0.564 * render.saturation
+            let cr = (rr - luma) * 0.713 * render.saturation
+            luma = (luma - 0.5) * render.contrast + 0.5 + render.brightness
+            y[x] = UInt8(16 + 219 * min(1, max(0, luma)) + 0.5)
+            us[x] = cb
+            vs[x] = cr
+        }
+        for c in 0..<cw {
+            let a = 2 * c, b = min(2 * c + 1, n - 1)
+            u[c] = UInt8(max(16, min(240, 128 + 224 * (us[a] + us[b]) / 2)).rounded())
+            v[c] = UInt8(max(16, min(240, 128 + 224 * (vs[a] + vs[b]) / 2)).rounded())
+        }
+        return [y, u, v]
+    }
+
+    /// A box blur of `radius` pixels in place, edges held.
+    private static func boxBlur(_ p: UnsafeMutableBufferPointer<Double>, _ radius: Int) {
+        let n = p.count
+        guard n > 1, radius > 0 else { return }
+        var prefix = [Double](repeating: 0, count: n + 1)
+        for i in 0..<n { prefix[i + 1] = prefix[i] + p[i] }
+        for i in 0..<n {
+            let lo = max(0, i - radius), hi = min(n - 1, i + radius)
+            p[i] = (prefix[hi + 1] - prefix[lo]) / Double(hi - lo + 1)
+        }
     }
 }
 

@@ -156,6 +156,13 @@ final class ConfigValidationTests: ConfigTestCase {
         XCTAssertTrue(e.message.contains("0.5...64"), e.message)
         e = try error(file: #"{"audio": {"device": ""}}"#)
         XCTAssertEqual(e.code, .outOfRange)
+        e = try error(file: #"{"sim": {"sceneKelvin": 20000}}"#)
+        XCTAssertEqual(e.code, .outOfRange)
+        XCTAssertTrue(e.message.contains("sim.sceneKelvin") && e.message.contains("1500...12000"), e.message)
+        e = try error(file: #"{"sim": {"subjectDioptres": -1}}"#)
+        XCTAssertEqual(e.code, .outOfRange)
+        let sim = try load(file: write("sim.json", #"{"sim": {"sceneLux": 50, "sceneKelvin": 3000, "subjectDioptres": 4}}"#)).sim
+        XCTAssertEqual([sim.sceneLux, Double(sim.sceneKelvin), sim.subjectDioptres], [50, 3000, 4])
         // Bounds themselves are allowed.
         XCTAssertEqual(try load(overrides: ["button.holdMs": "100", "video.maxSeconds": "3600"]).button.holdMs, 100)
     }

@@ -10,9 +10,13 @@ final class StillExifTests: XCTestCase {
                                utcOffsetSeconds: 3600, isTrusted: true)
 
     static func fullMetadata() -> StillMetadata {
-        StillMetadata(make: "Raspberry Pi", model: "Camera Module 3 (imx708)", software: "Shutter 0.1",
-                      captureTime: when, exposureTimeMicroseconds: 10_000, analogueGain: 2.0,
-                      digitalGain: 1.25, focalLengthMillimetres: 4.74, fNumber: 1.8, lensPosition: 2.0)
+        var m = StillMetadata(make: "Raspberry Pi", model: "Camera Module 3 (imx708)", software: "Shutter 0.1",
+                              captureTime: when, exposureTimeMicroseconds: 10_000, analogueGain: 2.0,
+                              digitalGain: 1.25, focalLengthMillimetres: 4.74, fNumber: 1.8, lensPosition: 2.0)
+        m.exposureBias = -1.5
+        m.autoWhiteBalance = false
+        m.digitalZoomRatio = 2.5
+        return m
     }
 
     func testEveryFieldIsReadBackByExiftool() throws {
@@ -40,6 +44,9 @@ final class StillExifTests: XCTestCase {
         XCTAssertEqual(try XCTUnwrap(e["FocalLength"] as? Double), 4.74, accuracy: 1e-9)
         XCTAssertEqual(try XCTUnwrap(e["FNumber"] as? Double), 1.8, accuracy: 1e-9)
         XCTAssertEqual(try XCTUnwrap(e["SubjectDistance"] as? Double), 0.5, accuracy: 1e-9)  // 1 / 2 dioptres
+        XCTAssertEqual(try XCTUnwrap(e["ExposureCompensation"] as? Double), -1.5, accuracy: 1e-9)
+        XCTAssertEqual(s("WhiteBalance"), "1")  // manual
+        XCTAssertEqual(try XCTUnwrap(e["DigitalZoomRatio"] as? Double), 2.5, accuracy: 1e-9)
         XCTAssertEqual(s("Orientation"), "1")
         XCTAssertEqual(s("ExifImageWidth"), "320")
         XCTAssertEqual(s("ExifImageHeight"), "240")
@@ -141,7 +148,8 @@ final class StillExifTests: XCTestCase {
                                   metadata: StillMetadata(captureTime: t, lensPosition: 0)).write(to: path)
         let e = try XCTUnwrap(StillTools.exif([path]).first)
         XCTAssertEqual(e["SubjectDistance"].map { "\($0)" }, "4294967295")  // EXIF's infinity
-        for key in ["ExposureTime", "ISO", "FocalLength", "FNumber"] {
+        for key in ["ExposureTime", "ISO", "FocalLength", "FNumber", "ExposureCompensation", "WhiteBalance",
+                    "DigitalZoomRatio"] {
             XCTAssertNil(e[key], "\(key) is unknown and must be omitted")
         }
         XCTAssertEqual(e["DateTimeOriginal"].map { "\($0)" }, "2026:11:30 01:40:05")

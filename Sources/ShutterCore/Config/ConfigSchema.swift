@@ -134,6 +134,9 @@ public enum ConfigSchema {
         Key(path: "board.name", kind: .identifier),
         Key(path: "board.description", kind: .string(allowEmpty: true)),
         Key(path: "sim.modeSwitchMs", kind: .int(0...10000)),
+        Key(path: "sim.sceneLux", kind: .double(0...100000)),
+        Key(path: "sim.sceneKelvin", kind: .int(1500...12000)),
+        Key(path: "sim.subjectDioptres", kind: .double(0...32)),
     ]
 
     public static let byPath: [String: Key] = Dictionary(uniqueKeysWithValues: keys.map { ($0.path, $0) })

@@ -228,5 +228,11 @@ public struct ShutterConfig: Codable, Equatable, Sendable {
     public struct Sim: Codable, Equatable, Sendable {
         /// A still stops video for this long, as a Pi's mode switch does. Default 500, 0...10000 ms.
         public var modeSwitchMs = 500
+        /// The simulated scene's luminance, which auto exposure follows. Default 400, 0...100000 lux.
+        public var sceneLux = 400.0
+        /// The simulated scene's light, against which white balance tints. Default 5000, 1500...12000 K.
+        public var sceneKelvin = 5000
+        /// The simulated subject's distance as a lens position: the lens there is sharp. Default 1, 0...32 dioptres.
+        public var subjectDioptres = 1.0
     }
 }

@@ -36,10 +36,19 @@ public struct FrameMetadata: Sendable, Equatable {
     public var autofocusState: AutofocusState?
     /// Lens position in dioptres (1 / metres), libcamera's LensPosition.
     public var lensPosition: Double?
+    /// White-balance gains in effect, [red, blue] (libcamera's ColourGains).
+    public var colourGains: [Double]?
+    /// The exposure compensation in effect, in stops (libcamera's ExposureValue); 0 when exposure is manual.
+    public var exposureValue: Double?
+    /// White balance is automatic (`auto`, no fixed gains), rather than a preset or fixed gains.
+    public var autoWhiteBalance: Bool?
+    /// The digital zoom in effect: the full width over the crop's width (1: none).
+    public var digitalZoomRatio: Double?
 
     public init(exposureTimeMicroseconds: Int? = nil, analogueGain: Double? = nil,
                 digitalGain: Double? = nil, lux: Double? = nil, colourTemperature: Int? = nil,
-                autofocusState: AutofocusState? = nil, lensPosition: Double? = nil) {
+                autofocusState: AutofocusState? = nil, lensPosition: Double? = nil,
+                colourGains: [Double]? = nil) {
         self.exposureTimeMicroseconds = exposureTimeMicroseconds
         self.analogueGain = analogueGain
         self.digitalGain = digitalGain
@@ -47,6 +56,7 @@ public struct FrameMetadata: Sendable, Equatable {
         self.colourTemperature = colourTemperature
         self.autofocusState = autofocusState
         self.lensPosition = lensPosition
+        self.colourGains = colourGains
     }
 }
 

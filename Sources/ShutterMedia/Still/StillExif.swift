@@ -73,6 +73,15 @@ enum StillExif {
                 try b.rational(exif, EXIF_TAG_SUBJECT_DISTANCE, UInt32(mm), 1000)
             }
         }
+        if let ev = m.exposureBias, ev.isFinite {
+            try b.srational(exif, EXIF_TAG_EXPOSURE_BIAS_VALUE, Int32(clamping: Int((ev * 100).rounded())), 100)
+        }
+        if let auto = m.autoWhiteBalance {
+            try b.short(exif, EXIF_TAG_WHITE_BALANCE, auto ? 0 : 1)  // 0 auto, 1 manual
+        }
+        if let zoom = m.digitalZoomRatio, zoom >= 1, zoom.isFinite {
+            try b.rational(exif, EXIF_TAG_DIGITAL_ZOOM_RATIO, UInt32(clamping: Int((zoom * 100).rounded())), 100)
+        }
 
         if let thumbnail, thumbnail.count > 0 {
             try b.short(ifd1, EXIF_TAG_COMPRESSION, 6)  // JPEG
@@ -149,6 +158,13 @@ enum StillExif {
             let g = gcd(num, den)
             let r = ExifRational(numerator: num / g, denominator: den / g)
             try add(ifd, tag, EXIF_FORMAT_RATIONAL, 1) { exif_set_rational($0, order, r) }
+        }
+
+        func srational(_ ifd: UnsafeMutablePointer<ExifContent>, _ tag: ExifTag, _ num: Int32,
+                       _ den: Int32) throws {
+            let g = Int32(gcd(num.magnitude, den.magnitude))
+            let r = ExifSRational(numerator: num / g, denominator: den / g)
+            try add(ifd, tag, EXIF_FORMAT_SRATIONAL, 1) { exif_set_srational($0, order, r) }
         }
 
         private func gcd(_ a: UInt32, _ b: UInt32) -> UInt32 {

@@ -15,6 +15,12 @@ public struct StillMetadata: Sendable, Equatable {
     public var fNumber: Double?
     /// Dioptres (1 / metres) as libcamera reports it; 0 means focused at infinity.
     public var lensPosition: Double?
+    /// Exposure compensation in stops (EXIF ExposureBiasValue).
+    public var exposureBias: Double?
+    /// Automatic (true) or fixed (false) white balance (EXIF WhiteBalance 0 / 1).
+    public var autoWhiteBalance: Bool?
+    /// Digital zoom (EXIF DigitalZoomRatio).
+    public var digitalZoomRatio: Double?
     /// Degrees the stored image must be turned for display: 0 or 180.
     public var rotation: Int
     /// The stored image is mirrored left-right / top-bottom relative to the scene.
@@ -47,6 +53,9 @@ public struct StillMetadata: Sendable, Equatable {
         analogueGain = frame.analogueGain ?? analogueGain
         digitalGain = frame.digitalGain ?? digitalGain
         lensPosition = frame.lensPosition ?? lensPosition
+        exposureBias = frame.exposureValue ?? exposureBias
+        autoWhiteBalance = frame.autoWhiteBalance ?? autoWhiteBalance
+        digitalZoomRatio = frame.digitalZoomRatio ?? digitalZoomRatio
     }
 
     /// EXIF Orientation (1...4) for a 0/180 rotation combined with flips: a 180°

@@ -41,6 +41,8 @@ public struct BoardRoles: Sendable {
         s.stillWidth = config.still.width
         s.stillHeight = config.still.height
         s.modeSwitchMs = Int64(config.sim.modeSwitchMs)
+        s.scene = SimScene(lux: config.sim.sceneLux, colourTemperature: Double(config.sim.sceneKelvin),
+                           subjectDioptres: config.sim.subjectDioptres)
         s.controls = config.camera.controls
         camera(&s)
         let board = SimBoard(camera: s, clock: clock)
