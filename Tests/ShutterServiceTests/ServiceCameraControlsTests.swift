@@ -7,15 +7,6 @@ import ShutterSim
 /// Issue 11: the configured sensor controls reach the camera, and a control the
 /// camera lacks is said (in `status` and the log), never dropped silently.
 final class ServiceCameraControlsTests: XCTestCase {
-    private func waitUntil(_ what: String, timeout: TimeInterval = 20, _ cond: () async -> Bool) async throws {
-        let deadline = Date().addingTimeInterval(timeout)
-        while Date() < deadline {
-            if await cond() { return }
-            try await Task.sleep(nanoseconds: 20_000_000)
-        }
-        XCTFail("timed out waiting for \(what)")
-    }
-
     /// Runs `body` with this process's stderr (the service's log) going to a file; returns what was written.
     private func capturingStderr(_ body: () async throws -> Void) async rethrows -> String {
         let path = NSTemporaryDirectory() + "shutter-log-\(UUID().uuidString)"

@@ -31,15 +31,6 @@ final class ServiceInProcessTests: XCTestCase {
         return c
     }
 
-    private func waitUntil(_ what: String, timeout: TimeInterval = 20, _ cond: () async -> Bool) async throws {
-        let deadline = Date().addingTimeInterval(timeout)
-        while Date() < deadline {
-            if await cond() { return }
-            try await Task.sleep(nanoseconds: 20_000_000)
-        }
-        XCTFail("timed out waiting for \(what)")
-    }
-
     /// Issue 10: on a board that is not the simulated one, `status` showed every LED off.
     func testStatusShowsTheLEDsOfABoardThatIsNotTheSimulatedOne() async throws {
         let config = try config()

@@ -50,15 +50,6 @@ final class ServiceRuntimeSettingsTests: XCTestCase {
         return rig
     }
 
-    private func waitUntil(_ what: String, timeout: TimeInterval = 20, _ cond: () async -> Bool) async throws {
-        let deadline = Date().addingTimeInterval(timeout)
-        while Date() < deadline {
-            if await cond() { return }
-            try await Task.sleep(nanoseconds: 20_000_000)
-        }
-        XCTFail("timed out waiting for \(what)")
-    }
-
     func testSetReachesTheCameraGetShowsItAndResetReturnsToTheConfig() async throws {
         let r = try await start(try Self.config { $0.camera.exposure.ev = 0.5 })
 
