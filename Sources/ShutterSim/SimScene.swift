@@ -2,9 +2,9 @@ import ShutterCore
 
 /// What is in front of the simulated camera: how bright it is, the colour of
 /// its light and how far away the subject is. The picture (`TestPattern`) is
-/// colour bars over a neutral grey patch (reflectance `greyReflectance`) and
-/// sharp black-and-white stripes, so exposure, white balance and focus can be
-/// measured on it.
+/// colour bars over a white and a dark patch, a neutral grey patch
+/// (reflectance `greyReflectance`) and sharp black-and-white stripes, so
+/// exposure, metering, white balance and focus can be measured on it.
 public struct SimScene: Sendable, Equatable {
     /// Scene luminance in lux: auto exposure exposes for it (1/400 s at gain 1 for 400 lux).
     public var lux: Double = 400
@@ -21,14 +21,19 @@ public struct SimScene: Sendable, Equatable {
         self.subjectDioptres = subjectDioptres
     }
 
-    /// The grey patch: mid-grey, where auto exposure at EV 0 puts it (0.45 of full scale).
+    /// The grey patch: mid-grey, where auto exposure at EV 0 with the default
+    /// metering puts it (0.45 of full scale).
     public static let greyReflectance = 0.45
+    /// The white patch (a white card): metered, the picture darkens.
+    public static let whiteReflectance = 0.9
+    /// The dark patch (a black card): metered, the picture brightens.
+    public static let darkReflectance = 0.05
 }
 
 /// How the picture is drawn from the scene: what the sensor, lens and ISP did.
 struct SimRender: Sendable, Equatable {
     /// Output level of a perfect white (reflectance 1), before clipping:
-    /// shutter × gain × lux / 10^6, so 1 at auto exposure and EV 0.
+    /// shutter × gain × lux / 10^6, so 1 at auto exposure, EV 0 and the default metering.
     var level: Double = 1
     /// Red and blue against green on a neutral surface (1 = neutral).
     var redTint: Double = 1
@@ -84,11 +89,14 @@ struct SimOptics: Sendable {
         return (neutralKelvin / k, k / neutralKelvin)
     }
 
-    /// The exposure product auto exposure aims for: the grey patch at mid-grey, times 2^EV.
+    /// The exposure product auto exposure aims for: the metered luminance at
+    /// AE's target (`SimMetering`), times 2^EV. With the default metering that
+    /// is the grey patch at mid-grey, 1/400 s at 400 lux.
     static func target(_ controls: CameraControls, _ scene: SimScene) -> Double {
         var ev = controls.exposure.ev
         ev = min(8, max(-8, ev))
-        var t = 1_000_000 / max(scene.lux, 0.01) * Double.pow2(ev)
+        let metered = SimMetering.target / max(SimMetering.mean(controls), 1e-3)
+        var t = 1_000_000 / max(scene.lux, 0.01) * Double.pow2(ev) * metered
         t = min(maxShutter * maxGain, max(minShutter, t))
         if let s = controls.exposure.fixedShutterMicroseconds, let g = controls.exposure.fixedGain {
             t = Double(s) * g

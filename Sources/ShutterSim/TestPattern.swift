@@ -2,20 +2,26 @@ import ShutterCore
 
 /// Draws the simulated camera's picture into I420 planes: the scene (`SimScene`)
 /// as the sensor, lens and ISP render it (`SimRender`). The top 60 % of the
-/// scene is colour bars that move one step per frame; below them, a neutral
-/// grey patch on the left and sharp black-and-white stripes (64 to the scene's
-/// width) on the right. The frame number and the time are burned in, so a clip
-/// shows motion and any frame can be identified by eye or by a test.
+/// scene is colour bars that move one step per frame; below them, on the left,
+/// a white and a dark patch (to 75 %) over a neutral grey patch, and on the
+/// right sharp black-and-white stripes (64 to the scene's width). The frame
+/// number and the time are burned in, so a clip shows motion and any frame can
+/// be identified by eye or by a test. `regions` is the same layout as auto
+/// exposure meters it (`SimMetering`).
 ///
-/// Every row of a band is the same, so a frame costs two computed rows (each
-/// of `width` pixels: crop, blur, exposure, white balance, ISP) and one memcpy
-/// per row.
+/// Every row of a band is the same, so a frame costs three computed rows (one
+/// per band, each of `width` pixels: crop, blur, exposure, white balance, ISP)
+/// and one memcpy per row.
 struct TestPattern {
     let width: Int
     let height: Int
 
-    /// The scene's rows from here down are the grey patch and the stripes.
+    /// The scene's rows from here down are the patches and the stripes.
     static let lowerBand = 0.6
+    /// The white and dark patches' rows end here; the grey patch's begin.
+    static let greyBand = 0.75
+    /// The white patch is left of this, the dark patch right of it (to the middle).
+    static let patchSplit = 0.25
     static let stripesPerWidth = 64.0
     private static let black = 0.03
     private static let white = 0.9
@@ -24,6 +30,22 @@ struct TestPattern {
     private static let bars: [(Double, Double, Double)] = [
         (1, 1, 1), (1, 1, 0), (0, 1, 1), (0, 1, 0), (1, 0, 1), (1, 0, 0), (0, 0, 1), (0, 0, 0),
     ]
+
+    /// The scene as auto exposure meters it: rectangles of one luminance
+    /// (reflectance). The bars by their mean (they move every frame; a real AE
+    /// would hunt on them, this one is steady), the stripes by theirs.
+    static let regions: [(rect: NormalisedRect, luminance: Double)] = {
+        let barLuma = bars.map { 0.299 * $0.0 + 0.587 * $0.1 + 0.114 * $0.2 }.reduce(0, +) / Double(bars.count)
+        let patch = greyBand - lowerBand
+        return [
+            (NormalisedRect(x: 0, y: 0, width: 1, height: lowerBand), barLuma),
+            (NormalisedRect(x: 0, y: lowerBand, width: patchSplit, height: patch), SimScene.whiteReflectance),
+            (NormalisedRect(x: patchSplit, y: lowerBand, width: 0.5 - patchSplit, height: patch),
+             SimScene.darkReflectance),
+            (NormalisedRect(x: 0, y: greyBand, width: 0.5, height: 1 - greyBand), SimScene.greyReflectance),
+            (NormalisedRect(x: 0.5, y: lowerBand, width: 0.5, height: 1 - lowerBand), (white + black) / 2),
+        ]
+    }()
 
     init(width: Int, height: Int) {
         self.width = width
@@ -39,12 +61,12 @@ struct TestPattern {
         let shift = Double(index * 8 % UInt64(max(width, 1))) / Double(max(width, 1))
         let crop = render.crop
         var rows: [[UInt8]] = []  // per band: Y (width), U (cw), V (cw)
-        for band in 0..<2 {
+        for band in 0..<3 {
             rows.append(contentsOf: Self.row(band: band, width: width, shift: shift, render: render))
         }
         func band(_ row: Int, of rowsTotal: Int) -> Int {
             let sy = crop.y + (Double(row) + 0.5) / Double(max(rowsTotal, 1)) * crop.height
-            return sy < Self.lowerBand ? 0 : 1
+            return sy < Self.lowerBand ? 0 : sy < Self.greyBand ? 1 : 2
         }
         for r in 0..<height {
             rows[band(r, of: height) * 3].withUnsafeBufferPointer {
@@ -62,7 +84,8 @@ struct TestPattern {
                     x: 4 * scaleFactor, y: 4 * scaleFactor, scale: scaleFactor)
     }
 
-    /// One output row of a band (0: bars, 1: grey patch and stripes): Y, U, V.
+    /// One output row of a band (0: bars, 1: white and dark patches and stripes,
+    /// 2: grey patch and stripes): Y, U, V.
     static func row(band: Int, width: Int, shift: Double, render: SimRender) -> [[UInt8]] {
         let n = max(width, 1)
         let crop = render.crop
@@ -79,8 +102,9 @@ struct TestPattern {
                             let c = bars[min(7, Int(f * 8))]
                             (r[x], g[x], b[x]) = c
                         } else if sx < 0.5 {
-                            (r[x], g[x], b[x]) = (SimScene.greyReflectance, SimScene.greyReflectance,
-                                                  SimScene.greyReflectance)
+                            let v = band == 2 ? SimScene.greyReflectance
+                                : sx < patchSplit ? SimScene.whiteReflectance : SimScene.darkReflectance
+                            (r[x], g[x], b[x]) = (v, v, v)
                         } else {
                             var f = (sx * stripesPerWidth).truncatingRemainder(dividingBy: 1)
                             if f < 0 { f += 1 }

@@ -19,6 +19,7 @@ final class CameraConfigTests: ConfigTestCase {
         XCTAssertEqual(c.focus.range, .normal)
         XCTAssertEqual(c.focus.speed, .normal)
         XCTAssertNil(c.focus.window)
+        XCTAssertNil(c.exposure.window)
         XCTAssertNil(c.focus.lensPosition)
         XCTAssertEqual([c.image.brightness, c.image.contrast, c.image.saturation, c.image.sharpness], [0, 1, 1, 1])
         XCTAssertEqual(c.image.denoise, .auto)
@@ -34,7 +35,7 @@ final class CameraConfigTests: ConfigTestCase {
         {"camera": {
           "index": 1, "model": "imx708", "afTimeoutMs": 500,
           "exposure": {"shutterUs": 10000, "gain": 2, "ev": -1.5, "metering": "spot", "mode": "long",
-                       "flicker": "50hz"},
+                       "flicker": "50hz", "window": [0.1, 0.6, 0.125, 0.125]},
           "whiteBalance": {"mode": "daylight", "gains": [1.5, 2]},
           "focus": {"mode": "manual", "range": "macro", "speed": "fast", "window": [0.25, 0.25, 0.5, 0.5],
                     "lensPosition": 2},
@@ -51,6 +52,7 @@ final class CameraConfigTests: ConfigTestCase {
         XCTAssertEqual(c.exposure.metering, .spot)
         XCTAssertEqual(c.exposure.mode, .long)
         XCTAssertEqual(c.exposure.flicker.periodMicroseconds, 10_000)
+        XCTAssertEqual(c.exposure.window, [0.1, 0.6, 0.125, 0.125])
         XCTAssertEqual(c.whiteBalance.mode, .daylight)
         XCTAssertEqual(c.whiteBalance.gains, [1.5, 2])
         XCTAssertEqual(c.focus.mode, .manual)

@@ -148,6 +148,29 @@ final class CameraControlsTests: XCTestCase {
         XCTAssertEqual(value("AfMode", in: plan({ $0.focus.lensPosition = 3 }, role: .still)), [0])
     }
 
+    /// `shutterctl focus 0.3 0.8`: its window reaches AfWindows (the shim sets
+    /// AfMetering Windows with it); the exposure half has no libcamera control
+    /// and is reported as lacking, with why, never dropped.
+    func testAPointOfInterestGivesAfWindowsAndAnHonestLackingExposureWindow() throws {
+        let window = try PointOfInterest(x: 0.3, y: 0.8).window(controls: CameraControls())
+        XCTAssertEqual(window, [0.2375, 0.7375, 0.125, 0.125])
+        let p = plan { $0.focus.window = window; $0.exposure.window = window }
+        print("point 0.3, 0.8 on imx708: AfWindows \(value("AfWindows", in: p) ?? []), lacking \(p.lacking)")
+        XCTAssertEqual(value("AfWindows", in: p), [1094, 1912, 576, 324], "in ScalerCrop pixels of the crop area")
+        XCTAssertEqual(p.lacking.map(\.control), ["AeMeteringWindow"])
+        let lacking = try XCTUnwrap(p.lacking.first)
+        XCTAssertEqual(lacking.keys, ["camera.exposure.window"])
+        XCTAssertTrue(lacking.reason.contains("libcamera has no control for an exposure metering window"), lacking.reason)
+        XCTAssertEqual(value("AeMeteringMode", in: p), [0], "the metering mode is still set (centre-weighted)")
+        XCTAssertFalse(p.settings.contains { $0.name.hasPrefix("AeMeteringWindow") }, "nothing invented for libcamera")
+        // Without a window nothing is lacking; on a fixed-focus camera the focus half is lacking too.
+        XCTAssertEqual(plan { $0.focus.window = window }.lacking, [])
+        let fixed = LibcameraControlSupport(names: Set(LibcameraControlSupport.knownNames).subtracting(
+            ["AfMode", "AfRange", "AfSpeed", "AfMetering", "AfWindows", "LensPosition"]))
+        XCTAssertEqual(Set(plan({ $0.focus.window = window; $0.exposure.window = window }, on: fixed).lacking.map(\.control)),
+                       ["AeMeteringWindow", "AfWindows"])
+    }
+
     func testImageTuningAndDenoisePerRole() {
         let p = plan {
             $0.image.brightness = -0.25

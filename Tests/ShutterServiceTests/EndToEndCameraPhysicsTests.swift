@@ -97,7 +97,7 @@ final class EndToEndCameraPhysicsTests: XCTestCase {
 }
 
 /// A JPEG decoded to RGB by ffmpeg, measured where the simulated scene puts things.
-private struct Photo {
+struct Photo {
     struct Patch {
         var red = 0.0, green = 0.0, blue = 0.0
         var luma: Double { 0.299 * red + 0.587 * green + 0.114 * blue }

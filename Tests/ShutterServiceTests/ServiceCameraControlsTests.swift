@@ -99,4 +99,45 @@ final class ServiceCameraControlsTests: XCTestCase {
         await service.stop()
         _ = await run.value
     }
+
+    /// `focus X Y` on a camera without an exposure metering window (as every
+    /// libcamera camera is): the focus half is applied, the exposure half is
+    /// said in the reply, in `status` and in the log, never dropped.
+    func testAPointOfInterestWithoutAnExposureWindowIsReportedNotDropped() async throws {
+        var config = ShutterConfig()
+        config.storage.root = try DaemonHarness.makeTempDir()
+        config.video.width = 320
+        config.video.height = 240
+        config.audio.enabled = false
+        config.sim.modeSwitchMs = 0
+        let roles = BoardRoles.simulated(config: config) { $0.lacking = [.aeMeteringWindow] }
+        let sim = try XCTUnwrap(roles.sim).camera
+        let service = CameraService(config: config, roles: roles)
+        var reply: ControlReply?
+        var status: ServiceStatus?
+        let log = try await capturingStderr {
+            let run = Task { await service.run() }
+            try await waitUntil("ready") { await service.status().state == "idle" }
+            var request = ControlRequest(cmd: "focus")
+            (request.x, request.y) = (0.3, 0.8)
+            reply = await service.handle(request)
+            status = await service.status()
+            await service.stop()
+            _ = await run.value
+        }
+        let r = try XCTUnwrap(reply)
+        print("focus 0.3 0.8 without an exposure window: \(r.note ?? "")")
+        XCTAssertTrue(r.ok, "\(r)")
+        XCTAssertEqual(sim.controlReport.asked.focus.window, [0.2375, 0.7375, 0.125, 0.125], "the focus half reached the camera")
+        XCTAssertTrue(r.note?.contains("not applied: AeMeteringWindow: libcamera has no control for an exposure metering window") ?? false,
+                      r.note ?? "")
+        let exposure = r.settings?.first { $0.key == "camera.exposure.window" }
+        XCTAssertEqual(exposure?.source, "runtime", "kept: a camera that has it later gets it")
+        XCTAssertNil(exposure?.effective, "not in effect")
+        XCTAssertNotNil(r.settings?.first { $0.key == "camera.focus.window" }?.effective)
+        let lacking = try XCTUnwrap(status?.camera.lacking)
+        XCTAssertEqual(lacking.map(\.control), ["AeMeteringWindow"])
+        XCTAssertEqual(lacking.first?.keys, ["camera.exposure.window"])
+        XCTAssertTrue(log.contains("camera control not applied: AeMeteringWindow"), log)
+    }
 }

@@ -7,6 +7,10 @@ public enum CameraControlID: String, Codable, Sendable, CaseIterable {
     case aeMeteringMode = "AeMeteringMode"
     case aeExposureMode = "AeExposureMode"
     case aeFlickerMode = "AeFlickerMode"
+    /// Not a libcamera control: libcamera has none for an exposure metering
+    /// window (its metering modes' weights come from the camera's tuning), so
+    /// the name only says what a camera lacks when `camera.exposure.window` is asked.
+    case aeMeteringWindow = "AeMeteringWindow"
     case awbMode = "AwbMode"
     case colourGains = "ColourGains"
     case afMode = "AfMode"
@@ -31,6 +35,7 @@ public enum CameraControlID: String, Codable, Sendable, CaseIterable {
         case .aeMeteringMode: return ["camera.exposure.metering"]
         case .aeExposureMode: return ["camera.exposure.mode"]
         case .aeFlickerMode: return ["camera.exposure.flicker"]
+        case .aeMeteringWindow: return ["camera.exposure.window"]
         case .awbMode: return ["camera.whiteBalance.mode"]
         case .colourGains: return ["camera.whiteBalance.gains"]
         case .afMode: return ["camera.focus.mode"]
@@ -58,6 +63,9 @@ public enum CameraControlID: String, Codable, Sendable, CaseIterable {
         case .colourGains: return "this camera has no manual white balance"
         case .awbMode: return "this camera has no white balance presets"
         case .scalerCrop: return "this camera cannot crop (no digital zoom)"
+        case .aeMeteringWindow:
+            return "libcamera has no control for an exposure metering window (the metering modes' weights come "
+                + "from the camera's tuning file); exposure meters as camera.exposure.metering says"
         default: return "not supported by this camera"
         }
     }
@@ -77,6 +85,7 @@ extension CameraControls {
         if exposure.metering != neutral.exposure.metering { out.append(.aeMeteringMode) }
         if exposure.mode != neutral.exposure.mode { out.append(.aeExposureMode) }
         if exposure.flicker != neutral.exposure.flicker { out.append(.aeFlickerMode) }
+        if exposure.window != nil { out.append(.aeMeteringWindow) }
         if whiteBalance.mode != neutral.whiteBalance.mode { out.append(.awbMode) }
         if whiteBalance.gains != nil { out.append(.colourGains) }
         if focus.mode != neutral.focus.mode { out.append(.afMode) }

@@ -53,8 +53,24 @@ public struct CameraControls: Codable, Equatable, Sendable {
         public var metering = Metering.centre
         public var mode = Mode.normal
         public var flicker = Flicker.off
+        /// Where auto exposure meters, [x, y, width, height] normalised (the
+        /// point of interest of `shutterctl focus`); null = the whole frame.
+        /// `metering` weighs inside it. libcamera has no control for it.
+        public var window: [Double]?
 
         public init() {}
+
+        // Explicit so `status` and `--print-config` show an unset window as null.
+        public func encode(to encoder: any Encoder) throws {
+            var c = encoder.container(keyedBy: CodingKeys.self)
+            try c.encode(shutterUs, forKey: .shutterUs)
+            try c.encode(gain, forKey: .gain)
+            try c.encode(ev, forKey: .ev)
+            try c.encode(metering, forKey: .metering)
+            try c.encode(mode, forKey: .mode)
+            try c.encode(flicker, forKey: .flicker)
+            try c.encode(window, forKey: .window)
+        }
 
         /// The fixed shutter, nil when automatic.
         public var fixedShutterMicroseconds: Int? { shutterUs > 0 ? shutterUs : nil }

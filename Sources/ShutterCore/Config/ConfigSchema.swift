@@ -97,6 +97,7 @@ public enum ConfigSchema {
         Key(path: "camera.exposure.metering", kind: .choice(CameraControls.Exposure.Metering.allCases.map(\.rawValue))),
         Key(path: "camera.exposure.mode", kind: .choice(CameraControls.Exposure.Mode.allCases.map(\.rawValue))),
         Key(path: "camera.exposure.flicker", kind: .choice(CameraControls.Exposure.Flicker.allCases.map(\.rawValue))),
+        Key(path: "camera.exposure.window", kind: .normalisedRect(nullable: true)),
         Key(path: "camera.whiteBalance.mode",
             kind: .choice(CameraControls.WhiteBalance.Mode.allCases.map(\.rawValue))),
         Key(path: "camera.whiteBalance.gains", kind: .numbers(["red", "blue"], 0.1...32, nullable: true)),

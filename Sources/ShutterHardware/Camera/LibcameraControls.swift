@@ -93,6 +93,9 @@ extension CameraControls {
         addExposure(camera, add: add, lack: lack)
         set(.exposureValue, exposure.ev)
         set(.aeMeteringMode, Double(Self.meteringValue(exposure.metering)))
+        // No libcamera control places the exposure metering (core and the Pi's
+        // vendor controls alike): a window asked for is reported, never dropped.
+        lack(.aeMeteringWindow)
         set(.aeExposureMode, Double(Self.exposureModeValue(exposure.mode)))
         switch exposure.flicker {
         case .off:

@@ -2,7 +2,7 @@ import Foundation
 import ShutterCore
 
 /// `shutterctl [--socket PATH] status | tap | hold SECONDS | press | release | photo |
-///             record start|stop | set KEY VALUE | get [KEY] | reset [KEY] |
+///             record start|stop | set KEY VALUE | get [KEY] | reset [KEY] | focus X Y|reset |
 ///             sim [--fault F] [--lux L] | gestures FILE [--config CFG]`
 public enum ShutterctlCommand {
     static let usage = """
@@ -19,6 +19,10 @@ public enum ShutterctlCommand {
                                  kept across restarts, applied between captures
           get [KEY]              a setting (or every one): value, source (runtime|config), effective
           reset [KEY]            back to the configuration file's value (without KEY: every change)
+          focus X Y | focus reset
+                                 tap-to-focus: focus and meter exposure around a point of the picture
+                                 (X, Y in 0...1 from its top left; 0.5 0.5 the centre), kept like `set`;
+                                 reset: back to the configuration's windows
           sim [--fault none|stall|disappear|error] [--lux N] [--led-failing true|false]
                                  simulated board only: inject faults, set the light level
           gestures FILE [--config CFG]
@@ -61,6 +65,18 @@ public enum ShutterctlCommand {
                 return fail("set needs a key and a value, e.g. `shutterctl set camera.exposure.ev 2`", code: 64)
             }
             request = ControlRequest(cmd: "set", key: rest[0], value: settingValue(rest[1]))
+        case "focus":
+            if rest == ["reset"] {
+                request = ControlRequest(cmd: "focus", action: "reset")
+            } else {
+                do throws(PointOfInterest.Refusal) {
+                    let p = try PointOfInterest(rest)
+                    request = ControlRequest(cmd: "focus")
+                    (request.x, request.y) = (p.x, p.y)
+                } catch {
+                    return fail(error.message)  // status 1, as the service's own refusal
+                }
+            }
         case "get", "reset":
             guard rest.count <= 1 else { return fail("\(cmd) takes at most one key\n\(usage)", code: 64) }
             request = ControlRequest(cmd: cmd, key: rest.first)
@@ -88,7 +104,7 @@ public enum ShutterctlCommand {
         let timeout: Duration = .seconds(Int64(request.seconds ?? 0) + 120)
         do {
             let (reply, raw) = try ControlClient.send(request, to: path, timeout: timeout)
-            if ["set", "get", "reset"].contains(cmd) {
+            if ["set", "get", "reset", "focus"].contains(cmd) {
                 // As sent: values are JSON of any shape (null included).
                 print(String(decoding: raw, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines))
             } else {

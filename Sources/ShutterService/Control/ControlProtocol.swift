@@ -11,13 +11,15 @@ import ShutterCore
 ///                                        -> {"ok":true,"key":"camera.exposure.ev","source":"runtime","value":2}
 ///     {"cmd":"get","key":"flash.mode"}   -> {"ok":true,"effective":"auto","key":"flash.mode","source":"config","value":"auto"}
 ///     {"cmd":"reset"}                    -> {"ok":true,"settings":[…the keys reset, at their config values…]}
+///     {"cmd":"focus","x":0.3,"y":0.8}    -> {"ok":true,"note":"…","settings":[camera.focus.window, camera.exposure.window]}
+///     {"cmd":"focus","action":"reset"}   -> the same, back at their config values
 ///     {"cmd":"bogus"}                    -> {"ok":false,"error":"unknown command \"bogus\" (…)"}
 public struct ControlRequest: Codable, Sendable, Equatable {
-    /// status | tap | hold | press | release | photo | record | sim | set | get | reset
+    /// status | tap | hold | press | release | photo | record | sim | set | get | reset | focus
     public var cmd: String
     /// hold: how long to hold, in seconds.
     public var seconds: Double?
-    /// record: start | stop.
+    /// record: start | stop. focus: reset.
     public var action: String?
     /// sim: inject a camera fault (none | stall | disappear | error).
     public var fault: String?
@@ -30,6 +32,9 @@ public struct ControlRequest: Codable, Sendable, Equatable {
     public var key: String?
     /// set: the new value, as JSON (`2`, `"daylight"`, `[1.5,2]`, `null`).
     public var value: JSONValue?
+    /// focus: the point of interest, 0...1 across and down the picture.
+    public var x: Double?
+    public var y: Double?
 
     public init(cmd: String, seconds: Double? = nil, action: String? = nil, fault: String? = nil,
                 lux: Double? = nil, ledFailing: Bool? = nil, key: String? = nil, value: JSONValue? = nil) {
@@ -44,10 +49,11 @@ public struct ControlRequest: Codable, Sendable, Equatable {
     }
 
     public static let commands = ["status", "tap", "hold", "press", "release", "photo", "record", "sim",
-                                  "set", "get", "reset"]
+                                  "set", "get", "reset", "focus"]
 
     private enum CodingKeys: String, CodingKey {
         case cmd, seconds, action, fault, lux, ledFailing, key, value
+        case x, y
     }
 
     // By hand for `value`: a JSON null there is the value null, not a missing value.
@@ -61,6 +67,8 @@ public struct ControlRequest: Codable, Sendable, Equatable {
         ledFailing = try c.decodeIfPresent(Bool.self, forKey: .ledFailing)
         key = try c.decodeIfPresent(String.self, forKey: .key)
         value = c.contains(.value) ? try c.decode(JSONValue.self, forKey: .value) : nil
+        x = try c.decodeIfPresent(Double.self, forKey: .x)
+        y = try c.decodeIfPresent(Double.self, forKey: .y)
     }
 }
 

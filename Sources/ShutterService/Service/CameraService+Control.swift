@@ -37,6 +37,8 @@ extension CameraService {
             return getSetting(request)
         case "reset":
             return await resetSetting(request)
+        case "focus":
+            return await focus(request)
         default:
             return .failure("unknown command \"\(request.cmd)\"")
         }

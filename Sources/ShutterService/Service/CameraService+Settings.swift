@@ -71,7 +71,7 @@ extension CameraService {
     /// the capture in progress) and, when applied, waits until the camera has
     /// them, so the reply's `effective` is what runs; then remembers them.
     /// Returns the reply's note, nil when there is nothing to add.
-    private func settingsTakeEffect() async -> String? {
+    func settingsTakeEffect() async -> String? {
         let waiting = settingsChanged()
         if waiting == nil, controlsInFlight {
             await withCheckedContinuation { controlWaiters.append($0) }
