@@ -56,7 +56,8 @@ arm64:
 	@sh deploy/arm64/run.sh
 
 # The C/C++ shims against Debian trixie's headers (libgpiod 2.x, libcamera 0.4,
-# FFmpeg 7), fetched with apt-get download into .build/compat (cached).
+# FFmpeg 7), and the libcamera shim against trixie-backports' libcamera 0.7,
+# fetched with apt-get download into .build/compat (cached).
 .PHONY: compat
 compat:
 	@sh deploy/compat/check-trixie.sh

@@ -246,6 +246,31 @@ struct CameraState {
     }
 
     // Caller holds stateMutex. Pending one-shot controls go to this request.
+    // The largest ScalerCrop of the configured mode: the ScalerCrop control's
+    // maximum where the pipeline keeps it per mode (what rpicam-apps reads
+    // now), else ScalerCropMaximum, else the pixel array. Placeholders outside
+    // the pixel array (older Raspberry Pi IPAs) are skipped for the property.
+    // Caller holds stateMutex; the camera is open.
+    bool cropMaximum(Rectangle *out) const
+    {
+        const ControlList &props = camera->properties();
+        auto size = props.get(properties::PixelArraySize);
+        const ControlInfoMap &map = camera->controls();
+        const ControlId *crop = findControl(map, "ScalerCrop");
+        const ControlValue *max = crop ? &map.at(crop).max() : nullptr;
+        if (max && !max->isNone() && !max->isArray() && max->type() == ControlTypeRectangle &&
+            !max->get<Rectangle>().isNull() && size &&
+            max->get<Rectangle>().boundedTo(Rectangle(0, 0, size->width, size->height)) == max->get<Rectangle>())
+            *out = max->get<Rectangle>();
+        else if (auto maximum = props.get(properties::ScalerCropMaximum))
+            *out = *maximum;
+        else if (size)
+            *out = Rectangle(0, 0, size->width, size->height);
+        else
+            return false;
+        return true;
+    }
+
     int queueLocked(Slot &slot)
     {
         uint64_t cycle = afCycles;
@@ -786,6 +811,34 @@ int shc_camera_next_frame(shc_camera *c, shc_frame *out)
                 out->has_lens_position = 1;
                 out->lens_position = *v;
             }
+            if (auto v = md.get(controls::ColourGains)) {
+                out->has_colour_gains = 1;
+                out->colour_gains[0] = (*v)[0];
+                out->colour_gains[1] = (*v)[1];
+            }
+            if (auto v = md.get(controls::ExposureValue)) {
+                out->has_exposure_value = 1;
+                out->exposure_value = *v;
+            }
+            if (auto v = md.get(controls::AwbEnable)) {
+                out->has_awb_enable = 1;
+                out->awb_enable = *v ? 1 : 0;
+            }
+            if (auto v = md.get(controls::ScalerCrop)) {
+                out->has_scaler_crop = 1;
+                out->scaler_crop[0] = v->x;
+                out->scaler_crop[1] = v->y;
+                out->scaler_crop[2] = static_cast<int32_t>(v->width);
+                out->scaler_crop[3] = static_cast<int32_t>(v->height);
+                // What the crop is a part of, for the zoom ratio.
+                Rectangle max;
+                if (s.cropMaximum(&max)) {
+                    out->scaler_crop_maximum[0] = max.x;
+                    out->scaler_crop_maximum[1] = max.y;
+                    out->scaler_crop_maximum[2] = static_cast<int32_t>(max.width);
+                    out->scaler_crop_maximum[3] = static_cast<int32_t>(max.height);
+                }
+            }
             out->token = new Token{ state, s.mappings, s.generation, index };
             return 0;
         }
@@ -930,24 +983,8 @@ int shc_camera_crop_maximum(shc_camera *c, int32_t *x, int32_t *y, int32_t *widt
         std::lock_guard<std::mutex> lock(s.stateMutex);
         if (s.closed)
             return -ENODEV;
-        const ControlList &props = s.camera->properties();
-        auto size = props.get(properties::PixelArraySize);
         Rectangle r;
-        // The ScalerCrop control's maximum where the pipeline keeps it per mode
-        // (what rpicam-apps reads now); placeholders outside the pixel array
-        // (older Raspberry Pi IPAs) are skipped for the property.
-        const ControlInfoMap &map = s.camera->controls();
-        const ControlId *crop = findControl(map, "ScalerCrop");
-        const ControlValue *max = crop ? &map.at(crop).max() : nullptr;
-        if (max && !max->isNone() && !max->isArray() && max->type() == ControlTypeRectangle &&
-            !max->get<Rectangle>().isNull() && size &&
-            max->get<Rectangle>().boundedTo(Rectangle(0, 0, size->width, size->height)) == max->get<Rectangle>())
-            r = max->get<Rectangle>();
-        else if (auto maximum = props.get(properties::ScalerCropMaximum))
-            r = *maximum;
-        else if (size)
-            r = Rectangle(0, 0, size->width, size->height);
-        else
+        if (!s.cropMaximum(&r))
             return -ENOTSUP;
         *x = r.x;
         *y = r.y;

@@ -55,6 +55,18 @@ final class EndToEndCameraPhysicsTests: XCTestCase {
         XCTAssertEqual(auto.grey.redMinusBlue, 0, accuracy: 6, "auto is neutral")
         XCTAssertGreaterThan(daylight.grey.redMinusBlue, auto.grey.redMinusBlue + 10, "daylight: warmer (redder)")
         XCTAssertLessThan(tungsten.grey.redMinusBlue, auto.grey.redMinusBlue - 10, "tungsten: colder (bluer)")
+
+        // No fixed gains asked, yet the frames say which the preset uses: `effective` and
+        // status's newest-frame metadata show them (tungsten light is corrected with more blue).
+        let (_, got) = try d.ctl("get", "camera.whiteBalance.gains")
+        XCTAssertTrue(got?["value"] is NSNull, String(describing: got))
+        let gains = try XCTUnwrap(got?["effective"] as? [Double], String(describing: got))
+        XCTAssertEqual(gains.count, 2)
+        XCTAssertGreaterThan(gains[1], gains[0], "tungsten: blue gain above red")
+        let frame = try XCTUnwrap((try d.status()["camera"] as? [String: Any])?["frame"] as? [String: Any])
+        XCTAssertEqual(frame["autoWhiteBalance"] as? Bool, false, "a preset")
+        XCTAssertEqual((frame["colourGains"] as? [Double])?.count, 2, String(describing: frame))
+        XCTAssertNotNil(frame["exposureTimeMicroseconds"] as? Int, String(describing: frame))
     }
 
     func testALensOnTheSubjectIsSharperAndZoom2ShowsThePatternAtTwiceTheScale() throws {

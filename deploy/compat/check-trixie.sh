@@ -1,12 +1,15 @@
 #!/bin/sh
 # `make compat`: do the C/C++ shims still compile against Debian trixie's headers
-# (libgpiod 2.x, libcamera 0.4, FFmpeg 7)? Fetches them into .build/compat/trixie
-# (cached, see fetch-trixie-headers.sh), then runs the compiler with -fsyntax-only
-# on every shim. One line per check; exits non-zero if any check fails.
+# (libgpiod 2.x, libcamera 0.4, FFmpeg 7), and the libcamera shim against
+# trixie-backports' libcamera 0.7 (what Raspberry Pi OS ships)? Fetches them into
+# .build/compat/trixie and .build/compat/trixie-backports (cached, see
+# fetch-trixie-headers.sh), then runs the compiler with -fsyntax-only on every
+# shim. One line per check; exits non-zero if any check fails.
 set -eu
 cd "$(dirname "$0")/../.."
 
 OUT=${OUT:-.build/compat/trixie}
+BACKPORTS_OUT=${BACKPORTS_OUT:-.build/compat/trixie-backports}
 # The system compilers, else the clang that comes with the Swift toolchain.
 CC=${CC:-$(command -v cc || command -v clang || true)}
 CXX=${CXX:-$(command -v c++ || command -v clang++ || true)}
@@ -16,8 +19,12 @@ if [ -z "$CC" ] || [ -z "$CXX" ]; then
 fi
 command -v apt-get >/dev/null && command -v dpkg-deb >/dev/null || {
     echo "compat: FAIL needs apt-get and dpkg-deb (a Debian or Debian-based system)" >&2; exit 1; }
-sh deploy/compat/fetch-trixie-headers.sh
+OUT=$OUT sh deploy/compat/fetch-trixie-headers.sh
+# Only libcamera-dev from backports: its headers include nothing else of the archive.
+OUT=$BACKPORTS_OUT SUITES="trixie trixie-backports" PKGS="libcamera-dev/trixie-backports" \
+    sh deploy/compat/fetch-trixie-headers.sh
 ROOT=$(cd "$OUT/root" && pwd)
+BACKPORTS_ROOT=$(cd "$BACKPORTS_OUT/root" && pwd)
 INC="$ROOT/usr/include"
 MULTIARCH=$($CC -print-multiarch 2>/dev/null || true)
 [ -n "$MULTIARCH" ] || MULTIARCH="$(uname -m)-linux-gnu"
@@ -30,8 +37,8 @@ failed=0
 pass() { echo "compat: ok   $1"; }
 fail() { echo "compat: FAIL $1"; [ -s "$TMP/log" ] && sed 's/^/    /' "$TMP/log"; failed=1; }
 
-# A header that exists on the host but not in the trixie tree would be picked up
-# from /usr/include silently: reject any library header resolved outside $ROOT.
+# A header that exists on the host but not in the fetched tree would be picked up
+# from /usr/include silently: reject any library header resolved from there.
 host_headers() {
     tr ' \\' '\n\n' < "$TMP/deps" | grep -E '^/usr/include/(gpiod\.h|libcamera/|([^/]+/)?lib(avcodec|avformat|avutil|swresample|swscale)/)' || true
 }
@@ -104,8 +111,25 @@ if [ -f Sources/CGPIODShim/shim.c ]; then
         -ISources/CGPIODShim/include $TRIXIE "$TMP/gpiod-v2.c"
 fi
 
+# 5. libcamera 0.7 (trixie-backports; Raspberry Pi OS ships 0.7 too): the shim's version
+# guards take their newest branches, and -Werror fails on anything it uses that is
+# deprecated there. (Controls are looked up by name, so ExposureTimeMode and
+# AnalogueGainMode, manual exposure from 0.5, need no compile-time guard.)
+BINC="$BACKPORTS_ROOT/usr/include"
+BACKPORTS="-I$BINC -I$BINC/$MULTIARCH -I$BINC/libcamera"
+cat > "$TMP/version07.cpp" <<'SRC'
+#include <libcamera/version.h>
+static_assert(LIBCAMERA_VERSION_MAJOR == 0 && LIBCAMERA_VERSION_MINOR == 7, "not libcamera 0.7");
+SRC
+check "headers: libcamera 0.7 (trixie-backports)" "$CXX" -std=c++17 $BACKPORTS "$TMP/version07.cpp"
+for src in $(find Sources/CLibcameraShim -type f -name '*.cpp' | sort); do
+    check "$src (C++17, libcamera 0.7 headers, -Werror)" "$CXX" -std=c++17 -Wall -Wextra -Werror \
+        -ISources/CLibcameraShim/include \
+        $BACKPORTS "$src"
+done
+
 if [ "$failed" -ne 0 ]; then
     echo "compat: FAILED: a shim does not compile against Debian trixie's headers (see above)" >&2
     exit 1
 fi
-echo "compat: all checks passed against trixie headers in $OUT"
+echo "compat: all checks passed against trixie headers in $OUT and libcamera 0.7 in $BACKPORTS_OUT"

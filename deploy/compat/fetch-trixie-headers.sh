@@ -3,9 +3,12 @@
 # through a private apt configuration, and unpacks them with `dpkg-deb -x` into
 # $OUT (default .build/compat/trixie). Never touches the system's apt config or
 # installs anything. Cached: a second run with the same package list does nothing.
+# SUITES (default "trixie") are the archive suites apt sees; a package named
+# NAME/SUITE in PKGS comes from that suite (libcamera-dev/trixie-backports).
 set -eu
 
 OUT=${OUT:-.build/compat/trixie}
+SUITES=${SUITES:-trixie}
 # The Debian archive this machine's apt uses (MIRROR overrides), looked up only when
 # a fetch is needed (below).
 MIRROR=${MIRROR:-}
@@ -28,9 +31,10 @@ mkdir -p "$APT/lists/partial" "$APT/cache/archives/partial" "$APT/debs" "$ROOT"
 # Debian 12's debian-archive-keyring already carries the trixie archive keys.
 KEYRING=${KEYRING:-/usr/share/keyrings/debian-archive-keyring.gpg}
 
-cat > "$APT/sources.list" <<SRC
-deb [signed-by=$KEYRING] $MIRROR trixie main
-SRC
+: > "$APT/sources.list"
+for suite in $SUITES; do
+    echo "deb [signed-by=$KEYRING] $MIRROR $suite main" >> "$APT/sources.list"
+done
 
 # Every apt path that holds state points into $APT; system preferences and extra
 # sources are ignored so a pin on the host cannot change what is fetched.
@@ -47,8 +51,8 @@ set -- -o Dir::Etc::SourceList="$APT/sources.list" \
 # write into a build folder, so keep root for this private fetch.
 [ "$(id -u)" -eq 0 ] && set -- "$@" -o APT::Sandbox::User=root
 
-echo "compat: apt-get update (trixie lists into $APT/lists)"
-apt-get "$@" update >"$APT/update.log" 2>&1 || { cat "$APT/update.log" >&2; echo "compat: FAIL apt-get update for trixie" >&2; exit 1; }
+echo "compat: apt-get update ($SUITES lists into $APT/lists)"
+apt-get "$@" update >"$APT/update.log" 2>&1 || { cat "$APT/update.log" >&2; echo "compat: FAIL apt-get update for $SUITES" >&2; exit 1; }
 
 rm -f "$APT/debs"/*.deb
 # shellcheck disable=SC2086

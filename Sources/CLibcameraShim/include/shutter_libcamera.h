@@ -129,6 +129,15 @@ typedef struct {
     int32_t af_state;                   /* controls::AfStateEnum: 0 idle 1 scanning 2 focused 3 failed */
     int32_t has_lens_position;
     float lens_position;
+    int32_t has_colour_gains;
+    float colour_gains[2];              /* red, blue */
+    int32_t has_exposure_value;
+    float exposure_value;               /* stops */
+    int32_t has_awb_enable;
+    int32_t awb_enable;
+    int32_t has_scaler_crop;
+    int32_t scaler_crop[4];             /* x, y, width, height in sensor pixels */
+    int32_t scaler_crop_maximum[4];     /* what shc_camera_crop_maximum gives, width 0 when unknown */
 } shc_frame;
 
 /* Next completed frame: 0, or -EAGAIN when none is waiting, -ENODEV when the

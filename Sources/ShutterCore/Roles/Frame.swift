@@ -27,7 +27,7 @@ public enum AutofocusState: String, Sendable, Codable {
 }
 
 /// What the camera reports with each frame: for EXIF, auto-flash and the watchdog.
-public struct FrameMetadata: Sendable, Equatable {
+public struct FrameMetadata: Sendable, Equatable, Codable {
     public var exposureTimeMicroseconds: Int?
     public var analogueGain: Double?
     public var digitalGain: Double?

@@ -24,7 +24,8 @@ public struct GrantedStream: Sendable, Equatable, CustomStringConvertible {
 /// Turns the shim's POD frame into ShutterCore's `Frame`, pointing at the
 /// buffers mapped once at start; the frame's release returns its request.
 enum CameraFrameAssembly {
-    static func frame(from f: shc_frame, stream: GrantedStream, token: ShimFrameToken) -> Frame {
+    static func frame(from f: shc_frame, stream: GrantedStream, whiteBalance: CameraControls.WhiteBalance,
+                      token: ShimFrameToken) -> Frame {
         let count = min(Int(f.plane_count), Int(SHC_MAX_PLANES))
         var bases: [UnsafePointer<UInt8>] = []
         var lengths: [Int] = []
@@ -43,7 +44,7 @@ enum CameraFrameAssembly {
         let planes = planes(bases: bases, lengths: lengths, stream: stream)
         return Frame(width: stream.size.width, height: stream.size.height, format: stream.format,
                      planes: planes, timestamp: MonotonicTime(nanoseconds: f.timestamp_ns),
-                     sequence: f.sequence, metadata: metadata(from: f),
+                     sequence: f.sequence, metadata: metadata(from: f, whiteBalance: whiteBalance),
                      onRelease: { token.release() })
     }
 
@@ -79,15 +80,33 @@ enum CameraFrameAssembly {
         }
     }
 
-    static func metadata(from f: shc_frame) -> FrameMetadata {
-        FrameMetadata(
+    /// What the frame's libcamera metadata reported; nil for what it did not.
+    /// AwbEnable says only whether the AWB loop runs: with a preset (`daylight`)
+    /// it runs within that preset's range, which EXIF calls manual white balance,
+    /// so the asked mode decides between the two.
+    static func metadata(from f: shc_frame, whiteBalance: CameraControls.WhiteBalance) -> FrameMetadata {
+        var m = FrameMetadata(
             exposureTimeMicroseconds: f.has_exposure_time != 0 ? Int(f.exposure_time_us) : nil,
             analogueGain: f.has_analogue_gain != 0 ? Double(f.analogue_gain) : nil,
             digitalGain: f.has_digital_gain != 0 ? Double(f.digital_gain) : nil,
             lux: f.has_lux != 0 ? Double(f.lux) : nil,
             colourTemperature: f.has_colour_temperature != 0 ? Int(f.colour_temperature) : nil,
             autofocusState: f.has_af_state != 0 ? autofocusState(f.af_state) : nil,
-            lensPosition: f.has_lens_position != 0 ? Double(f.lens_position) : nil)
+            lensPosition: f.has_lens_position != 0 ? Double(f.lens_position) : nil,
+            colourGains: f.has_colour_gains != 0 ? [Double(f.colour_gains.0), Double(f.colour_gains.1)] : nil)
+        m.exposureValue = f.has_exposure_value != 0 ? Double(f.exposure_value) : nil
+        m.autoWhiteBalance = f.has_awb_enable != 0 ? f.awb_enable != 0 && whiteBalance.mode == .auto : nil
+        m.digitalZoomRatio = f.has_scaler_crop != 0
+            ? zoomRatio(cropWidth: f.scaler_crop.2, maximumWidth: f.scaler_crop_maximum.2) : nil
+        return m
+    }
+
+    /// The full crop area's width over the crop's (EXIF DigitalZoomRatio); nil
+    /// when either is unknown, never below 1 (a crop reported a pixel wider
+    /// than its maximum is no zoom).
+    static func zoomRatio(cropWidth: Int32, maximumWidth: Int32) -> Double? {
+        guard cropWidth > 0, maximumWidth > 0 else { return nil }
+        return max(1, Double(maximumWidth) / Double(cropWidth))
     }
 
     /// libcamera's AfStateEnum.

@@ -452,11 +452,12 @@ public final class LibcameraCamera: CameraDevice {
             }
             guard r == 0, let raw = f.token else { return }
             let token = ShimFrameToken(pointer: raw)
-            guard let stream = state.withLock({ $0.stream }) else {
+            guard let (stream, whiteBalance) = state.withLock({ s in s.stream.map { ($0, s.settings.controls.whiteBalance) } })
+            else {
                 token.release()
                 continue
             }
-            let frame = CameraFrameAssembly.frame(from: f, stream: stream, token: token)
+            let frame = CameraFrameAssembly.frame(from: f, stream: stream, whiteBalance: whiteBalance, token: token)
             observeAutofocus(frame, cycle: f.af_cycle)
             let route = state.withLock { s -> (AsyncStream<Frame>.Continuation?, StillCollector?) in
                 s.lastMetadata = frame.metadata

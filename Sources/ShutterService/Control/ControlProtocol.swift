@@ -131,6 +131,10 @@ public struct ServiceStatus: Codable, Sendable, Equatable {
         public var videoSize: PixelSize?
         /// The still size it granted for the last still; absent before one.
         public var stillSize: PixelSize?
+        /// What the newest frame's metadata says is in effect (exposure time, gains,
+        /// colour temperature and gains, EV, white balance, zoom, lens, AF state);
+        /// only what the camera reports, absent before the first frame.
+        public var frame: FrameMetadata?
     }
 
     public var state: String

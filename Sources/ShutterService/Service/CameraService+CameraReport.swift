@@ -50,6 +50,6 @@ extension CameraService {
         }
         let r = camera.controlReport
         return ServiceStatus.Camera(model: camera.info.model, asked: r.asked, lacking: r.lacking,
-                                    videoSize: r.videoSize, stillSize: r.stillSize)
+                                    videoSize: r.videoSize, stillSize: r.stillSize, frame: lastMetadata)
     }
 }

@@ -88,9 +88,10 @@ extension CameraService {
     }
 
     /// What is in effect, only where there is a fact: the last frame's exposure
-    /// time, analogue gain and lens position (what the sensor did); the machine's
-    /// flash mode and torch; else what the camera was given, unless it lacks the
-    /// control. Nil with no camera, or when the camera cannot do it.
+    /// time, analogue gain, colour gains and lens position (what the sensor and
+    /// its auto loops did); the machine's flash mode and torch; else what the
+    /// camera was given, unless it lacks the control. Nil with no camera, or
+    /// when the camera cannot do it.
     private func effectiveValue(_ key: String) -> JSONValue? {
         switch key {
         case "flash.mode": return .string(machine.flashMode.rawValue)
@@ -103,6 +104,7 @@ extension CameraService {
         let report = camera.controlReport
         if report.lacking.contains(where: { $0.keys.contains(key) }) { return nil }
         if key == "camera.focus.lensPosition", let p = lastMetadata?.lensPosition { return .double(p) }
+        if key == "camera.whiteBalance.gains", let g = lastMetadata?.colourGains { return .array(g.map(JSONValue.double)) }
         return Self.value(of: key, in: report.asked)
     }
 
