@@ -2,7 +2,7 @@ import Foundation
 import ShutterCore
 
 /// `shutterctl [--socket PATH] status | tap | hold SECONDS | press | release | photo |
-///             record start|stop | set KEY VALUE | get [KEY] | reset [KEY] |
+///             record start|stop | set KEY VALUE | get [KEY] | reset [KEY] | camera [NEXT|INDEX|MODEL] |
 ///             sim [--fault F] [--lux L] | gestures FILE [--config CFG]`
 public enum ShutterctlCommand {
     static let usage = """
@@ -19,6 +19,10 @@ public enum ShutterctlCommand {
                                  kept across restarts, applied between captures
           get [KEY]              a setting (or every one): value, source (runtime|config), effective
           reset [KEY]            back to the configuration file's value (without KEY: every change)
+          camera [next|INDEX|MODEL]
+                                 switch camera between captures (kept across restarts); if the new
+                                 one fails to start, the previous one runs again (exit status 1).
+                                 Without an argument: list the cameras (index, model, in use)
           sim [--fault none|stall|disappear|error] [--lux N] [--led-failing true|false]
                                  simulated board only: inject faults, set the light level
           gestures FILE [--config CFG]
@@ -61,6 +65,11 @@ public enum ShutterctlCommand {
                 return fail("set needs a key and a value, e.g. `shutterctl set camera.exposure.ev 2`", code: 64)
             }
             request = ControlRequest(cmd: "set", key: rest[0], value: settingValue(rest[1]))
+        case "camera":
+            guard rest.count <= 1 else {
+                return fail("camera takes next, an index or a model, e.g. `shutterctl camera next`", code: 64)
+            }
+            request = ControlRequest(cmd: "camera", camera: rest.first)
         case "get", "reset":
             guard rest.count <= 1 else { return fail("\(cmd) takes at most one key\n\(usage)", code: 64) }
             request = ControlRequest(cmd: cmd, key: rest.first)

@@ -11,9 +11,10 @@ import ShutterCore
 ///                                        -> {"ok":true,"key":"camera.exposure.ev","source":"runtime","value":2}
 ///     {"cmd":"get","key":"flash.mode"}   -> {"ok":true,"effective":"auto","key":"flash.mode","source":"config","value":"auto"}
 ///     {"cmd":"reset"}                    -> {"ok":true,"settings":[…the keys reset, at their config values…]}
+///     {"cmd":"camera","camera":"next"} -> {"ok":true,"camera":{"id":"sim:1","index":1,"model":"imx219"},"note":"switched from …"}
 ///     {"cmd":"bogus"}                    -> {"ok":false,"error":"unknown command \"bogus\" (…)"}
 public struct ControlRequest: Codable, Sendable, Equatable {
-    /// status | tap | hold | press | release | photo | record | sim | set | get | reset
+    /// status | tap | hold | press | release | photo | record | sim | set | get | reset | camera
     public var cmd: String
     /// hold: how long to hold, in seconds.
     public var seconds: Double?
@@ -30,9 +31,12 @@ public struct ControlRequest: Codable, Sendable, Equatable {
     public var key: String?
     /// set: the new value, as JSON (`2`, `"daylight"`, `[1.5,2]`, `null`).
     public var value: JSONValue?
+    /// camera: "next", an index ("1") or a model to switch to; absent: list the cameras.
+    public var camera: String?
 
     public init(cmd: String, seconds: Double? = nil, action: String? = nil, fault: String? = nil,
-                lux: Double? = nil, ledFailing: Bool? = nil, key: String? = nil, value: JSONValue? = nil) {
+                lux: Double? = nil, ledFailing: Bool? = nil, key: String? = nil, value: JSONValue? = nil,
+                camera: String? = nil) {
         self.cmd = cmd
         self.seconds = seconds
         self.action = action
@@ -41,13 +45,15 @@ public struct ControlRequest: Codable, Sendable, Equatable {
         self.ledFailing = ledFailing
         self.key = key
         self.value = value
+        self.camera = camera
     }
 
     public static let commands = ["status", "tap", "hold", "press", "release", "photo", "record", "sim",
-                                  "set", "get", "reset"]
+                                  "set", "get", "reset", "camera"]
 
     private enum CodingKeys: String, CodingKey {
         case cmd, seconds, action, fault, lux, ledFailing, key, value
+        case camera
     }
 
     // By hand for `value`: a JSON null there is the value null, not a missing value.
@@ -61,6 +67,7 @@ public struct ControlRequest: Codable, Sendable, Equatable {
         ledFailing = try c.decodeIfPresent(Bool.self, forKey: .ledFailing)
         key = try c.decodeIfPresent(String.self, forKey: .key)
         value = c.contains(.value) ? try c.decode(JSONValue.self, forKey: .value) : nil
+        camera = try c.decodeIfPresent(String.self, forKey: .camera)
     }
 }
 
@@ -115,6 +122,10 @@ public struct ServiceStatus: Codable, Sendable, Equatable {
     public struct Camera: Codable, Sendable, Equatable {
         /// The camera's model, "none" while no camera is open.
         public var model: String
+        /// The camera in use: its index in libcamera's order (`shutterctl camera`
+        /// lists them) and libcamera's id; absent while no camera is open.
+        public var index: Int?
+        public var id: String?
         /// What the configuration asks of the sensor (the `camera.*` control keys).
         public var asked: CameraControls
         /// Asked-for controls this camera lacks, each with why ("AfMode": "this camera has no autofocus").
@@ -123,6 +134,13 @@ public struct ServiceStatus: Codable, Sendable, Equatable {
         public var videoSize: PixelSize?
         /// The still size it granted for the last still; absent before one.
         public var stillSize: PixelSize?
+        /// The sizes asked for, best first (`video.sizes` / `still.sizes`, else width x height).
+        public var videoSizesAsked: [PixelSize]
+        public var stillSizesAsked: [PixelSize]
+        /// Which of them was granted (0 = the first); absent before a grant, or
+        /// when the camera granted none of them exactly (it adjusted the last).
+        public var videoSizeEntry: Int?
+        public var stillSizeEntry: Int?
     }
 
     public var state: String
@@ -158,6 +176,10 @@ public struct ControlReply: Codable, Sendable, Equatable {
     public var effective: JSONValue?
     /// get / reset without a key: every setting (get), or the ones reset.
     public var settings: [SettingState]?
+    /// camera without an argument: every camera, `inUse` marking the one running.
+    public var cameras: [CameraListing]?
+    /// camera NEXT|INDEX|MODEL: the camera in use after the switch (or after going back).
+    public var camera: CameraListing?
 
     public init(ok: Bool, error: String? = nil, files: [String]? = nil, status: ServiceStatus? = nil) {
         self.ok = ok
@@ -180,6 +202,7 @@ public struct ControlReply: Codable, Sendable, Equatable {
     private enum CodingKeys: String, CodingKey {
         case ok, error, files, status, pressToDurableMs, clipStartOffsetMs, busy, note
         case key, value, source, effective, settings
+        case cameras, camera
     }
 
     // By hand for `value` and `effective`: a JSON null there is a value (`camera.roi`: null).
@@ -198,6 +221,8 @@ public struct ControlReply: Codable, Sendable, Equatable {
         source = try c.decodeIfPresent(String.self, forKey: .source)
         effective = c.contains(.effective) ? try c.decode(JSONValue.self, forKey: .effective) : nil
         settings = try c.decodeIfPresent([SettingState].self, forKey: .settings)
+        cameras = try c.decodeIfPresent([CameraListing].self, forKey: .cameras)
+        camera = try c.decodeIfPresent(CameraListing.self, forKey: .camera)
     }
 }
 
