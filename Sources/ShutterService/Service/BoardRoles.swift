@@ -51,8 +51,8 @@ public struct BoardRoles: Sendable {
             s.stillSizes = config.stillSizes
             s.maxSize = entry.maxSize.flatMap(PixelSize.init(parsing:))
             if entry.broken {
-                s.brokenReason = "\(entry.model) does not answer on its cable (simulated: sim.cameras marks it "
-                    + "broken, as a loose ribbon cable would be); check the cable and the camera"
+                s.brokenReason = "no answer from the sensor; check its ribbon cable (simulated: sim.cameras "
+                    + "marks it broken)"
             }
             s.fps = config.video.fps
             s.modeSwitchMs = Int64(config.sim.modeSwitchMs)

@@ -9,10 +9,14 @@ extension CameraService {
         var lacking: [LackingControl]?
         var videoSize: PixelSize?
         var stillSize: PixelSize?
+        /// The camera last started: another one (a switch) is not started "again".
+        var cameraID: String?
     }
 
     /// After a camera start: the granted video size and each lacking control.
     func logCameraReport(model: String, restart: Bool) {
+        let restart = restart && camera?.info.id == reportLog.cameraID
+        reportLog.cameraID = camera?.info.id
         let report = camera?.controlReport
         let size = report?.videoSize
         let shown = !restart || size != reportLog.videoSize

@@ -70,16 +70,16 @@ extension CameraService {
             log.notice("camera \(target.summary) in use (was \(from))")
             reply = ControlReply(ok: true)
             reply.note = "switched from camera \(from) to camera \(target.summary)" + (saved.map { "; \($0)" } ?? "")
-        case .wentBack(let error, let previous):
+        case .wentBack(let error, _):
             await waitForFrames()
-            let message = "camera \(target.summary) did not start (\(error)); went back to camera \(from) "
-                + "(\(previous.model)), which is running again"
+            let message = "camera \(target.summary) did not start: \(Self.reason(error)); went back to camera \(from), "
+                + "which is running again"
             log.warning(message)
             lastError = message
             reply = .failure(message)
         case .failed(let error, let previousError):
-            let message = "camera \(target.summary) did not start (\(error)); going back to camera \(from) "
-                + "failed too (\(previousError)); it is retried like any camera that stops"
+            let message = "camera \(target.summary) did not start: \(Self.reason(error)); going back to camera \(from) "
+                + "failed too: \(Self.reason(previousError)); it is retried like any camera that stops"
             log.error(message)
             lastError = message
             reply = .failure(message)
@@ -95,6 +95,11 @@ extension CameraService {
         while !cameraHealthy, !stopping, clock.now() < deadline {
             try? await clock.sleep(for: .milliseconds(10))
         }
+    }
+
+    /// A camera error's message without its code prefix (it reads in a sentence).
+    static func reason(_ error: any Error) -> String {
+        (error as? CameraError)?.message ?? "\(error)"
     }
 
     /// The camera in use among `cameras` (by libcamera's id); nil when none runs.
