@@ -94,6 +94,35 @@ final class EndToEndCameraSwitchTests: XCTestCase {
         XCTAssertEqual(try inUse(d).model, "Sim Front")
     }
 
+    func testASwitchWaitsForTheClipInProgress() throws {
+        let d = try DaemonHarness(config: Self.config(cameras: three))
+        try d.start()
+        defer { d.stop() }
+        // The hold runs as its own shutterctl while the switch is asked for.
+        let hold = Process()
+        hold.executableURL = URL(fileURLWithPath: DaemonHarness.binDir + "/shutterctl")
+        hold.arguments = ["--socket", d.socket, "hold", "2"]
+        let out = Pipe()
+        hold.standardOutput = out
+        try hold.run()
+        try d.waitFor("recording", timeout: 20) { try d.status()["state"] as? String == "recording" }
+        let (code, reply) = try switchTo(d, "2")
+        XCTAssertEqual(code, 0, "\(reply)")
+        let heldData = out.fileHandleForReading.readDataToEndOfFile()
+        hold.waitUntilExit()
+        XCTAssertEqual(hold.terminationStatus, 0, d.log())
+        let held = try JSONSerialization.jsonObject(with: heldData) as? [String: Any]
+        let clip = try XCTUnwrap((held?["files"] as? [String])?.first)
+        let (clean, err) = try decodesCleanly(clip)
+        XCTAssertTrue(clean, err)
+        XCTAssertGreaterThan(try probe(clip).format, 1.5, "the clip ran its length on the first camera")
+        let log = d.log()
+        let waited = try XCTUnwrap(log.range(of: "camera switch to 2 (Sim Back): waiting for the capture in progress"), log)
+        let switched = try XCTUnwrap(log.range(of: "camera switch: 0 (Sim Front) to 2 (Sim Back)"), log)
+        XCTAssertLessThan(waited.lowerBound, switched.lowerBound)
+        XCTAssertEqual(try inUse(d).model, "Sim Back")
+    }
+
     func testTheChoiceSurvivesARestartAndFallsBackWhenTheCameraIsGone() throws {
         let d = try DaemonHarness(config: Self.config(cameras: three))
         try d.start()
