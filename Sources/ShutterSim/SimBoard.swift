@@ -7,15 +7,24 @@ import ShutterCore
 /// with `advance(by:)`.
 public final class SimBoard: Sendable {
     public let clock: any MonotonicClock
-    public let camera: SimCamera
+    /// Its cameras in libcamera's order (`sim.cameras`); one unless configured.
+    public let cameras: [SimCamera]
+    /// The first camera: what a one-camera board's tests drive.
+    public var camera: SimCamera { cameras[0] }
     public let button: SimButton
     public let microphone: SimMicrophone
     public let statusLED: SimLED
     public let flashLED: SimLED
 
-    public init(camera: SimCamera.Settings = SimCamera.Settings(), clock: any MonotonicClock = SystemClock()) {
+    public convenience init(camera: SimCamera.Settings = SimCamera.Settings(), clock: any MonotonicClock = SystemClock()) {
+        self.init(cameras: [camera], clock: clock)
+    }
+
+    /// `cameras` must not be empty.
+    public init(cameras: [SimCamera.Settings], clock: any MonotonicClock = SystemClock()) {
+        precondition(!cameras.isEmpty, "a simulated board has at least one camera")
         self.clock = clock
-        self.camera = SimCamera(settings: camera, clock: clock)
+        self.cameras = cameras.map { SimCamera(settings: $0, clock: clock) }
         button = SimButton(clock: clock)
         microphone = SimMicrophone(clock: clock)
         statusLED = SimLED(name: "status")
@@ -29,8 +38,8 @@ public final class SimBoard: Sendable {
     public func settle(consumers: Bool = false) async {
         // Until one pass finds both quiet: a consumer catching up on one stream
         // may start work on the other device.
-        while !(camera.isSettled(consumers: consumers) && microphone.isSettled(consumers: consumers)) {
-            await camera.settle(consumers: consumers)
+        while !(cameras.allSatisfy({ $0.isSettled(consumers: consumers) }) && microphone.isSettled(consumers: consumers)) {
+            for c in cameras { await c.settle(consumers: consumers) }
             await microphone.settle(consumers: consumers)
         }
     }

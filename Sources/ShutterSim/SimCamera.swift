@@ -39,6 +39,18 @@ public final class SimCamera: CameraDevice {
         /// least `streamDepth + 1`.
         public var bufferCount = 8
         public var model = "Shutter Sim Camera"
+        /// Its libcamera-like id; the board numbers its cameras "sim:0", "sim:1", ...
+        public var id = "sim:0"
+        /// Video and still sizes asked for, best first; empty = `width` x `height`
+        /// (`stillWidth` x `stillHeight`). The camera grants the first that fits
+        /// `maxSize` (`SizePreference.grant`); `width`/`height` become what it granted.
+        public var videoSizes: [PixelSize] = []
+        public var stillSizes: [PixelSize] = []
+        /// The largest size this camera gives, video and still; nil = any.
+        public var maxSize: PixelSize?
+        /// Set: the camera is listed but `start()` fails with this reason (a
+        /// loose ribbon cable), every time.
+        public var brokenReason: String?
         /// The sensor controls it starts with (the configuration's `camera.*`);
         /// `apply` changes them. The picture and the frame metadata follow them
         /// (`SimScene`, `SimOptics`), and `controlReport` reports them.
@@ -143,13 +155,21 @@ public final class SimCamera: CameraDevice {
     /// Drawing a picture is blocking work: it runs here, not on the shared task pool.
     private let drawQueue = DispatchQueue(label: "shutter.sim.camera")
 
-    public init(settings: Settings = Settings(), clock: any MonotonicClock = SystemClock()) {
+    public init(settings asked: Settings = Settings(), clock: any MonotonicClock = SystemClock()) {
+        var settings = asked
+        let video = SizePreference.grant(asked.videoSizes.isEmpty ? [PixelSize(width: asked.width, height: asked.height)]
+                                         : asked.videoSizes, largest: asked.maxSize)
+        let still = SizePreference.grant(asked.stillSizes.isEmpty
+                                         ? [PixelSize(width: asked.stillWidth, height: asked.stillHeight)]
+                                         : asked.stillSizes, largest: asked.maxSize)
+        (settings.width, settings.height) = (video.width, video.height)
+        (settings.stillWidth, settings.stillHeight) = (still.width, still.height)
         self.settings = settings
         self.clock = clock
         activity = SimActivity(clock: clock)
         state = Mutex(State(scene: settings.scene, optics: SimOptics(lens: settings.scene.subjectDioptres),
                             controls: settings.controls))
-        info = CameraInfo(make: "Shutter", model: settings.model, id: "sim:0", hasAutofocus: true,
+        info = CameraInfo(make: "Shutter", model: settings.model, id: settings.id, hasAutofocus: true,
                           pixelArraySize: (settings.stillWidth, settings.stillHeight))
         pattern = TestPattern(width: settings.width, height: settings.height)
         stillPattern = TestPattern(width: settings.stillWidth, height: settings.stillHeight)
@@ -268,6 +288,7 @@ public final class SimCamera: CameraDevice {
         defer { releaseControl() }
         let stream = SimStream<Frame>(depth: settings.streamDepth, onChange: { [activity] in activity.changed() })
         let (old, oldProducer): (SimStream<Frame>?, Task<Void, Never>?) = try state.withLock { s in
+            if let reason = settings.brokenReason { throw CameraError(.system, reason) }
             switch s.fault {
             case .disappear: throw CameraError(.noDevice, "simulated camera is unplugged (fault injected)")
             case .error: throw CameraError(.system, "simulated camera failed to start (fault injected)")

@@ -15,7 +15,9 @@ public struct CaptureBudget: Equatable, Sendable {
     /// (9 MB for 12 MP). Video: (video + audio bitrate) × max duration, plus 5 %
     /// for MP4 fragment headers and index.
     public init(config: ShutterConfig) {
-        photoBytes = UInt64(config.still.width) * UInt64(config.still.height) * 3 / 4
+        // The largest size it may be granted (the first preference, as a rule).
+        let pixels = config.stillSizes.map { $0.width * $0.height }.max() ?? 0
+        photoBytes = UInt64(pixels) * 3 / 4
         let kbps = UInt64(config.video.bitrateKbps) + (config.audio.enabled ? UInt64(config.audio.bitrateKbps) : 0)
         videoBytes = kbps * 1000 / 8 * UInt64(config.video.maxSeconds) * 105 / 100
     }

@@ -78,8 +78,8 @@ final class ServiceCameraControlsTests: XCTestCase {
         // The log: one warning for the lacking control, and the granted sizes.
         let warnings = log.split(separator: "\n").filter { $0.contains("camera control not applied") }
         XCTAssertEqual(warnings, ["<4>shutter.service: camera control not applied: HdrMode: not supported by this camera (camera.hdr)"], log)
-        XCTAssertTrue(log.contains("camera Shutter Sim Camera started, video 320x240 (asked 320x240)"), log)
-        XCTAssertTrue(log.contains("stills are 640x480 (asked 640x480)"), log)
+        XCTAssertTrue(log.contains("camera Shutter Sim Camera started, video 320x240 (as asked)"), log)
+        XCTAssertTrue(log.contains("stills are 640x480 (as asked)"), log)
     }
 
     /// A camera without anything to report: no lacking controls, no warning.

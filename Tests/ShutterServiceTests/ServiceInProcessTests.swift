@@ -37,7 +37,7 @@ final class ServiceInProcessTests: XCTestCase {
         let sim = BoardRoles.simulated(config: config)
         let status = SimLED(name: "status"), flash = SimLED(name: "flash")
         // The simulated camera, but LEDs reached only as roles: the real board's path.
-        let roles = BoardRoles(name: "bench", openCamera: sim.openCamera, button: nil, microphone: nil,
+        let roles = BoardRoles(name: "bench", openCamera: sim.openCamera, listCameras: sim.listCameras, button: nil, microphone: nil,
                                statusLED: status, flashLED: flash, sim: nil, cameraAppliesTransform: false)
         let service = CameraService(config: config, roles: roles)
         let run = Task { await service.run() }

@@ -136,7 +136,18 @@ public struct PixelSize: Codable, Hashable, Sendable, CustomStringConvertible {
         self.height = height
     }
 
+    /// "1920x1080" (also with "X" or "×"); nil for anything else.
+    public init?(parsing text: String) {
+        let parts = text.trimmingCharacters(in: .whitespaces).lowercased()
+            .split(omittingEmptySubsequences: false) { $0 == "x" || $0 == "×" }
+        guard parts.count == 2, let w = Int(parts[0]), let h = Int(parts[1]), w > 0, h > 0 else { return nil }
+        self.init(width: w, height: h)
+    }
+
     public var description: String { "\(width)x\(height)" }
+
+    /// Whether it fits inside `other` (both sides at most as large).
+    public func fits(in other: PixelSize) -> Bool { width <= other.width && height <= other.height }
 }
 
 /// What a camera did with the controls it was given, as of its last start.

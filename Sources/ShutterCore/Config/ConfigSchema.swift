@@ -21,6 +21,12 @@ public enum ConfigSchema {
         /// A rectangle [x, y, width, height] inside the unit square (normalised
         /// image coordinates), with a non-zero size, or null.
         case normalisedRect(nullable: Bool)
+        /// Frame sizes best first, each "WIDTHxHEIGHT" (a single string is a
+        /// list of one), or null: then the key's `width` and `height` keys.
+        case sizeList(width: ClosedRange<Int>, height: ClosedRange<Int>, evenOnly: Bool)
+        /// The simulated board's cameras, in libcamera's order: each a model
+        /// name, or {"model": …, "broken": true|false, "maxSize": "WIDTHxHEIGHT"}; null = one camera.
+        case simCameras
 
         /// What is allowed, in words, for error messages.
         public var allowed: String {
@@ -43,6 +49,12 @@ public enum ConfigSchema {
             case .normalisedRect(let nullable):
                 return "[x, y, width, height] inside 0...1 (width and height above 0, x + width and y + height at most 1)"
                     + (nullable ? ", or null" : "")
+            case .sizeList(let w, let h, let even):
+                return "null or a list of sizes \"WIDTHxHEIGHT\", best first (width \(w.lowerBound)...\(w.upperBound), "
+                    + "height \(h.lowerBound)...\(h.upperBound)\(even ? ", both even" : ""))"
+            case .simCameras:
+                return "null or a list of 1...8 cameras, each a model name or {\"model\": NAME, \"broken\": true|false, "
+                    + "\"maxSize\": \"WIDTHxHEIGHT\"}"
             }
         }
 
@@ -66,6 +78,7 @@ public enum ConfigSchema {
         Key(path: "shutdown.countdownMs", kind: .int(0...30000)),
         Key(path: "video.width", kind: .int(160...4096, evenOnly: true)),
         Key(path: "video.height", kind: .int(120...4096, evenOnly: true)),
+        Key(path: "video.sizes", kind: .sizeList(width: 160...4096, height: 120...4096, evenOnly: true)),
         Key(path: "video.fps", kind: .int(1...120)),
         Key(path: "video.bitrateKbps", kind: .int(100...100000)),
         Key(path: "video.encoder", kind: .choice(ShutterConfig.Video.Encoder.allCases.map(\.rawValue))),
@@ -77,6 +90,7 @@ public enum ConfigSchema {
         Key(path: "video.torch", kind: .bool),
         Key(path: "still.width", kind: .int(64...16384)),
         Key(path: "still.height", kind: .int(64...16384)),
+        Key(path: "still.sizes", kind: .sizeList(width: 64...16384, height: 64...16384, evenOnly: false)),
         Key(path: "still.quality", kind: .int(1...100)),
         Key(path: "audio.enabled", kind: .bool),
         Key(path: "audio.device", kind: .string(allowEmpty: false)),
@@ -138,6 +152,7 @@ public enum ConfigSchema {
         Key(path: "sim.sceneLux", kind: .double(0...100000)),
         Key(path: "sim.sceneKelvin", kind: .int(1500...12000)),
         Key(path: "sim.subjectDioptres", kind: .double(0...32)),
+        Key(path: "sim.cameras", kind: .simCameras),
     ]
 
     public static let byPath: [String: Key] = Dictionary(uniqueKeysWithValues: keys.map { ($0.path, $0) })
@@ -269,8 +284,70 @@ public enum ConfigSchema {
                 && v[0] + v[2] <= 1 + 1e-9 && v[1] + v[3] <= 1 + 1e-9
             guard inside else { throw bad(.outOfRange, value.rendered(pretty: false)) }
             return .array(v.map(JSONValue.double))
+        case (.sizeList, .null), (.simCameras, .null):
+            return value
+        case (.sizeList, .string):
+            return try check(.array([value]), for: key)
+        case (.sizeList(let w, let h, let even), .array(let items)):
+            guard !items.isEmpty else { throw bad(.outOfRange, "an empty list") }
+            var sizes: [JSONValue] = []
+            for (i, item) in items.enumerated() {
+                guard case .string(let text) = item, let size = PixelSize(parsing: text) else {
+                    throw Violation(code: .wrongType, keyPath: key.path,
+                                    message: "\"\(key.path)\" entry \(i + 1) is \(item.rendered(pretty: false)), not a size "
+                                        + "such as \"1920x1080\"; allowed: \(key.kind.allowed)")
+                }
+                guard w.contains(size.width), h.contains(size.height),
+                      !even || (size.width % 2 == 0 && size.height % 2 == 0) else {
+                    throw Violation(code: .outOfRange, keyPath: key.path,
+                                    message: "\"\(key.path)\" entry \(i + 1) is \"\(text)\"; allowed: \(key.kind.allowed)")
+                }
+                sizes.append(.string(size.description))
+            }
+            return .array(sizes)
+        case (.simCameras, .array(let items)):
+            guard (1...8).contains(items.count) else { throw bad(.outOfRange, "a list of \(items.count)") }
+            return .array(try items.enumerated().map { (i, item) throws(Violation) -> JSONValue in
+                try checkSimCamera(item, entry: i + 1, key: key)
+            })
         default:
             throw wrongType()
+        }
+    }
+
+    /// One `sim.cameras` entry, normalized to an object.
+    private static func checkSimCamera(_ item: JSONValue, entry: Int, key: Key) throws(Violation) -> JSONValue {
+        func bad(_ code: ConfigError.Code, _ what: String) -> Violation {
+            Violation(code: code, keyPath: key.path,
+                      message: "\"\(key.path)\" entry \(entry) \(what); allowed: \(key.kind.allowed)")
+        }
+        switch item {
+        case .string(let model):
+            guard !model.isEmpty else { throw bad(.outOfRange, "has an empty model") }
+            return .object(["model": item, "broken": .bool(false)])
+        case .object(let fields):
+            var out: [String: JSONValue] = ["broken": .bool(false)]
+            for name in fields.keys.sorted() {
+                let v = fields[name]!
+                switch (name, v) {
+                case ("model", .string(let m)) where !m.isEmpty: out["model"] = v
+                case ("broken", .bool): out["broken"] = v
+                case ("maxSize", .string(let s)):
+                    guard let size = PixelSize(parsing: s), size.width > 0, size.height > 0 else {
+                        throw bad(.outOfRange, "has maxSize \"\(s)\", not a size such as \"1280x720\"")
+                    }
+                    out["maxSize"] = .string(size.description)
+                case ("model", _), ("broken", _), ("maxSize", _):
+                    throw bad(.wrongType, "has \"\(name)\": \(v.rendered(pretty: false))")
+                default:
+                    throw bad(.unknownKey, "has an unknown field \"\(name)\""
+                                + suggestion(for: name, among: ["model", "broken", "maxSize"]))
+                }
+            }
+            guard out["model"] != nil else { throw bad(.outOfRange, "has no \"model\"") }
+            return .object(out)
+        default:
+            throw bad(.wrongType, "is \(item.typeName)")
         }
     }
 
@@ -325,6 +402,20 @@ public enum ConfigSchema {
             }
         case .string, .choice, .identifier, .gpioLine:
             value = .string(text)
+        case .sizeList:
+            // JSON, or "1920x1080,1280x720" as a shell user would type it.
+            if let parsed = try? JSONParser.parse(text).value {
+                value = parsed
+            } else {
+                value = .array(text.split(separator: ",").map { .string($0.trimmingCharacters(in: .whitespaces)) })
+            }
+        case .simCameras:
+            // JSON, or "imx708,imx219" (models only).
+            if let parsed = try? JSONParser.parse(text).value {
+                value = parsed
+            } else {
+                value = .array(text.split(separator: ",").map { .string($0.trimmingCharacters(in: .whitespaces)) })
+            }
         }
         return try check(value, for: key)
     }

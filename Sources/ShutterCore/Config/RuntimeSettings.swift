@@ -27,13 +27,25 @@ public struct RuntimeSettings: Equatable, Sendable {
     public private(set) var changes: [String: JSONValue]
     /// `base` with the changes over it: what the service runs with.
     public private(set) var effective: ShutterConfig
+    /// The camera `shutterctl camera` switched to; nil = the configuration's
+    /// choice (`camera.index` / `camera.model`). Kept apart from `changes`:
+    /// `reset` leaves it, another `shutterctl camera` changes it.
+    public var camera: CameraPick?
+
+    /// The state file's key for `camera`: not a configuration key, so it cannot
+    /// be mistaken for `camera.index` (whose meaning differs: see `CameraPick`).
+    public static let cameraStateKey = "cameraInUse"
 
     /// `changes` must be valid (from `set`, or `parseState`).
-    public init(base: ShutterConfig, changes: [String: JSONValue] = [:]) {
+    public init(base: ShutterConfig, changes: [String: JSONValue] = [:], camera: CameraPick? = nil) {
         self.base = base
         self.changes = changes
+        self.camera = camera
         effective = Self.merge(base, changes)
     }
+
+    /// Nothing to remember: no change and no camera switched to.
+    public var isEmpty: Bool { changes.isEmpty && camera == nil }
 
     /// The key's schema entry, if it can be set at runtime; else the error a
     /// config file with that key would get (unknown key, "did you mean").
@@ -120,6 +132,9 @@ public struct RuntimeSettings: Equatable, Sendable {
     public var stateDocument: String {
         var tree = JSONValue.object([:])
         for (path, value) in changes { tree.setValue(value, at: path) }
+        if let camera {
+            tree.setValue(.object(["index": .int(camera.index), "model": .string(camera.model)]), at: Self.cameraStateKey)
+        }
         return tree.rendered(pretty: true) + "\n"
     }
 
@@ -127,7 +142,7 @@ public struct RuntimeSettings: Equatable, Sendable {
     /// corrupt file); a key this version cannot set, or a value its schema
     /// refuses, is left out and named in `dropped` with why.
     public static func parseState(_ text: String) throws(ConfigError)
-        -> (changes: [String: JSONValue], dropped: [String])
+        -> (changes: [String: JSONValue], camera: CameraPick?, dropped: [String])
     {
         let document: JSONParser.Document
         do throws(JSONParser.SyntaxError) {
@@ -141,7 +156,15 @@ public struct RuntimeSettings: Equatable, Sendable {
         }
         var changes: [String: JSONValue] = [:]
         var dropped: [String] = []
-        for leaf in document.value.leaves() {
+        var camera: CameraPick?
+        if let c = document.value[cameraStateKey] {
+            if case .int(let i)? = c["index"], i >= 0, case .string(let m)? = c["model"] {
+                camera = CameraPick(index: i, model: m)
+            } else {
+                dropped.append("\(cameraStateKey): not {\"index\": N, \"model\": NAME} but \(c.rendered(pretty: false))")
+            }
+        }
+        for leaf in document.value.leaves() where !leaf.path.hasPrefix(cameraStateKey + ".") && leaf.path != cameraStateKey {
             guard let key = ConfigSchema.byPath[leaf.path], isSettable(leaf.path) else {
                 dropped.append("\(leaf.path): not a setting this version knows")
                 continue
@@ -152,6 +175,6 @@ public struct RuntimeSettings: Equatable, Sendable {
                 dropped.append("\(leaf.path): \(error.message)")
             }
         }
-        return (changes, dropped)
+        return (changes, camera, dropped)
     }
 }

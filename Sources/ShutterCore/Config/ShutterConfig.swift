@@ -22,6 +22,16 @@ public struct ShutterConfig: Codable, Equatable, Sendable {
 
     public init() {}
 
+    /// The video sizes to ask for, best first: `video.sizes`, else width x height.
+    public var videoSizes: [PixelSize] {
+        video.sizes?.compactMap(PixelSize.init(parsing:)) ?? [PixelSize(width: video.width, height: video.height)]
+    }
+
+    /// The still sizes to ask for, best first: `still.sizes`, else width x height.
+    public var stillSizes: [PixelSize] {
+        still.sizes?.compactMap(PixelSize.init(parsing:)) ?? [PixelSize(width: still.width, height: still.height)]
+    }
+
     /// The shutter button and its gesture timing.
     public struct Button: Codable, Equatable, Sendable {
         /// Stability filter: a level counts once steady this long. Default 20, 0...500 ms.
@@ -58,6 +68,9 @@ public struct ShutterConfig: Codable, Equatable, Sendable {
         public var width = 1920
         /// Frame height. Default 1080, 120...4096, even.
         public var height = 1080
+        /// Sizes best first ("1920x1080"); the first the camera grants exactly wins.
+        /// null = [width x height]; when set it wins over width and height. Default null.
+        public var sizes: [String]?
         /// Frames per second. Default 30, 1...120.
         public var fps = 30
         /// Video bitrate. Default 10000, 100...100000 kbit/s.
@@ -81,6 +94,9 @@ public struct ShutterConfig: Codable, Equatable, Sendable {
         public var width = 4608
         /// Photo height. Default 2592, 64...16384.
         public var height = 2592
+        /// Sizes best first ("4608x2592"); the first the camera grants exactly wins.
+        /// null = [width x height]; when set it wins over width and height. Default null.
+        public var sizes: [String]?
         /// JPEG quality. Default 93, 1...100.
         public var quality = 93
     }
@@ -234,5 +250,24 @@ public struct ShutterConfig: Codable, Equatable, Sendable {
         public var sceneKelvin = 5000
         /// The simulated subject's distance as a lens position: the lens there is sharp. Default 1, 0...32 dioptres.
         public var subjectDioptres = 1.0
+        /// The simulated cameras in libcamera's order (`shutterctl camera` switches
+        /// between them); null = one camera, "Shutter Sim Camera". Default null.
+        public var cameras: [SimCameraEntry]?
+
+        /// One simulated camera.
+        public struct SimCameraEntry: Codable, Equatable, Sendable {
+            /// Its model (EXIF Model, `status.camera.model`).
+            public var model: String
+            /// Listed, but fails to start (a loose ribbon cable). Default false.
+            public var broken = false
+            /// The largest size it grants ("1280x720"), video and still; null = any. Default null.
+            public var maxSize: String?
+
+            public init(model: String, broken: Bool = false, maxSize: String? = nil) {
+                self.model = model
+                self.broken = broken
+                self.maxSize = maxSize
+            }
+        }
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import ShutterCore
 
 /// Where a camera sits, from libcamera's `properties::Location`.
 public enum CameraLocation: String, Sendable, Codable, CaseIterable {
@@ -99,9 +100,7 @@ public enum CameraSelector: Sendable, Equatable, CustomStringConvertible {
         case .index(let i):
             return cameras.indices.contains(i) ? i : nil
         case .model(let m):
-            let want = m.lowercased()
-            return cameras.firstIndex { $0.model.lowercased() == want }
-                ?? cameras.firstIndex { !$0.model.isEmpty && $0.model.lowercased().hasPrefix(want) }
+            return CameraListing.firstIndex(ofModel: m, in: cameras.map(\.model))
         case .location(let l):
             return cameras.firstIndex { $0.location == l }
         case .idContaining(let s):

@@ -3,6 +3,7 @@ import ShutterCore
 
 /// `shutterctl [--socket PATH] status | tap | hold SECONDS | press | release | photo |
 ///             record start|stop | set KEY VALUE | get [KEY] | reset [KEY] | focus X Y|reset |
+///             camera [NEXT|INDEX|MODEL] |
 ///             sim [--fault F] [--lux L] | gestures FILE [--config CFG]`
 public enum ShutterctlCommand {
     static let usage = """
@@ -23,6 +24,10 @@ public enum ShutterctlCommand {
                                  tap-to-focus: focus and meter exposure around a point of the picture
                                  (X, Y in 0...1 from its top left; 0.5 0.5 the centre), kept like `set`;
                                  reset: back to the configuration's windows
+          camera [next|INDEX|MODEL]
+                                 switch camera between captures (kept across restarts); if the new
+                                 one fails to start, the previous one runs again (exit status 1).
+                                 Without an argument: list the cameras (index, model, in use)
           sim [--fault none|stall|disappear|error] [--lux N] [--led-failing true|false]
                                  simulated board only: inject faults, set the light level
           gestures FILE [--config CFG]
@@ -77,6 +82,11 @@ public enum ShutterctlCommand {
                     return fail(error.message)  // status 1, as the service's own refusal
                 }
             }
+        case "camera":
+            guard rest.count <= 1 else {
+                return fail("camera takes next, an index or a model, e.g. `shutterctl camera next`", code: 64)
+            }
+            request = ControlRequest(cmd: "camera", camera: rest.first)
         case "get", "reset":
             guard rest.count <= 1 else { return fail("\(cmd) takes at most one key\n\(usage)", code: 64) }
             request = ControlRequest(cmd: cmd, key: rest.first)

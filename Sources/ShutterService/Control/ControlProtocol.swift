@@ -13,9 +13,10 @@ import ShutterCore
 ///     {"cmd":"reset"}                    -> {"ok":true,"settings":[…the keys reset, at their config values…]}
 ///     {"cmd":"focus","x":0.3,"y":0.8}    -> {"ok":true,"note":"…","settings":[camera.focus.window, camera.exposure.window]}
 ///     {"cmd":"focus","action":"reset"}   -> the same, back at their config values
+///     {"cmd":"camera","camera":"next"} -> {"ok":true,"camera":{"id":"sim:1","index":1,"model":"imx219"},"note":"switched from …"}
 ///     {"cmd":"bogus"}                    -> {"ok":false,"error":"unknown command \"bogus\" (…)"}
 public struct ControlRequest: Codable, Sendable, Equatable {
-    /// status | tap | hold | press | release | photo | record | sim | set | get | reset | focus
+    /// status | tap | hold | press | release | photo | record | sim | set | get | reset | focus | camera
     public var cmd: String
     /// hold: how long to hold, in seconds.
     public var seconds: Double?
@@ -35,9 +36,12 @@ public struct ControlRequest: Codable, Sendable, Equatable {
     /// focus: the point of interest, 0...1 across and down the picture.
     public var x: Double?
     public var y: Double?
+    /// camera: "next", an index ("1") or a model to switch to; absent: list the cameras.
+    public var camera: String?
 
     public init(cmd: String, seconds: Double? = nil, action: String? = nil, fault: String? = nil,
-                lux: Double? = nil, ledFailing: Bool? = nil, key: String? = nil, value: JSONValue? = nil) {
+                lux: Double? = nil, ledFailing: Bool? = nil, key: String? = nil, value: JSONValue? = nil,
+                camera: String? = nil) {
         self.cmd = cmd
         self.seconds = seconds
         self.action = action
@@ -46,14 +50,16 @@ public struct ControlRequest: Codable, Sendable, Equatable {
         self.ledFailing = ledFailing
         self.key = key
         self.value = value
+        self.camera = camera
     }
 
     public static let commands = ["status", "tap", "hold", "press", "release", "photo", "record", "sim",
-                                  "set", "get", "reset", "focus"]
+                                  "set", "get", "reset", "focus", "camera"]
 
     private enum CodingKeys: String, CodingKey {
         case cmd, seconds, action, fault, lux, ledFailing, key, value
         case x, y
+        case camera
     }
 
     // By hand for `value`: a JSON null there is the value null, not a missing value.
@@ -69,6 +75,7 @@ public struct ControlRequest: Codable, Sendable, Equatable {
         value = c.contains(.value) ? try c.decode(JSONValue.self, forKey: .value) : nil
         x = try c.decodeIfPresent(Double.self, forKey: .x)
         y = try c.decodeIfPresent(Double.self, forKey: .y)
+        camera = try c.decodeIfPresent(String.self, forKey: .camera)
     }
 }
 
@@ -123,6 +130,10 @@ public struct ServiceStatus: Codable, Sendable, Equatable {
     public struct Camera: Codable, Sendable, Equatable {
         /// The camera's model, "none" while no camera is open.
         public var model: String
+        /// The camera in use: its index in libcamera's order (`shutterctl camera`
+        /// lists them) and libcamera's id; absent while no camera is open.
+        public var index: Int?
+        public var id: String?
         /// What the configuration asks of the sensor (the `camera.*` control keys).
         public var asked: CameraControls
         /// Asked-for controls this camera lacks, each with why ("AfMode": "this camera has no autofocus").
@@ -131,6 +142,13 @@ public struct ServiceStatus: Codable, Sendable, Equatable {
         public var videoSize: PixelSize?
         /// The still size it granted for the last still; absent before one.
         public var stillSize: PixelSize?
+        /// The sizes asked for, best first (`video.sizes` / `still.sizes`, else width x height).
+        public var videoSizesAsked: [PixelSize]
+        public var stillSizesAsked: [PixelSize]
+        /// Which of them was granted (0 = the first); absent before a grant, or
+        /// when the camera granted none of them exactly (it adjusted the last).
+        public var videoSizeEntry: Int?
+        public var stillSizeEntry: Int?
         /// What the newest frame's metadata says is in effect (exposure time, gains,
         /// colour temperature and gains, EV, white balance, zoom, lens, AF state);
         /// only what the camera reports, absent before the first frame.
@@ -170,6 +188,10 @@ public struct ControlReply: Codable, Sendable, Equatable {
     public var effective: JSONValue?
     /// get / reset without a key: every setting (get), or the ones reset.
     public var settings: [SettingState]?
+    /// camera without an argument: every camera, `inUse` marking the one running.
+    public var cameras: [CameraListing]?
+    /// camera NEXT|INDEX|MODEL: the camera in use after the switch (or after going back).
+    public var camera: CameraListing?
 
     public init(ok: Bool, error: String? = nil, files: [String]? = nil, status: ServiceStatus? = nil) {
         self.ok = ok
@@ -192,6 +214,7 @@ public struct ControlReply: Codable, Sendable, Equatable {
     private enum CodingKeys: String, CodingKey {
         case ok, error, files, status, pressToDurableMs, clipStartOffsetMs, busy, note
         case key, value, source, effective, settings
+        case cameras, camera
     }
 
     // By hand for `value` and `effective`: a JSON null there is a value (`camera.roi`: null).
@@ -210,6 +233,8 @@ public struct ControlReply: Codable, Sendable, Equatable {
         source = try c.decodeIfPresent(String.self, forKey: .source)
         effective = c.contains(.effective) ? try c.decode(JSONValue.self, forKey: .effective) : nil
         settings = try c.decodeIfPresent([SettingState].self, forKey: .settings)
+        cameras = try c.decodeIfPresent([CameraListing].self, forKey: .cameras)
+        camera = try c.decodeIfPresent(CameraListing.self, forKey: .camera)
     }
 }
 

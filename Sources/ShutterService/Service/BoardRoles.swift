@@ -2,10 +2,15 @@ import ShutterCore
 import ShutterSim
 
 /// The devices the service runs on, whichever board provides them. The camera
-/// is opened through a closure so that a missing camera can be retried.
+/// is opened through a closure so that a missing camera can be retried, and
+/// another one chosen (`shutterctl camera`).
 public struct BoardRoles: Sendable {
     public var name: String
-    public var openCamera: @Sendable () async throws -> any CameraDevice
+    /// Opens a camera: nil = the configuration's choice (`camera.index` /
+    /// `camera.model`), else the camera at that index of `listCameras`.
+    public var openCamera: @Sendable (Int?) async throws -> any CameraDevice
+    /// The cameras there are now, in libcamera's order.
+    public var listCameras: @Sendable () async throws -> [CameraListing]
     public var button: (any ButtonInput)?
     public var microphone: (any Microphone)?
     public var statusLED: (any LEDOutput)?
@@ -17,11 +22,13 @@ public struct BoardRoles: Sendable {
     /// EXIF says "upright"; otherwise EXIF carries the configured orientation.
     public var cameraAppliesTransform: Bool
 
-    public init(name: String, openCamera: @escaping @Sendable () async throws -> any CameraDevice,
+    public init(name: String, openCamera: @escaping @Sendable (Int?) async throws -> any CameraDevice,
+                listCameras: @escaping @Sendable () async throws -> [CameraListing],
                 button: (any ButtonInput)?, microphone: (any Microphone)?, statusLED: (any LEDOutput)?,
                 flashLED: (any LEDOutput)?, sim: SimBoard? = nil, cameraAppliesTransform: Bool) {
         self.name = name
         self.openCamera = openCamera
+        self.listCameras = listCameras
         self.button = button
         self.microphone = microphone
         self.statusLED = statusLED
@@ -30,25 +37,48 @@ public struct BoardRoles: Sendable {
         self.cameraAppliesTransform = cameraAppliesTransform
     }
 
-    /// The simulated board, sized from the configuration; `camera` may change
-    /// its camera further (a test's lacking controls).
+    /// The simulated board, sized from the configuration: one camera per
+    /// `sim.cameras` entry (one when null); `camera` may change each further
+    /// (a test's lacking controls).
     public static func simulated(config: ShutterConfig, clock: any MonotonicClock = SystemClock(),
                                  camera: (inout SimCamera.Settings) -> Void = { _ in }) -> BoardRoles {
-        var s = SimCamera.Settings()
-        s.width = config.video.width
-        s.height = config.video.height
-        s.fps = config.video.fps
-        s.stillWidth = config.still.width
-        s.stillHeight = config.still.height
-        s.modeSwitchMs = Int64(config.sim.modeSwitchMs)
-        s.scene = SimScene(lux: config.sim.sceneLux, colourTemperature: Double(config.sim.sceneKelvin),
-                           subjectDioptres: config.sim.subjectDioptres)
-        s.controls = config.camera.controls
-        camera(&s)
-        let board = SimBoard(camera: s, clock: clock)
-        return BoardRoles(name: "sim", openCamera: { board.camera }, button: board.button,
-                          microphone: config.audio.enabled ? board.microphone : nil,
-                          statusLED: board.statusLED, flashLED: board.flashLED, sim: board,
-                          cameraAppliesTransform: false)
+        let entries = config.sim.cameras ?? [.init(model: SimCamera.Settings().model)]
+        let settings = entries.enumerated().map { (i, entry) -> SimCamera.Settings in
+            var s = SimCamera.Settings()
+            s.model = entry.model
+            s.id = "sim:\(i)"
+            s.videoSizes = config.videoSizes
+            s.stillSizes = config.stillSizes
+            s.maxSize = entry.maxSize.flatMap(PixelSize.init(parsing:))
+            if entry.broken {
+                s.brokenReason = "no answer from the sensor; check its ribbon cable (simulated: sim.cameras "
+                    + "marks it broken)"
+            }
+            s.fps = config.video.fps
+            s.modeSwitchMs = Int64(config.sim.modeSwitchMs)
+            s.scene = SimScene(lux: config.sim.sceneLux, colourTemperature: Double(config.sim.sceneKelvin),
+                               subjectDioptres: config.sim.subjectDioptres)
+            s.controls = config.camera.controls
+            camera(&s)
+            return s
+        }
+        let board = SimBoard(cameras: settings, clock: clock)
+        let listing = board.cameras.enumerated().map { CameraListing(index: $0, model: $1.info.model, id: $1.info.id) }
+        let configured = config.camera.model.isEmpty
+            ? config.camera.index : CameraListing.firstIndex(ofModel: config.camera.model, in: listing.map(\.model))
+        return BoardRoles(
+            name: "sim",
+            openCamera: { index in
+                guard let i = index ?? configured, board.cameras.indices.contains(i) else {
+                    let asked = index.map { "camera \($0)" } ?? (config.camera.model.isEmpty
+                        ? "camera.index \(config.camera.index)" : "camera.model \"\(config.camera.model)\"")
+                    throw CameraError(.noDevice, "no simulated \(asked); the cameras are "
+                        + listing.map(\.summary).joined(separator: ", ") + " (sim.cameras)")
+                }
+                return board.cameras[i]
+            },
+            listCameras: { listing },
+            button: board.button, microphone: config.audio.enabled ? board.microphone : nil,
+            statusLED: board.statusLED, flashLED: board.flashLED, sim: board, cameraAppliesTransform: false)
     }
 }

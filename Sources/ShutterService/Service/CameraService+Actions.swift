@@ -13,6 +13,7 @@ extension CameraService {
         // shutdown press) is answered now.
         requests.answerUnbound(isPending: machine.isPending)
         applySettingsIfIdle()
+        resumeCameraSwitchIfIdle()
         wakeup.notify()
     }
 

@@ -9,14 +9,18 @@ extension CameraService {
         var lacking: [LackingControl]?
         var videoSize: PixelSize?
         var stillSize: PixelSize?
+        /// The camera last started: another one (a switch) is not started "again".
+        var cameraID: String?
     }
 
     /// After a camera start: the granted video size and each lacking control.
     func logCameraReport(model: String, restart: Bool) {
+        let restart = restart && camera?.info.id == reportLog.cameraID
+        reportLog.cameraID = camera?.info.id
         let report = camera?.controlReport
         let size = report?.videoSize
         let shown = !restart || size != reportLog.videoSize
-            ? size.map { ", video \($0) (asked \(config.video.width)x\(config.video.height))" } ?? "" : ""
+            ? size.map { ", video \(Self.granted($0, of: config.videoSizes))" } ?? "" : ""
         log.notice("camera \(model) started\(restart ? " again" : "")\(shown)")
         reportLog.videoSize = size
         logLacking(report?.lacking ?? [])
@@ -27,10 +31,22 @@ extension CameraService {
     func logStillReport() {
         guard let report = camera?.controlReport else { return }
         if let size = report.stillSize, size != reportLog.stillSize {
-            log.notice("stills are \(size) (asked \(config.still.width)x\(config.still.height))")
+            log.notice("stills are \(Self.granted(size, of: config.stillSizes))")
             reportLog.stillSize = size
         }
         logLacking(report.lacking)
+    }
+
+    /// "1280x720 (preference 2 of 2; not granted: 1920x1080)", or that the
+    /// camera granted none of the list.
+    static func granted(_ size: PixelSize, of asked: [PixelSize]) -> String {
+        let list = asked.map(\.description).joined(separator: ", ")
+        guard let entry = SizePreference.entry(of: size, in: asked) else {
+            return "\(size) (asked \(list): none granted, the camera adjusted to this)"
+        }
+        if asked.count == 1 { return "\(size) (as asked)" }
+        let refused = asked[..<entry].map(\.description).joined(separator: ", ")
+        return "\(size) (preference \(entry + 1) of \(asked.count)\(refused.isEmpty ? "" : "; not granted: \(refused)"))"
     }
 
     func logLacking(_ lacking: [LackingControl]) {
@@ -43,13 +59,20 @@ extension CameraService {
     }
 
     /// The `camera` part of `status`.
-    func cameraStatus() -> ServiceStatus.Camera {
+    /// `cameras`: the board's list, for the index of the camera in use.
+    func cameraStatus(cameras: [CameraListing]) -> ServiceStatus.Camera {
+        let video = config.videoSizes, still = config.stillSizes
         guard let camera else {
             return ServiceStatus.Camera(model: "none", asked: cameraControls, lacking: [], videoSize: nil,
-                                        stillSize: nil)
+                                        stillSize: nil, videoSizesAsked: video, stillSizesAsked: still)
         }
         let r = camera.controlReport
-        return ServiceStatus.Camera(model: camera.info.model, asked: r.asked, lacking: r.lacking,
-                                    videoSize: r.videoSize, stillSize: r.stillSize, frame: lastMetadata)
+        return ServiceStatus.Camera(
+            model: camera.info.model, index: inUseIndex(in: cameras), id: camera.info.id, asked: r.asked,
+            lacking: r.lacking, videoSize: r.videoSize, stillSize: r.stillSize,
+            videoSizesAsked: video, stillSizesAsked: still,
+            videoSizeEntry: r.videoSize.flatMap { SizePreference.entry(of: $0, in: video) },
+            stillSizeEntry: r.stillSize.flatMap { SizePreference.entry(of: $0, in: still) },
+            frame: lastMetadata)
     }
 }

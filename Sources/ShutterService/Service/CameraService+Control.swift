@@ -39,6 +39,8 @@ extension CameraService {
             return await resetSetting(request)
         case "focus":
             return await focus(request)
+        case "camera":
+            return await cameraCommand(request)
         default:
             return .failure("unknown command \"\(request.cmd)\"")
         }
@@ -129,10 +131,10 @@ extension CameraService {
             guard let fault = SimCamera.Fault(rawValue: f) else {
                 return .failure("unknown fault \"\(f)\" (one of: \(SimCamera.Fault.allCases.map(\.rawValue).joined(separator: ", ")))")
             }
-            sim.camera.fault = fault
+            (camera as? SimCamera ?? sim.camera).fault = fault
             log.notice("sim: camera fault \(fault.rawValue)")
         }
-        if let lux = r.lux { sim.camera.lux = lux }
+        if let lux = r.lux { for c in sim.cameras { c.lux = lux } }
         if let failing = r.ledFailing {
             sim.statusLED.failing = failing
             sim.flashLED.failing = failing
@@ -148,8 +150,9 @@ extension CameraService {
         if let d = statusDriver { leds["status"] = .init(on: await d.level ?? false, pattern: statusPatternName) }
         if let d = flashDriver { leds["flash"] = .init(on: await d.level ?? false, pattern: flashPatternName) }
         counters.audioOverruns = roles.microphone?.overruns ?? 0
+        let cameras = camera == nil ? [] : ((try? await roles.listCameras()) ?? [])
         return ServiceStatus(
-            state: Self.describe(machine.state), board: roles.name, camera: cameraStatus(),
+            state: Self.describe(machine.state), board: roles.name, camera: cameraStatus(cameras: cameras),
             leds: leds, flashMode: machine.flashMode.rawValue, counters: counters, freeBytes: freeBytes,
             storageRoot: storage.root, lastError: lastError, lastFiles: lastFiles,
             uptimeSeconds: Double((clock.now() - startedAt).nanoseconds) / 1e9)

@@ -11,7 +11,7 @@ extension CameraService {
     func focus(_ request: ControlRequest) async -> ControlReply {
         var notes: [String] = []
         if request.action == "reset" {
-            for key in Self.pointOfInterestKeys { try? settings.reset(key, source: "shutterctl focus reset") }
+            for key in Self.pointOfInterestKeys { _ = try? settings.reset(key, source: "shutterctl focus reset") }
             log.notice("point of interest reset: the configuration's focus and exposure windows")
             notes.append("focus and exposure metering back to the configuration's windows")
             if let n = await settingsTakeEffect() { notes.append(n) }

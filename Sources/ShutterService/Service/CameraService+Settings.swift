@@ -130,7 +130,7 @@ extension CameraService {
     }
 
     /// No photo, press, clip or snapshot in progress.
-    private var betweenCaptures: Bool {
+    var betweenCaptures: Bool {
         guard clip == nil, inProgress.isEmpty, pendingSnapshots.isEmpty else { return false }
         switch machine.state {
         case .idle, .booting, .cameraUnavailable, .storageUnavailable: return true
@@ -212,6 +212,7 @@ extension CameraService {
         }
         var problem: String?
         var changes: [String: JSONValue] = [:]
+        var camera: CameraPick?
         switch read {
         case .success(nil):
             return
@@ -219,6 +220,7 @@ extension CameraService {
             do throws(ConfigError) {
                 let parsed = try RuntimeSettings.parseState(text)
                 changes = parsed.changes
+                camera = parsed.camera
                 for d in parsed.dropped { log.warning("runtime setting dropped from \(SettingsFile.path(root: root)): \(d)") }
                 if !parsed.dropped.isEmpty { settingsDirty = true }
             } catch {
@@ -241,7 +243,7 @@ extension CameraService {
             }
             return
         }
-        settings = RuntimeSettings(base: settings.base, changes: changes)
+        settings = RuntimeSettings(base: settings.base, changes: changes, camera: camera)
         if !changes.isEmpty {
             log.notice("runtime settings from \(SettingsFile.path(root: root)): "
                        + changes.keys.sorted().map { "\($0) = \(changes[$0]!.rendered(pretty: false))" }.joined(separator: ", "))
@@ -254,7 +256,7 @@ extension CameraService {
     /// for the reply when it could not be written: the change holds until a restart.
     func saveSettings() async -> String? {
         settingsDirty = false
-        let text = settings.changes.isEmpty ? nil : settings.stateDocument
+        let text = settings.isEmpty ? nil : settings.stateDocument
         let storage = self.storage
         // The queue keeps writes in the order of the changes (the text is taken here, on the actor).
         let result: Result<Void, any Error> = await Blocking.run(on: Self.settingsQueue) {

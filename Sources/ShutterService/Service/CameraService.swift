@@ -93,6 +93,10 @@ public actor CameraService {
     var controlWaiters: [CheckedContinuation<Void, Never>] = []
     /// The newest frame's metadata: what `get` shows as in effect.
     var lastMetadata: FrameMetadata?
+    /// A `shutterctl camera` switch is under way (CameraService+CameraSwitch.swift).
+    var cameraSwitching = false
+    /// The switch waiting for the capture in progress to end.
+    var switchWaiters: [CheckedContinuation<Void, Never>] = []
     /// Rereads the configuration (SIGHUP); nil where there is no file to reread.
     let reloadConfig: (@Sendable () throws(ConfigError) -> ShutterConfig)?
 
@@ -160,6 +164,7 @@ public actor CameraService {
         await statusDriver?.show(.booting)
         await prepareStorage()
         await loadSettings()
+        await chooseRememberedCamera()
         await probeStorage()
         await withTaskGroup(of: Void.self) { group in
             group.addTask {
@@ -313,6 +318,7 @@ public actor CameraService {
         evaluateWatchdog(now)
         finishClipIfStopped(now: now, frameAfterStop: false)
         applySettingsIfIdle()
+        resumeCameraSwitchIfIdle()
     }
 
     /// A gesture deadline that fell due is decided once the button has caught up, behind

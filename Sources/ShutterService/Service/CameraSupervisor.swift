@@ -1,14 +1,15 @@
 import ShutterCore
 import ShutterStorage
 
-/// Owns the camera's life: open, start, hand every frame on, and restart when
-/// asked (the watchdog policy decides when; this type only carries it out).
-/// `run` is one loop in the service's task group; a restart stops the current
-/// stream, which ends the loop's wait for frames and starts the next one.
+/// Owns the camera's life: open, start, hand every frame on, restart when
+/// asked (the watchdog policy decides when; this type only carries it out),
+/// and switch to another camera (`shutterctl camera`). `run` is one loop in the
+/// service's task group; a restart or a switch stops the current stream, which
+/// ends the loop's wait for frames and starts the next one.
 actor CameraSupervisor {
     enum Event: Sendable {
         case frame(Frame)
-        /// Frames are coming (after the first start or a restart).
+        /// Frames are coming (after the first start, a restart or a switch).
         case started(CameraInfo, restart: Bool)
         /// The camera could not be opened or started.
         case unavailable(any Error, restart: Bool)
@@ -16,16 +17,40 @@ actor CameraSupervisor {
         case lost
     }
 
-    private let open: @Sendable () async throws -> any CameraDevice
+    /// How a switch ended.
+    enum SwitchOutcome: Sendable {
+        /// The new camera streams.
+        case switched(CameraInfo)
+        /// The new camera failed (`error`); the previous one streams again.
+        case wentBack(error: any Error, to: CameraInfo)
+        /// The new camera failed, and so did starting the previous one again:
+        /// the watchdog's restarts take over, as after any failed start.
+        case failed(error: any Error, previous: any Error)
+    }
+
+    private struct SwitchRequest {
+        let index: Int
+        let reply: CheckedContinuation<SwitchOutcome, Never>
+    }
+
+    private let open: @Sendable (Int?) async throws -> any CameraDevice
     private let log = Log("shutter.camera")
     private(set) var camera: (any CameraDevice)?
+    /// The camera to open: nil = the configuration's choice, else an index of the board's list.
+    private(set) var choice: Int?
     private enum Phase { case starting, streaming, waiting }
     private var phase = Phase.starting
     private var restarting = false
+    private var pendingSwitch: SwitchRequest?
     private let restartWanted = Wakeup()
 
-    init(open: @escaping @Sendable () async throws -> any CameraDevice) {
+    init(open: @escaping @Sendable (Int?) async throws -> any CameraDevice) {
         self.open = open
+    }
+
+    /// Before `run`: the camera to open first (a remembered switch).
+    func choose(_ index: Int?) {
+        choice = index
     }
 
     /// Starts the camera and delivers its events until cancelled, then stops it.
@@ -35,12 +60,37 @@ actor CameraSupervisor {
         var isRestart = false
         while !Task.isCancelled {
             phase = .starting
+            var frames: AsyncStream<Frame>?
+            var failedSwitch: (request: SwitchRequest, error: any Error)?
+            if let request = pendingSwitch {
+                pendingSwitch = nil
+                do {
+                    let (cam, stream) = try await startNew(index: request.index, prepare: prepare)
+                    camera = cam
+                    choice = request.index
+                    frames = stream
+                    request.reply.resume(returning: .switched(cam.info))
+                } catch {
+                    log.warning("camera \(request.index) did not start (\(error)); going back to the previous camera")
+                    failedSwitch = (request, error)
+                }
+            }
             do {
-                let cam: any CameraDevice
-                if let c = camera { cam = c } else { cam = try await open() }
-                camera = cam
-                await prepare(cam)
-                let frames = try await cam.start()
+                if frames == nil {
+                    let cam: any CameraDevice
+                    if let c = camera { cam = c } else { cam = try await open(choice) }
+                    camera = cam
+                    await prepare(cam)
+                    frames = try await cam.start()
+                }
+                guard let cam = camera, let frames else { break }
+                failedSwitch?.request.reply.resume(returning: .wentBack(error: failedSwitch!.error, to: cam.info))
+                if pendingSwitch != nil {
+                    // A switch asked for while this camera was starting: taken up now.
+                    await cam.stop()
+                    isRestart = true
+                    continue
+                }
                 phase = .streaming
                 await emit(.started(cam.info, restart: isRestart))
                 for await f in frames { await emit(.frame(f)) }
@@ -53,15 +103,34 @@ actor CameraSupervisor {
                 camera = nil
                 await emit(.lost)
             } catch {
+                failedSwitch?.request.reply.resume(returning: .failed(error: failedSwitch!.error, previous: error))
                 await emit(.unavailable(error, restart: isRestart))
             }
-            // Wait for the watchdog's next restart (its backoff decides when).
+            // Wait for the watchdog's next restart (its backoff decides when), or a switch.
             phase = .waiting
-            await restartWanted.wait()
+            if pendingSwitch == nil { await restartWanted.wait() }
             restarting = false
             isRestart = true
         }
         await camera?.stop()
+        pendingSwitch?.reply.resume(returning: .failed(error: CameraError(.system, "shutterd is stopping"),
+                                                       previous: CameraError(.system, "shutterd is stopping")))
+        pendingSwitch = nil
+    }
+
+    /// Opens and starts the camera at `index`; a camera that opened but did not
+    /// start is stopped again (and let go).
+    private func startNew(index: Int, prepare: @Sendable (any CameraDevice) async -> Void) async throws
+        -> (any CameraDevice, AsyncStream<Frame>)
+    {
+        let cam = try await open(index)
+        do {
+            await prepare(cam)
+            return (cam, try await cam.start())
+        } catch {
+            await cam.stop()
+            throw error
+        }
     }
 
     /// Stops the current stream (if any) so `run` starts the camera again.
@@ -74,6 +143,25 @@ actor CameraSupervisor {
             restartWanted.notify()
         case .starting:
             break  // a start is already under way
+        }
+    }
+
+    /// Switches to the camera at `index` of the board's list: the current one
+    /// stops, the new one starts; if it does not, the previous one starts
+    /// again. Returns once frames come (or both failed). The service calls it
+    /// between captures only, one at a time.
+    func switchCamera(to index: Int) async -> SwitchOutcome {
+        await withCheckedContinuation { reply in
+            pendingSwitch = SwitchRequest(index: index, reply: reply)
+            switch phase {
+            case .streaming:
+                restarting = true
+                if let cam = camera { Task { await cam.stop() } }
+            case .waiting:
+                restartWanted.notify()
+            case .starting:
+                break  // taken up when this start ends
+            }
         }
     }
 }

@@ -34,9 +34,9 @@ extension BoardRoles {
         let mic: (any Microphone)? = config.audio.enabled
             ? ALSAMicrophone(device: config.audio.device, log: { Log("shutter.audio").warning($0) }) : nil
         var settings = LibcameraCameraSettings()
-        settings.videoSizes = [CameraSize(width: config.video.width, height: config.video.height)]
+        settings.videoSizes = config.videoSizes
         settings.framesPerSecond = Double(config.video.fps)
-        settings.stillSizes = [CameraSize(width: config.still.width, height: config.still.height)]
+        settings.stillSizes = config.stillSizes
         settings.rotation = config.camera.rotation
         settings.horizontalFlip = config.camera.hflip
         settings.verticalFlip = config.camera.vflip
@@ -45,7 +45,8 @@ extension BoardRoles {
         let selector: CameraSelector = config.camera.model.isEmpty
             ? .index(config.camera.index) : CameraSelector(parsing: config.camera.model)
         let opener = CameraOpener(selector: selector, settings: settings)
-        return BoardRoles(name: config.board.name, openCamera: { try opener.open() }, button: button,
+        return BoardRoles(name: config.board.name, openCamera: { try opener.open(index: $0) },
+                          listCameras: { try opener.list() }, button: button,
                           microphone: mic, statusLED: status, flashLED: flash, sim: nil,
                           cameraAppliesTransform: true)
     }
@@ -61,8 +62,15 @@ private final class CameraOpener: Sendable {
         self.settings = settings
     }
 
-    func open() throws -> any CameraDevice {
+    /// nil: the configured camera; else the one at that index (`shutterctl camera`).
+    func open(index: Int?) throws -> any CameraDevice {
         let manager = try LibcameraCameraManager()
-        return try manager.open(selector, settings: settings)
+        return try manager.open(index.map(CameraSelector.index) ?? selector, settings: settings)
+    }
+
+    func list() throws -> [CameraListing] {
+        try LibcameraCameraManager().cameras().enumerated().map {
+            CameraListing(index: $0, model: $1.model, id: $1.id)
+        }
     }
 }
