@@ -83,6 +83,8 @@ public struct ShutterConfig: Codable, Equatable, Sendable {
         public var height = 2592
         /// JPEG quality. Default 93, 1...100.
         public var quality = 93
+        /// Which frame a photo is (README "The moment of the press"). Default "press".
+        public var moment = StillMoment.press
     }
 
     public struct Audio: Codable, Equatable, Sendable {
@@ -234,5 +236,18 @@ public struct ShutterConfig: Codable, Equatable, Sendable {
         public var sceneKelvin = 5000
         /// The simulated subject's distance as a lens position: the lens there is sharp. Default 1, 0...32 dioptres.
         public var subjectDioptres = 1.0
+        /// The second (still) stream the simulated pipeline grants alongside video,
+        /// [width, height]; null = one stream only (as vimc). Default null.
+        public var stillStream: [Int]?
+
+        // Explicit so `--print-config` and the key table show an unset stream as null.
+        public func encode(to encoder: any Encoder) throws {
+            var c = encoder.container(keyedBy: CodingKeys.self)
+            try c.encode(modeSwitchMs, forKey: .modeSwitchMs)
+            try c.encode(sceneLux, forKey: .sceneLux)
+            try c.encode(sceneKelvin, forKey: .sceneKelvin)
+            try c.encode(subjectDioptres, forKey: .subjectDioptres)
+            try c.encode(stillStream, forKey: .stillStream)
+        }
     }
 }
