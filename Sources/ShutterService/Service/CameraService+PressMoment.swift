@@ -10,7 +10,7 @@ extension CameraService {
     static let pinTimeout = Duration.seconds(2)
 
     func pinPressFrame(origin: CaptureOrigin, at press: MonotonicTime) {
-        pins[origin] = PinEntry(pin: PressPin(press: press, pinnedAt: clock.now()), chosen: false)
+        pins[origin] = PinEntry(pin: PressPin(press: press, pinnedAt: clock.now()))
         choosePinnedFrames()
     }
 
@@ -31,7 +31,8 @@ extension CameraService {
                 log.warning("the frame of the press was no longer kept: the photo is the oldest kept frame")
                 frame = oldest
             }
-            pins[origin]?.chosen = true
+            // Once chosen, a pin already taken (its photo is waiting) needs no keeping.
+            if entry.taken { pins[origin] = nil } else { pins[origin]?.chosen = true }
             // The still stream's frame of the same sensor frame where the camera grants one.
             let photo = frame.companion ?? frame
             let photos = self.photos, info = camera?.info, pin = entry.pin
@@ -39,15 +40,16 @@ extension CameraService {
         }
     }
 
-    /// Pins whose press is no longer pending lose their frame (a hold, a double
-    /// tap, a refusal); pins still without a frame long after their press fail.
+    /// Pins still without a frame long after their press fail; pins whose press
+    /// is no longer pending and became no photo lose their frame (a hold, a
+    /// double tap, a refusal).
     func tidyPins(now: MonotonicTime) {
         for (origin, entry) in pins {
-            if !machine.isPending(origin) {
+            if !entry.chosen, now - entry.pin.pinnedAt >= Self.pinTimeout {
                 pins[origin] = nil
-            } else if !entry.chosen, now - entry.pin.pinnedAt >= Self.pinTimeout {
-                pins[origin]?.chosen = true
                 entry.pin.photo.set(.failure(CaptureError(.camera, "no camera frame arrived around the press")))
+            } else if !entry.taken, !machine.isPending(origin) {
+                pins[origin] = nil
             }
         }
     }
@@ -55,14 +57,16 @@ extension CameraService {
     /// Stopping: nobody waits for a frame that will not come.
     func failUnchosenPins() {
         for (origin, entry) in pins where !entry.chosen {
-            pins[origin]?.chosen = true
+            pins[origin] = nil
             entry.pin.photo.set(.failure(CaptureError(.camera, "shutterd is stopping")))
         }
     }
 
     /// A photo of the pinned frame: written durably (it was encoded at the press).
     func writePinnedPhoto(id: CaptureID, origin: CaptureOrigin, pressedAt: MonotonicTime) {
-        let entry = pins.removeValue(forKey: origin)
+        // A pin still waiting for its frame stays until chosen; the photo waits for it.
+        let entry = pins[origin]
+        if entry?.chosen ?? true { pins[origin] = nil } else { pins[origin]?.taken = true }
         let releasedAt = releaseTime(of: origin, pressedAt: pressedAt)
         let photos = self.photos, discarded = lastDiscard
         spawn {
@@ -98,8 +102,10 @@ extension CameraService {
     }
 }
 
-/// A pin and whether its frame has been chosen (and is being encoded).
+/// A pin, whether its frame has been chosen (and is being encoded), and
+/// whether its photo was asked for (it stays until chosen, pending or not).
 struct PinEntry {
     let pin: PressPin
-    var chosen: Bool
+    var chosen = false
+    var taken = false
 }
