@@ -3,8 +3,10 @@
 /// clock: every input carries its time, so it is tested step by step.
 ///
 /// Decisions (README "Capture"):
-/// - A press triggers autofocus at once and keeps frames from the press; a tap
-///   takes a still dated at the press, a hold records a clip that starts at the press.
+/// - A press keeps frames from the press and, by `stillMoment`, pins the frame
+///   exposed at the press (`press`) or starts autofocus (`focused`); a tap takes
+///   that frame, or a full-resolution still (also whenever the flash fires); a
+///   hold records a clip that starts at the press.
 /// - Busy (a still saving, a clip finalising): one press is queued and runs when
 ///   the machine is idle again, as whatever gesture it became meanwhile (tap →
 ///   still, hold → clip from its press, using the kept frames); any further
