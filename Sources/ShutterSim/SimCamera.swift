@@ -18,6 +18,14 @@ import Synchronization
 /// one at a time in arrival order, like the real camera's control queue; a
 /// still runs to its end even if its caller is cancelled. `stop()` ends the
 /// stream at once; a still in flight still completes, and video stays off.
+///
+/// Timestamps follow the Pi's SensorTimestamp: a frame is stamped (and
+/// delivered) at its slot, `origin + k / fps`, which is when its exposure
+/// ended; its exposure began `ExposureTime` earlier (`Frame.exposureStart`).
+/// The burned-in time is that exposure start. With `stillStream` set, the
+/// pipeline grants a second, larger stream alongside video, as libcamera's
+/// Raspberry Pi pipeline does: each video frame carries the still-stream
+/// frame of the same sensor frame (`Frame.companion`, same number and time).
 public final class SimCamera: CameraDevice {
     public struct Settings: Sendable {
         public var width = 1920
@@ -32,6 +40,9 @@ public final class SimCamera: CameraDevice {
         /// The switch from video to a still and back, as a Pi takes (~0.5 s): the
         /// still is exposed halfway, video resumes at the end. 0 = instant.
         public var modeSwitchMs: Int64 = 500
+        /// The still stream granted alongside video (`sim.stillStream`), or nil:
+        /// one stream only, as vimc and most USB cameras.
+        public var stillStream: PixelSize?
         /// Frames the stream holds for a slow consumer before dropping the oldest.
         public var streamDepth = 4
         /// Video buffers, like libcamera's: a frame held downstream (a ring, an
@@ -112,6 +123,8 @@ public final class SimCamera: CameraDevice {
         var freeBuffers: [OwnedFrameBuffer] = []
         var buffersAllocated = false
         var stillBuffers: [OwnedFrameBuffer] = []
+        /// The still stream's buffers, one per video buffer (a request holds both).
+        var streamBuffers: [OwnedFrameBuffer] = []
         /// The control queue: one still (or start) at a time, the others wait in order.
         var controlBusy = false
         var controlWaiters: [Waiter] = []
@@ -152,6 +165,7 @@ public final class SimCamera: CameraDevice {
     private let state: Mutex<State>
     private let pattern: TestPattern
     private let stillPattern: TestPattern
+    private let streamPattern: TestPattern?
     /// Drawing a picture is blocking work: it runs here, not on the shared task pool.
     private let drawQueue = DispatchQueue(label: "shutter.sim.camera")
 
@@ -173,7 +187,12 @@ public final class SimCamera: CameraDevice {
                           pixelArraySize: (settings.stillWidth, settings.stillHeight))
         pattern = TestPattern(width: settings.width, height: settings.height)
         stillPattern = TestPattern(width: settings.stillWidth, height: settings.stillHeight)
+        streamPattern = settings.stillStream.map { TestPattern(width: $0.width, height: $0.height) }
     }
+
+    /// The still stream granted alongside video, from the first start (a
+    /// simulated pipeline grants what it is told to).
+    public var stillStreamSize: PixelSize? { state.withLock { $0.videoStarted } ? settings.stillStream : nil }
 
     // MARK: Test controls
 
@@ -304,6 +323,10 @@ public final class SimCamera: CameraDevice {
                 let size = Frame.i420ByteCount(width: settings.width, height: settings.height)
                 let count = max(settings.bufferCount, settings.streamDepth + 1)
                 s.freeBuffers = (0..<count).map { _ in OwnedFrameBuffer(capacity: size) }
+                if let still = settings.stillStream {
+                    let stillSize = Frame.i420ByteCount(width: still.width, height: still.height)
+                    s.streamBuffers = (0..<count).map { _ in OwnedFrameBuffer(capacity: stillSize) }
+                }
             }
             // A fresh start counts frames from 0, as libcamera's sequence does.
             startVideo(&s, origin: clock.now(), firstSequence: 0)
@@ -477,8 +500,10 @@ public final class SimCamera: CameraDevice {
         await onDrawQueue {
             stillPattern.draw(into: buffer.bytes, index: 0, millis: time.milliseconds, render: render)
         }
+        // Exposed from `time`: stamped at the exposure's end, as the Pi stamps its frames.
+        let stamp = time + .microseconds(meta.exposureTimeMicroseconds ?? 0)
         return .success(Frame.i420(width: settings.stillWidth, height: settings.stillHeight, buffer: buffer,
-                                   timestamp: time, sequence: 0, metadata: meta, onRelease: { [weak self] in
+                                   timestamp: stamp, sequence: 0, metadata: meta, onRelease: { [weak self] in
                                        self?.state.withLock { $0.stillBuffers.append(buffer) }
                                    }))
     }
@@ -516,7 +541,7 @@ public final class SimCamera: CameraDevice {
     }
 
     /// Frame k is due at `origin + k / fps` exactly (no rounding drift) and is
-    /// stamped with that time, on the injected clock.
+    /// stamped with that time, on the injected clock: the end of its exposure.
     private func produceVideo(id: UInt64, generation: UInt64, origin: MonotonicTime, firstSequence: UInt64) async {
         defer { activity.end(id) }
         let fps = Int64(max(settings.fps, 1))
@@ -526,29 +551,45 @@ public final class SimCamera: CameraDevice {
             let sequence = firstSequence &+ UInt64(k)
             k += 1
             do { try await activity.sleep(id, until: due) } catch { return }
-            enum Next { case quit, skip, frame(OwnedFrameBuffer, SimRender, FrameMetadata) }
+            enum Next { case quit, skip, frame(OwnedFrameBuffer, OwnedFrameBuffer?, SimRender, FrameMetadata) }
             let next: Next = state.withLock { s in
                 guard s.generation == generation, s.mode == .video, s.stream != nil else { return .quit }
                 if s.fault == .stall { return .skip }
-                guard let b = s.freeBuffers.popLast() else {
+                // A request holds a buffer of each stream: with either pool empty, the frame is lost.
+                guard !s.freeBuffers.isEmpty, settings.stillStream == nil || !s.streamBuffers.isEmpty else {
                     s.dropped += 1
                     s.outOfBuffers += 1
                     return .skip
                 }
+                let b = s.freeBuffers.removeLast()
+                let still = settings.stillStream == nil ? nil : s.streamBuffers.removeLast()
                 s.optics.step(s.controls, s.scene)
-                return .frame(b, s.optics.render(s.controls, s.scene),
+                return .frame(b, still, s.optics.render(s.controls, s.scene),
                               s.optics.metadata(s.controls, s.scene, autofocusSucceeds: true))
             }
-            guard case let .frame(buffer, render, meta) = next else {
+            guard case let .frame(buffer, stillBuffer, render, meta) = next else {
                 if case .quit = next { return }
                 continue
             }
-            let pattern = self.pattern
+            // The exposure ended at the slot; it began ExposureTime earlier: the time burned in.
+            let exposed = due - .microseconds(meta.exposureTimeMicroseconds ?? 0)
+            let pattern = self.pattern, streamPattern = self.streamPattern
             await onDrawQueue {
-                pattern.draw(into: buffer.bytes, index: sequence, millis: due.milliseconds, render: render)
+                pattern.draw(into: buffer.bytes, index: sequence, millis: exposed.milliseconds, render: render)
+                if let stillBuffer, let streamPattern {
+                    streamPattern.draw(into: stillBuffer.bytes, index: sequence, millis: exposed.milliseconds,
+                                       render: render)
+                }
+            }
+            var companion: Frame?
+            if let stillBuffer, let size = settings.stillStream {
+                companion = Frame.i420(width: size.width, height: size.height, buffer: stillBuffer, timestamp: due,
+                                       sequence: sequence, metadata: meta, onRelease: { [weak self] in
+                                           self?.state.withLock { $0.streamBuffers.append(stillBuffer) }
+                                       })
             }
             let frame = Frame.i420(width: settings.width, height: settings.height, buffer: buffer,
-                                   timestamp: due, sequence: sequence, metadata: meta,
+                                   timestamp: due, sequence: sequence, metadata: meta, companion: companion,
                                    onRelease: { [weak self] in
                                        self?.state.withLock { $0.freeBuffers.append(buffer) }
                                    })

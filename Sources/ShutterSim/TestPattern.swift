@@ -165,7 +165,7 @@ struct TestPattern {
 /// A 3x5 bitmap font for digits and a few letters: enough to burn frame numbers
 /// and times into the picture.
 enum Digits {
-    private static let glyphs: [Character: [UInt8]] = [
+    static let glyphs: [Character: [UInt8]] = [
         "0": [7, 5, 5, 5, 7], "1": [2, 6, 2, 2, 7], "2": [7, 1, 7, 4, 7], "3": [7, 1, 7, 1, 7],
         "4": [5, 5, 7, 1, 1], "5": [7, 4, 7, 1, 7], "6": [7, 4, 7, 5, 7], "7": [7, 1, 1, 1, 1],
         "8": [7, 5, 7, 5, 7], "9": [7, 5, 7, 1, 7], "F": [7, 4, 6, 4, 4], "T": [7, 2, 2, 2, 2],

@@ -59,7 +59,7 @@ final class CaptureStateMachineTests: XCTestCase {
     func testTapTakesAStillDatedAtThePressThenReturnsToIdle() {
         var r = Rig()
         _ = r.press(100)
-        XCTAssertEqual(r.tap(100, 300), [.discardKeptFrames, .takePhoto(id: id(1), origin: .button(press: t(100)), pressedAt: t(100), flash: false),
+        XCTAssertEqual(r.tap(100, 300), [.discardKeptFrames, .takePhoto(id: id(1), origin: .button(press: t(100)), pressedAt: t(100), flash: false, moment: .focused),
                                          .led(.saving)])
         XCTAssertEqual(r.m.state, .takingPhoto(pressedAt: t(100)))
         XCTAssertEqual(r.m.nextDeadline, t(300) + .seconds(20))
@@ -107,7 +107,7 @@ final class CaptureStateMachineTests: XCTestCase {
     func testTapWithoutAReportedPressIsStillAPhoto() {
         var r = Rig()
         XCTAssertEqual(r.tap(100, 300), [.startAutofocus, .keepFrames(from: t(100)), .discardKeptFrames,
-                                         .takePhoto(id: id(1), origin: .button(press: t(100)), pressedAt: t(100), flash: false), .led(.saving)])
+                                         .takePhoto(id: id(1), origin: .button(press: t(100)), pressedAt: t(100), flash: false, moment: .focused), .led(.saving)])
     }
 
     // MARK: - Busy
@@ -121,7 +121,7 @@ final class CaptureStateMachineTests: XCTestCase {
         XCTAssertEqual(r.tap(500, 650), [])
         XCTAssertEqual(r.m.state, .takingPhoto(pressedAt: t(100)))
         XCTAssertEqual(r.send(.photoSaved(id: id(1), path: "/1"), 2000),
-                       [.startAutofocus, .discardKeptFrames, .takePhoto(id: id(2), origin: .button(press: t(500)), pressedAt: t(500), flash: false),
+                       [.startAutofocus, .discardKeptFrames, .takePhoto(id: id(2), origin: .button(press: t(500)), pressedAt: t(500), flash: false, moment: .focused),
                         .led(.photoTaken)])
         XCTAssertEqual(r.m.state, .takingPhoto(pressedAt: t(500)))
         XCTAssertFalse(r.m.hasQueuedPress)
@@ -151,7 +151,7 @@ final class CaptureStateMachineTests: XCTestCase {
         _ = r.press(500)
         _ = r.send(.photoSaved(id: id(1), path: "/1"), 700)
         XCTAssertEqual(r.m.state, .pressed(at: t(500)))
-        XCTAssertEqual(r.tap(500, 900), [.discardKeptFrames, .takePhoto(id: id(2), origin: .button(press: t(500)), pressedAt: t(500), flash: false),
+        XCTAssertEqual(r.tap(500, 900), [.discardKeptFrames, .takePhoto(id: id(2), origin: .button(press: t(500)), pressedAt: t(500), flash: false, moment: .focused),
                                          .led(.saving)])
     }
 
@@ -186,12 +186,12 @@ final class CaptureStateMachineTests: XCTestCase {
         _ = r.press(100)
         XCTAssertEqual(r.press(400), [], "frames are already kept from 100")
         // The recognizer decided the first was a plain tap (gap too long for a double tap).
-        XCTAssertEqual(r.tap(100, 250), [.keepFrames(from: t(400)), .takePhoto(id: id(1), origin: .button(press: t(100)), pressedAt: t(100), flash: false),
+        XCTAssertEqual(r.tap(100, 250), [.keepFrames(from: t(400)), .takePhoto(id: id(1), origin: .button(press: t(100)), pressedAt: t(100), flash: false, moment: .focused),
                                          .led(.saving)],
                        "frames stay kept for the queued press, which may become a clip")
         _ = r.tap(400, 500)
         XCTAssertEqual(r.send(.photoSaved(id: id(1), path: "/1"), 900),
-                       [.startAutofocus, .discardKeptFrames, .takePhoto(id: id(2), origin: .button(press: t(400)), pressedAt: t(400), flash: false),
+                       [.startAutofocus, .discardKeptFrames, .takePhoto(id: id(2), origin: .button(press: t(400)), pressedAt: t(400), flash: false, moment: .focused),
                         .led(.photoTaken)])
     }
 
@@ -200,12 +200,12 @@ final class CaptureStateMachineTests: XCTestCase {
     func testCommandPhotoWhenIdleAndWhileBusy() {
         var r = Rig()
         XCTAssertEqual(r.send(.command(.photo, rq(1)), 100),
-                       [.startAutofocus, .takePhoto(id: id(1), origin: .request(rq(1)), pressedAt: t(100), flash: false), .led(.saving)])
+                       [.startAutofocus, .takePhoto(id: id(1), origin: .request(rq(1)), pressedAt: t(100), flash: false, moment: .focused), .led(.saving)])
         XCTAssertEqual(r.send(.command(.photo, rq(2)), 200), [], "queued")
         XCTAssertTrue(r.m.isPending(.request(rq(2))))
         XCTAssertEqual(r.send(.command(.photo, rq(3)), 300), [.refused(.busy, origin: .request(rq(3))), .led(.busyRefused)])
         XCTAssertEqual(r.send(.photoSaved(id: id(1), path: "/1"), 400),
-                       [.startAutofocus, .discardKeptFrames, .takePhoto(id: id(2), origin: .request(rq(2)), pressedAt: t(200), flash: false),
+                       [.startAutofocus, .discardKeptFrames, .takePhoto(id: id(2), origin: .request(rq(2)), pressedAt: t(200), flash: false, moment: .focused),
                         .led(.photoTaken)])
     }
 
@@ -256,7 +256,7 @@ final class CaptureStateMachineTests: XCTestCase {
         XCTAssertEqual(r.tap(130, 230), [])
         XCTAssertEqual(r.send(.photoSaved(id: id(1), path: "/1"), 400),
                        [.startAutofocus, .discardKeptFrames,
-                        .takePhoto(id: id(2), origin: .request(rq(2)), pressedAt: t(130), flash: false), .led(.photoTaken)])
+                        .takePhoto(id: id(2), origin: .request(rq(2)), pressedAt: t(130), flash: false, moment: .focused), .led(.photoTaken)])
     }
 
     func testAPressStaysPendingUntilTheMachineHasDealtWithIt() {
@@ -309,14 +309,14 @@ final class CaptureStateMachineTests: XCTestCase {
         var r = Rig(flash: .auto)
         _ = r.send(.sceneMetered(FrameMetadata(lux: 5)), 50)
         _ = r.press(100)
-        XCTAssertTrue(r.tap(100, 200).contains(.takePhoto(id: id(1), origin: .button(press: t(100)), pressedAt: t(100), flash: true)))
+        XCTAssertTrue(r.tap(100, 200).contains(.takePhoto(id: id(1), origin: .button(press: t(100)), pressedAt: t(100), flash: true, moment: .focused)))
         _ = r.send(.photoSaved(id: id(1), path: "/1"), 300)
         XCTAssertEqual(r.send(.sceneMetered(FrameMetadata(lux: 800)), 350), [])
         _ = r.press(400)
-        XCTAssertTrue(r.tap(400, 500).contains(.takePhoto(id: id(2), origin: .button(press: t(400)), pressedAt: t(400), flash: false)))
+        XCTAssertTrue(r.tap(400, 500).contains(.takePhoto(id: id(2), origin: .button(press: t(400)), pressedAt: t(400), flash: false, moment: .focused)))
         var on = Rig(flash: .on)
         _ = on.press(100)
-        XCTAssertTrue(on.tap(100, 200).contains(.takePhoto(id: id(1), origin: .button(press: t(100)), pressedAt: t(100), flash: true)))
+        XCTAssertTrue(on.tap(100, 200).contains(.takePhoto(id: id(1), origin: .button(press: t(100)), pressedAt: t(100), flash: true, moment: .focused)))
     }
 
     func testTorchLightsDuringClipsExactlyWhenVideoTorchIsOn() {
@@ -344,7 +344,7 @@ final class CaptureStateMachineTests: XCTestCase {
         XCTAssertEqual(r.tap(200, 300), [])
         XCTAssertEqual(r.send(.command(.photo, rq(1)), 350), [.refused(.fault(.noCamera), origin: .request(rq(1))), .led(.errorOnce(.noCamera, times: 1))])
         XCTAssertEqual(r.send(.cameraRestored, 400), [.led(.ready)])
-        XCTAssertTrue(r.photo(500, expect: 1).contains(.takePhoto(id: id(1), origin: .button(press: t(500)), pressedAt: t(500), flash: false)))
+        XCTAssertTrue(r.photo(500, expect: 1).contains(.takePhoto(id: id(1), origin: .button(press: t(500)), pressedAt: t(500), flash: false, moment: .focused)))
     }
 
     func testStorageFaultWhilePressedDropsThePressAndAsksForAProbe() {
@@ -357,7 +357,7 @@ final class CaptureStateMachineTests: XCTestCase {
         XCTAssertEqual(r.press(400), [.refused(.fault(.storageFull), origin: press(400)), .probeStorage,
                                       .led(.errorOnce(.storageFull, times: 1))])
         XCTAssertEqual(r.send(.storageRestored, 500), [.led(.ready)])
-        XCTAssertTrue(r.photo(600, expect: 1).contains(.takePhoto(id: id(1), origin: .button(press: t(600)), pressedAt: t(600), flash: false)))
+        XCTAssertTrue(r.photo(600, expect: 1).contains(.takePhoto(id: id(1), origin: .button(press: t(600)), pressedAt: t(600), flash: false, moment: .focused)))
     }
 
     func testEveryErrorInEveryStateRecoversOnceTheFaultClears() {
@@ -429,7 +429,7 @@ final class CaptureStateMachineTests: XCTestCase {
                 XCTAssertTrue(r.m.activeFaults.filter(\.isLatched).isEmpty, label)
                 _ = r.press(200_000)
                 let tap = r.tap(200_000, 200_100)
-                XCTAssertTrue(tap.contains { if case .takePhoto(_, _, t(200_000), _) = $0 { return true }; return false },
+                XCTAssertTrue(tap.contains { if case .takePhoto(_, _, t(200_000), _, _) = $0 { return true }; return false },
                               "\(label): a later tap takes a photo, got \(tap)")
             }
         }
@@ -543,7 +543,7 @@ final class CaptureStateMachineTests: XCTestCase {
         XCTAssertEqual(r.m.state, .shuttingDown)
         XCTAssertEqual(r.press(5000), [.refused(.shuttingDown, origin: press(5000)), .led(.busyRefused)])
         let next = r.send(.photoSaved(id: id(1), path: "/1"), 5100)
-        XCTAssertEqual(next, [.startAutofocus, .discardKeptFrames, .takePhoto(id: id(2), origin: .button(press: t(300)), pressedAt: t(300), flash: false),
+        XCTAssertEqual(next, [.startAutofocus, .discardKeptFrames, .takePhoto(id: id(2), origin: .button(press: t(300)), pressedAt: t(300), flash: false, moment: .focused),
                               .led(.photoTaken)], "the sequence's second tap is kept")
         XCTAssertEqual(r.send(.photoSaved(id: id(2), path: "/2"), 5300), [.led(.off), .led(.photoTaken), .powerOff])
         XCTAssertEqual(r.m.state, .poweredOff)

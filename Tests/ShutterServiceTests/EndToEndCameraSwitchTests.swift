@@ -150,7 +150,8 @@ final class EndToEndCameraSwitchTests: XCTestCase {
     }
 
     func testASizeListFallsThroughToTheSizeTheCameraGrants() throws {
-        let config = #"{"video": {"sizes": ["640x480", "320x240"]}, "still": {"sizes": ["1280x960", "400x300"]}, "#
+        // `focused`: the still is a capture at a still size (the `press` moment's photo is a video frame here).
+        let config = #"{"video": {"sizes": ["640x480", "320x240"]}, "still": {"sizes": ["1280x960", "400x300"], "moment": "focused"}, "#
             + #""audio": {"enabled": false}, "sim": {"modeSwitchMs": 0, "cameras": [{"model": "Sim Small", "maxSize": "400x300"}]}}"#
         let d = try DaemonHarness(config: config)
         try d.start()

@@ -5,7 +5,7 @@ import XCTest
 /// The real shutterd on the simulated board, driven only through shutterctl and signals.
 final class EndToEndTests: XCTestCase {
     func testTapGivesOneJPEGAtTheStillSizeWithEXIF() throws {
-        let d = try DaemonHarness()
+        let d = try DaemonHarness(config: #"{"still": {"moment": "focused"}}"#)
         try d.start()
         let (code, reply) = try d.ctl("tap")
         XCTAssertEqual(code, 0, d.log())

@@ -79,7 +79,10 @@ final class ManualClockServiceTests: XCTestCase {
     }
 
     func testAButtonTapIsOnePhotoAndTheStillCostsTheVideoItsModeSwitch() async throws {
-        let r = try await rig { $0.sim.modeSwitchMs = 300 }
+        let r = try await rig {
+            $0.sim.modeSwitchMs = 300
+            $0.still.moment = .focused  // the full-resolution still and its switch
+        }
         r.board.button.press()
         await advance(r, by: .milliseconds(200))
         r.board.button.release()
@@ -98,7 +101,7 @@ final class ManualClockServiceTests: XCTestCase {
     }
 
     func testRequestsDuringTheModeSwitchWaitOneAndRefuseTheRestNamingTheirOwnFiles() async throws {
-        let r = try await rig()
+        let r = try await rig { $0.still.moment = .focused }
         let replies = Replies()
         let first = Task { replies.add(await r.service.handle(ControlRequest(cmd: "tap"))) }
         try await advance(r, until: "the switch") { r.board.camera.isSwitchingModes }

@@ -32,6 +32,7 @@ final class ServiceCameraControlsTests: XCTestCase {
         config.still.height = 480
         config.audio.enabled = false
         config.sim.modeSwitchMs = 0
+        config.still.moment = .focused  // a still, so the granted still size is known
         config.camera.exposure.ev = 1.5
         config.camera.whiteBalance.mode = .daylight
         config.camera.focus.lensPosition = 2

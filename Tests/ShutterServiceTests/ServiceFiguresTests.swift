@@ -62,4 +62,37 @@ final class ServiceFiguresTests: XCTestCase {
         emit("idle_cpu_percent_of_one_core", cpu, "%")
         emit("idle_rss", rssKB / 1024, "MB")
     }
+
+    /// Issue 12: press → exposure and release → durable (p50, p99) for both
+    /// `still.moment`s, from one run each of shutterd on the simulated board
+    /// (1080p30 video; a 2304×1296 still stream for `press`, a 4608×2592 still
+    /// after a 500 ms mode switch for `focused`), over client presses of ~100 ms.
+    func testPressMomentFigures() throws {
+        guard ProcessInfo.processInfo.environment["SHUTTER_BENCH"] == "1" else {
+            throw XCTSkip("a benchmark: run with `make bench` (SHUTTER_BENCH=1)")
+        }
+        for (moment, taps) in [("press", 40), ("focused", 15)] {
+            let d = try DaemonHarness(config: #"{"shutdown": {"taps": 0}, "still": {"moment": "\#(moment)"}, "#
+                                      + #""sim": {"stillStream": [2304, 1296]}}"#)
+            try d.start()
+            var exposure: [Double] = [], durable: [Double] = []
+            for _ in 0..<taps {
+                XCTAssertEqual(try d.ctl("press").0, 0, d.log())
+                usleep(100_000)
+                let (code, reply) = try d.ctl("release")
+                XCTAssertEqual(code, 0, d.log())
+                XCTAssertEqual(reply?["moment"] as? String, moment)
+                if let ms = reply?["pressToExposureMs"] as? Double { exposure.append(ms) }
+                if let ms = reply?["releaseToDurableMs"] as? Double { durable.append(ms) }
+            }
+            d.stop()
+            XCTAssertEqual(exposure.count, taps)
+            XCTAssertEqual(durable.count, taps)
+            guard !exposure.isEmpty, !durable.isEmpty else { continue }
+            emit("\(moment)_press_to_exposure_p50", percentile(exposure, 0.5), "ms")
+            emit("\(moment)_press_to_exposure_p99", percentile(exposure, 0.99), "ms")
+            emit("\(moment)_release_to_durable_p50", percentile(durable, 0.5), "ms")
+            emit("\(moment)_release_to_durable_p99", percentile(durable, 0.99), "ms")
+        }
+    }
 }

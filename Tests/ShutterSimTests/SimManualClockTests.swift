@@ -86,7 +86,7 @@ final class SimManualClockTests: XCTestCase {
         await board.advance(by: .milliseconds(1), consumers: true)
         let (photo, returned) = try await still.value
         XCTAssertEqual(photo.width, 128)
-        XCTAssertEqual(photo.timestamp, t0 + .milliseconds(450), "exposed halfway through the switch")
+        XCTAssertEqual(photo.exposureStart, t0 + .milliseconds(450), "exposed halfway through the switch")
         XCTAssertEqual(returned, t0 + .milliseconds(700), "returns once video is back, as LibcameraCamera does")
         XCTAssertFalse(cam.isSwitchingModes)
 
@@ -125,7 +125,7 @@ final class SimManualClockTests: XCTestCase {
         XCTAssertFalse(cam.isSwitchingModes)
         var photos: [Frame] = []
         for s in stills { photos.append(try await s.value) }
-        XCTAssertEqual(photos.map(\.timestamp).sorted(), [t0 + .milliseconds(250), t0 + .milliseconds(750)])
+        XCTAssertEqual(photos.map(\.exposureStart).sorted(), [t0 + .milliseconds(250), t0 + .milliseconds(750)])
         XCTAssertEqual(cam.modeSwitches, 2)
 
         await board.advance(by: .milliseconds(100), consumers: true)
@@ -179,7 +179,7 @@ final class SimManualClockTests: XCTestCase {
         await reader.value  // the stream has ended, mid-switch
         await board.advance(by: .seconds(1), consumers: true)
         let photo = try await still.value
-        XCTAssertEqual(photo.timestamp, t0 + .milliseconds(250))
+        XCTAssertEqual(photo.exposureStart, t0 + .milliseconds(250))
         XCTAssertFalse(cam.isSwitchingModes)
         XCTAssertEqual(seen.stamps, [t0])
         XCTAssertEqual(cam.deliveredFrames, 1, "video stays off after the switch")
@@ -274,7 +274,7 @@ final class SimManualClockTests: XCTestCase {
         cam.fault = .stall  // after the first still's exposure, before the second's turn
         await board.advance(by: .milliseconds(200), consumers: true)
         let photo = try await first.value
-        XCTAssertEqual(photo.timestamp, t0 + .milliseconds(250))
+        XCTAssertEqual(photo.exposureStart, t0 + .milliseconds(250))
         do { _ = try await second.value; XCTFail("a stalled camera refuses the still") } catch let e as CameraError {
             XCTAssertEqual(e.code, .timeout)
         }

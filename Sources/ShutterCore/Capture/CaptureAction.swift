@@ -7,9 +7,15 @@ public enum CaptureAction: Equatable, Sendable {
     case keepFrames(from: MonotonicTime)
     /// The press will not become a clip: release the kept frames.
     case discardKeptFrames
-    /// Capture and save a full-resolution still; `flash` = fire the flash LED
-    /// around the exposure. Answer with photoSaved/photoFailed(id).
-    case takePhoto(id: CaptureID, origin: CaptureOrigin, pressedAt: MonotonicTime, flash: Bool)
+    /// `still.moment` `press`: this press or request may become a photo: pin the
+    /// frame exposed at `at` (and start encoding it). A `takePhoto` with moment
+    /// `press` for `origin` uses it; the service lets it go once `origin` is no
+    /// longer pending (a hold, a double tap, a refusal).
+    case pinPressFrame(origin: CaptureOrigin, at: MonotonicTime)
+    /// Save a photo: `press`, the frame pinned for `origin`; `focused`, a
+    /// full-resolution still after the autofocus cycle; `flash` = fire the flash
+    /// LED around the exposure (always `focused`). Answer with photoSaved/photoFailed(id).
+    case takePhoto(id: CaptureID, origin: CaptureOrigin, pressedAt: MonotonicTime, flash: Bool, moment: StillMoment)
     /// A still from the running video stream (a photo asked for during a
     /// recording: the clip must not be cut for a mode switch).
     /// Answer with photoSaved/photoFailed(id).

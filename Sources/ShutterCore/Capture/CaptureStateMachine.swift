@@ -3,8 +3,10 @@
 /// clock: every input carries its time, so it is tested step by step.
 ///
 /// Decisions (README "Capture"):
-/// - A press triggers autofocus at once and keeps frames from the press; a tap
-///   takes a still dated at the press, a hold records a clip that starts at the press.
+/// - A press keeps frames from the press and, by `stillMoment`, pins the frame
+///   exposed at the press (`press`) or starts autofocus (`focused`); a tap takes
+///   that frame, or a full-resolution still (also whenever the flash fires); a
+///   hold records a clip that starts at the press.
 /// - Busy (a still saving, a clip finalising): one press is queued and runs when
 ///   the machine is idle again, as whatever gesture it became meanwhile (tap →
 ///   still, hold → clip from its press, using the kept frames); any further
@@ -40,10 +42,16 @@ public struct CaptureStateMachine: Sendable {
         public var videoTorch: Bool
         /// How often a one-off error code is blinked.
         public var transientErrorRepeats: Int
+        /// `still.moment`. `press`: a press pins its frame and starts no autofocus;
+        /// `focused` (the default here, the machine's original behaviour): autofocus
+        /// at the press, a full-resolution still after the release.
+        public var stillMoment: StillMoment
 
         public init(maxRecording: Duration = .seconds(60), photoTimeout: Duration = .seconds(20),
                     finaliseTimeout: Duration = .seconds(20), pressTimeout: Duration = .seconds(10),
-                    flash: FlashPolicy = FlashPolicy(), videoTorch: Bool = false, transientErrorRepeats: Int = 2) {
+                    flash: FlashPolicy = FlashPolicy(), videoTorch: Bool = false, transientErrorRepeats: Int = 2,
+                    stillMoment: StillMoment = .focused) {
+            self.stillMoment = stillMoment
             self.maxRecording = maxRecording
             self.photoTimeout = photoTimeout
             self.finaliseTimeout = finaliseTimeout
@@ -258,16 +266,18 @@ public struct CaptureStateMachine: Sendable {
         case .idle:
             if let f = worstLatchedFault { return refuse(.fault(f.ledCode), press: p) }
             phase = .pressed(at: p)
-            actions += [.startAutofocus, .keepFrames(from: p)]
+            actions += pressStarts(origin, at: p) + [.keepFrames(from: p)]
         case .pressed, .photo, .finalising:
             guard queued == nil else { return refuse(.busy, press: p) }
             queued = QueuedPress(at: p, gesture: .pending, origin: origin)
+            pin(origin, at: p)
             // Frames are already kept from the current press's time when pressed.
             if case .pressed = phase {} else { actions.append(.keepFrames(from: p)) }
         case .recording:
             // Only possible during a command-started recording (a gesture
-            // recording holds the button). A tap of this press takes a snapshot.
-            break
+            // recording holds the button). A tap of this press takes a snapshot
+            // (of the press's frame, in the `press` moment).
+            pin(origin, at: p)
         case .booting, .poweredOff:
             break
         }
@@ -402,10 +412,11 @@ public struct CaptureStateMachine: Sendable {
         if shutdownRequested, c != .recordStop { return refuse(.shuttingDown, origin: origin) }
         switch (c, phase) {
         case (.photo, .recording):
+            pin(origin, at: now)
             snapshot(at: now, origin: origin)
         case (.photo, .idle):
             if let f = worstLatchedFault { return refuse(.fault(f.ledCode), origin: origin) }
-            actions.append(.startAutofocus)
+            actions += pressStarts(origin, at: now)
             startPhoto(pressedAt: now, origin: origin, now)
         case (.recordStart(let after), .idle):
             if let f = worstLatchedFault { return refuse(.fault(f.ledCode), origin: origin) }
@@ -419,6 +430,8 @@ public struct CaptureStateMachine: Sendable {
                 gesture = after.map { .held(end: now + $0) } ?? .holding
                 // Like a queued press: encoding starts now, so the clip starts at the request.
                 actions.append(.keepFrames(from: now))
+            } else {
+                pin(origin, at: now)  // the photo is of the moment it was asked for
             }
             queued = QueuedPress(at: now, gesture: gesture, origin: origin)
         case (.recordStop, .recording(let id, _, _)):
@@ -442,10 +455,32 @@ public struct CaptureStateMachine: Sendable {
         return CaptureID(lastID)
     }
 
+    /// What a press (or a photo request) starts: the autofocus cycle the
+    /// `focused` still waits for, or the pinned frame of the `press` moment.
+    private func pressStarts(_ origin: CaptureOrigin, at p: MonotonicTime) -> [CaptureAction] {
+        configuration.stillMoment == .press ? [.pinPressFrame(origin: origin, at: p)] : [.startAutofocus]
+    }
+
+    private mutating func pin(_ origin: CaptureOrigin, at p: MonotonicTime) {
+        if configuration.stillMoment == .press { actions.append(.pinPressFrame(origin: origin, at: p)) }
+    }
+
+    /// The autofocus cycle a queued press's `focused` still waits for (a
+    /// `press`-moment press pinned its frame when it was queued).
+    private var queuedPhotoStarts: [CaptureAction] {
+        configuration.stillMoment == .press ? [] : [.startAutofocus]
+    }
+
     private mutating func startPhoto(pressedAt: MonotonicTime, origin: CaptureOrigin, _ now: MonotonicTime) {
         let id = newID()
         let flash = configuration.flash.shouldFire(mode: flashMode, scene: scene)
-        actions.append(.takePhoto(id: id, origin: origin, pressedAt: pressedAt, flash: flash))
+        // A flash cannot light an exposure that already happened: that photo is focused.
+        var moment = configuration.stillMoment
+        if flash && moment == .press {
+            moment = .focused
+            actions.append(.startAutofocus)
+        }
+        actions.append(.takePhoto(id: id, origin: origin, pressedAt: pressedAt, flash: flash, moment: moment))
         phase = .photo(id: id, pressedAt: pressedAt, since: now)
     }
 
@@ -596,9 +631,9 @@ public struct CaptureStateMachine: Sendable {
                 switch q.gesture {
                 case .pending:
                     phase = .pressed(at: q.at)
-                    actions.append(.startAutofocus)
+                    actions += queuedPhotoStarts
                 case .tap:
-                    actions += [.startAutofocus, .discardKeptFrames]
+                    actions += queuedPhotoStarts + [.discardKeptFrames]
                     startPhoto(pressedAt: q.at, origin: q.origin, now)
                 case .holding:
                     startRecording(from: q.at, origin: q.origin, now)

@@ -27,6 +27,8 @@ public enum ConfigSchema {
         /// The simulated board's cameras, in libcamera's order: each a model
         /// name, or {"model": …, "broken": true|false, "maxSize": "WIDTHxHEIGHT"}; null = one camera.
         case simCameras
+        /// [width, height] in pixels, each even and in the range, or null.
+        case pixelSize(ClosedRange<Int>, nullable: Bool)
 
         /// What is allowed, in words, for error messages.
         public var allowed: String {
@@ -55,6 +57,8 @@ public enum ConfigSchema {
             case .simCameras:
                 return "null or a list of 1...8 cameras, each a model name or {\"model\": NAME, \"broken\": true|false, "
                     + "\"maxSize\": \"WIDTHxHEIGHT\"}"
+            case .pixelSize(let r, let nullable):
+                return "[width, height], each an even integer in \(r.lowerBound)...\(r.upperBound)" + (nullable ? ", or null" : "")
             }
         }
 
@@ -92,6 +96,7 @@ public enum ConfigSchema {
         Key(path: "still.height", kind: .int(64...16384)),
         Key(path: "still.sizes", kind: .sizeList(width: 64...16384, height: 64...16384, evenOnly: false)),
         Key(path: "still.quality", kind: .int(1...100)),
+        Key(path: "still.moment", kind: .choice(StillMoment.allCases.map(\.rawValue))),
         Key(path: "audio.enabled", kind: .bool),
         Key(path: "audio.device", kind: .string(allowEmpty: false)),
         Key(path: "audio.sampleRate", kind: .intChoice([8000, 16000, 22050, 32000, 44100, 48000])),
@@ -153,6 +158,7 @@ public enum ConfigSchema {
         Key(path: "sim.sceneKelvin", kind: .int(1500...12000)),
         Key(path: "sim.subjectDioptres", kind: .double(0...32)),
         Key(path: "sim.cameras", kind: .simCameras),
+        Key(path: "sim.stillStream", kind: .pixelSize(16...16384, nullable: true)),
     ]
 
     public static let byPath: [String: Key] = Dictionary(uniqueKeysWithValues: keys.map { ($0.path, $0) })
@@ -267,8 +273,20 @@ public enum ConfigSchema {
             let d = value.number!
             guard d == 0 || range.contains(d) else { throw bad(.outOfRange, value.rendered(pretty: false)) }
             return .double(d)
-        case (.numbers(_, _, nullable: true), .null), (.normalisedRect(nullable: true), .null):
+        case (.numbers(_, _, nullable: true), .null), (.normalisedRect(nullable: true), .null),
+             (.pixelSize(_, nullable: true), .null):
             return value
+        case (.pixelSize(let range, _), .array(let items)):
+            let v = items.compactMap { item -> Int? in
+                if case .int(let i) = item { return i }
+                if let d = item.number, d == d.rounded(), abs(d) < 1e9 { return Int(d) }
+                return nil
+            }
+            guard v.count == items.count else { throw wrongType() }
+            guard v.count == 2, v.allSatisfy({ range.contains($0) && $0 % 2 == 0 }) else {
+                throw bad(.outOfRange, value.rendered(pretty: false))
+            }
+            return .array(v.map(JSONValue.int))
         case (.numbers(let names, let range, _), .array(let items)):
             let numbers = items.compactMap(\.number)
             guard numbers.count == items.count else { throw wrongType() }
@@ -399,6 +417,21 @@ public enum ConfigSchema {
                                     message: "\"\(key.path)\" must be \(key.kind.allowed), not \"\(text)\"")
                 }
                 value = .array(parts.map { .double($0!) })
+            }
+        case .pixelSize(_, let nullable):
+            // JSON ("[1920, 1080]", "null") or "1920x1080".
+            let trimmed = String(text.filter { !$0.isWhitespace }).lowercased()
+            if nullable && (trimmed == "null" || trimmed.isEmpty) {
+                value = .null
+            } else {
+                var inner = Substring(trimmed)
+                if inner.hasPrefix("[") && inner.hasSuffix("]") { inner = inner.dropFirst().dropLast() }
+                let parts = inner.split(whereSeparator: { $0 == "," || $0 == "x" }).map { Int($0) }
+                guard parts.count == 2, let w = parts[0], let h = parts[1] else {
+                    throw Violation(code: .wrongType, keyPath: key.path,
+                                    message: "\"\(key.path)\" must be \(key.kind.allowed) (or WIDTHxHEIGHT), not \"\(text)\"")
+                }
+                value = .array([.int(w), .int(h)])
             }
         case .string, .choice, .identifier, .gpioLine:
             value = .string(text)

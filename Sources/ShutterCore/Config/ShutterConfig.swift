@@ -99,6 +99,8 @@ public struct ShutterConfig: Codable, Equatable, Sendable {
         public var sizes: [String]?
         /// JPEG quality. Default 93, 1...100.
         public var quality = 93
+        /// Which frame a photo is (README "The moment of the press"). Default "press".
+        public var moment = StillMoment.press
     }
 
     public struct Audio: Codable, Equatable, Sendable {
@@ -268,6 +270,21 @@ public struct ShutterConfig: Codable, Equatable, Sendable {
                 self.broken = broken
                 self.maxSize = maxSize
             }
+        }
+
+        /// The second (still) stream the simulated pipeline grants alongside video,
+        /// [width, height]; null = one stream only (as vimc). Default null.
+        public var stillStream: [Int]?
+
+        // Explicit so `--print-config` and the key table show an unset stream as null.
+        public func encode(to encoder: any Encoder) throws {
+            var c = encoder.container(keyedBy: CodingKeys.self)
+            try c.encode(modeSwitchMs, forKey: .modeSwitchMs)
+            try c.encode(sceneLux, forKey: .sceneLux)
+            try c.encode(sceneKelvin, forKey: .sceneKelvin)
+            try c.encode(subjectDioptres, forKey: .subjectDioptres)
+            try c.encode(cameras, forKey: .cameras)
+            try c.encode(stillStream, forKey: .stillStream)
         }
     }
 }

@@ -58,6 +58,14 @@ public protocol CameraDevice: AnyObject, Sendable {
     /// later start. Returns once `controlReport` shows them. The service calls it
     /// between captures only.
     func apply(_ controls: CameraControls) async
+    /// The still stream the pipeline grants alongside video as of the last start
+    /// (each video frame then carries its `companion`), or nil: one stream only.
+    var stillStreamSize: PixelSize? { get }
+}
+
+extension CameraDevice {
+    /// One stream unless a camera says otherwise.
+    public var stillStreamSize: PixelSize? { nil }
 }
 
 public struct ButtonEdge: Sendable, Equatable {

@@ -69,15 +69,22 @@ public final class Frame: @unchecked Sendable {
     public let height: Int
     public let format: PixelFormat
     public let planes: [FramePlane]
-    /// Sensor timestamp (start of exposure) on CLOCK_MONOTONIC.
+    /// The sensor timestamp on CLOCK_MONOTONIC: on the Pi the frame-start
+    /// interrupt, about one exposure time after the first row began exposing
+    /// (libcamera's SensorTimestamp; ../shared/PRESS-MOMENT.md §4). The
+    /// simulated camera stamps its frames the same way.
     public let timestamp: MonotonicTime
     public let sequence: UInt64
     public let metadata: FrameMetadata
+    /// The still-stream frame of the same sensor frame, where the camera grants
+    /// a second, larger stream alongside video (libcamera completes both in one
+    /// request): what a press-moment photo is made of. Nil on one stream.
+    public let companion: Frame?
     private let onRelease: (@Sendable () -> Void)?
 
     public init(width: Int, height: Int, format: PixelFormat, planes: [FramePlane],
                 timestamp: MonotonicTime, sequence: UInt64, metadata: FrameMetadata = FrameMetadata(),
-                onRelease: (@Sendable () -> Void)? = nil) {
+                companion: Frame? = nil, onRelease: (@Sendable () -> Void)? = nil) {
         self.width = width
         self.height = height
         self.format = format
@@ -85,7 +92,15 @@ public final class Frame: @unchecked Sendable {
         self.timestamp = timestamp
         self.sequence = sequence
         self.metadata = metadata
+        self.companion = companion
         self.onRelease = onRelease
+    }
+
+    /// When the first row began exposing: the timestamp minus the exposure time
+    /// where the metadata has one, else the timestamp (vimc reports no exposure).
+    public var exposureStart: MonotonicTime {
+        guard let us = metadata.exposureTimeMicroseconds, us > 0 else { return timestamp }
+        return timestamp - .microseconds(us)
     }
 
     deinit { onRelease?() }
@@ -109,7 +124,7 @@ public final class OwnedFrameBuffer: @unchecked Sendable {
 extension Frame {
     /// An I420 frame over `buffer` (Y, then U, then V, tightly packed).
     public static func i420(width: Int, height: Int, buffer: OwnedFrameBuffer, timestamp: MonotonicTime,
-                            sequence: UInt64, metadata: FrameMetadata = FrameMetadata(),
+                            sequence: UInt64, metadata: FrameMetadata = FrameMetadata(), companion: Frame? = nil,
                             onRelease: (@Sendable () -> Void)? = nil) -> Frame {
         let ySize = width * height
         let cw = (width + 1) / 2, ch = (height + 1) / 2
@@ -121,7 +136,7 @@ extension Frame {
             FramePlane(base: base + ySize + cw * ch, stride: cw, length: cw * ch),
         ]
         return Frame(width: width, height: height, format: .i420, planes: planes, timestamp: timestamp,
-                     sequence: sequence, metadata: metadata,
+                     sequence: sequence, metadata: metadata, companion: companion,
                      onRelease: { withExtendedLifetime(buffer) {}; onRelease?() })
     }
 

@@ -110,6 +110,36 @@ public struct SettingState: Codable, Sendable, Equatable {
     }
 }
 
+/// Which frame a photo is and how long it took (README "The moment of the press").
+public struct PhotoReport: Codable, Sendable, Equatable {
+    public var path: String
+    /// "press" (the frame at the press, from the running stream), "focused"
+    /// (autofocus, then a full-resolution still after the release), or "video"
+    /// (a photo during a recording in the `focused` moment: the next video frame).
+    public var moment: String
+    /// The photo's exposure start minus the press edge (negative: before the press).
+    public var pressToExposureMs: Double
+    /// From the release (a request's arrival) to the file being durable.
+    public var releaseToDurableMs: Double
+    public var width: Int
+    public var height: Int
+    /// The longest time between two video frames from this photo's start until
+    /// now: about one frame period when the video went on (`press`), the mode
+    /// switch when the still stopped it (`focused`). Status only.
+    public var videoGapMs: Double?
+
+    public init(path: String, moment: String, pressToExposureMs: Double, releaseToDurableMs: Double,
+                width: Int, height: Int, videoGapMs: Double? = nil) {
+        self.path = path
+        self.moment = moment
+        self.pressToExposureMs = pressToExposureMs
+        self.releaseToDurableMs = releaseToDurableMs
+        self.width = width
+        self.height = height
+        self.videoGapMs = videoGapMs
+    }
+}
+
 public struct ServiceStatus: Codable, Sendable, Equatable {
     public struct LEDState: Codable, Sendable, Equatable {
         public var on: Bool
@@ -166,6 +196,8 @@ public struct ServiceStatus: Codable, Sendable, Equatable {
     public var lastError: String?
     public var lastFiles: [String]
     public var uptimeSeconds: Double
+    /// The last photo's moment and timing; absent before one.
+    public var lastPhoto: PhotoReport? = nil
 }
 
 public struct ControlReply: Codable, Sendable, Equatable {
@@ -175,8 +207,14 @@ public struct ControlReply: Codable, Sendable, Equatable {
     public var status: ServiceStatus?
     /// tap/hold/photo: from the button edge (or command) to the file being durable.
     public var pressToDurableMs: Double?
-    /// hold: the clip's first frame relative to the press (<= 0: it starts at or before it).
+    /// hold: the clip's first frame's exposure start relative to the press (<= 0: it starts at or before it).
     public var clipStartOffsetMs: Double?
+    /// tap/photo: the photo's exposure start minus the press edge (negative: before the press).
+    public var pressToExposureMs: Double?
+    /// tap/photo: from the release (a request's arrival) to the file being durable.
+    public var releaseToDurableMs: Double?
+    /// tap/photo: "press", "focused" or "video" (README "The moment of the press").
+    public var moment: String?
     /// A refusal because a capture is in progress (the request may be tried again).
     public var busy: Bool?
     /// What was done when it is not a file (`record start`: "recording").
@@ -213,6 +251,7 @@ public struct ControlReply: Codable, Sendable, Equatable {
 
     private enum CodingKeys: String, CodingKey {
         case ok, error, files, status, pressToDurableMs, clipStartOffsetMs, busy, note
+        case pressToExposureMs, releaseToDurableMs, moment
         case key, value, source, effective, settings
         case cameras, camera
     }
@@ -226,6 +265,9 @@ public struct ControlReply: Codable, Sendable, Equatable {
         status = try c.decodeIfPresent(ServiceStatus.self, forKey: .status)
         pressToDurableMs = try c.decodeIfPresent(Double.self, forKey: .pressToDurableMs)
         clipStartOffsetMs = try c.decodeIfPresent(Double.self, forKey: .clipStartOffsetMs)
+        pressToExposureMs = try c.decodeIfPresent(Double.self, forKey: .pressToExposureMs)
+        releaseToDurableMs = try c.decodeIfPresent(Double.self, forKey: .releaseToDurableMs)
+        moment = try c.decodeIfPresent(String.self, forKey: .moment)
         busy = try c.decodeIfPresent(Bool.self, forKey: .busy)
         note = try c.decodeIfPresent(String.self, forKey: .note)
         key = try c.decodeIfPresent(String.self, forKey: .key)

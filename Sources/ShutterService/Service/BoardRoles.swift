@@ -56,6 +56,7 @@ public struct BoardRoles: Sendable {
             }
             s.fps = config.video.fps
             s.modeSwitchMs = Int64(config.sim.modeSwitchMs)
+            s.stillStream = config.sim.stillStream.map { PixelSize(width: $0[0], height: $0[1]) }
             s.scene = SimScene(lux: config.sim.sceneLux, colourTemperature: Double(config.sim.sceneKelvin),
                                subjectDioptres: config.sim.subjectDioptres)
             s.controls = config.camera.controls

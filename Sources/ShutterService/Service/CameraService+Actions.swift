@@ -9,6 +9,7 @@ import ShutterStorage
 extension CameraService {
     func apply(_ actions: [CaptureAction]) {
         for a in actions { perform(a) }
+        if !pins.isEmpty { tidyPins(now: clock.now()) }
         // A press that stopped being pending without a capture (double tap,
         // shutdown press) is answered now.
         requests.answerUnbound(isPending: machine.isPending)
@@ -31,9 +32,19 @@ extension CameraService {
             startClip(from: from)
         case .discardKeptFrames:
             dropUncommittedClip()
-        case let .takePhoto(id, origin, _, flash):
+        case let .pinPressFrame(origin, at):
+            pinPressFrame(origin: origin, at: at)
+        case let .takePhoto(id, origin, pressedAt, _, .press):
+            requests.bind(origin, to: id)
+            inProgress[id] = "saving a photo"
+            videoGap = .zero
+            writePinnedPhoto(id: id, origin: origin, pressedAt: pressedAt)
+        case let .takePhoto(id, origin, pressedAt, flash, .focused):
             requests.bind(origin, to: id)
             inProgress[id] = "taking a photo"
+            pins[origin] = nil  // a flash photo of the press moment: taken focused
+            videoGap = .zero
+            let releasedAt = releaseTime(of: origin, pressedAt: pressedAt)
             let af = autofocus, cam = camera, photos = self.photos, discarded = lastDiscard
             autofocus = nil
             spawn {
@@ -41,12 +52,19 @@ extension CameraService {
                 // The press's speculative clip is gone from the card before the photo is
                 // reported: a tap leaves nothing else behind (and the card can be unmounted).
                 await discarded?.value
-                await self.photoDone(id: id, result: result)
+                await self.photoDone(id: id, result: result, moment: "focused", pressedAt: pressedAt,
+                                     releasedAt: releasedAt)
             }
-        case let .takeVideoSnapshot(id, origin, _):
+        case let .takeVideoSnapshot(id, origin, at):
             requests.bind(origin, to: id)
-            inProgress[id] = "taking a photo from the video"
-            pendingSnapshots.append(id)
+            videoGap = .zero
+            if pins[origin] != nil {
+                inProgress[id] = "saving a photo"
+                writePinnedPhoto(id: id, origin: origin, pressedAt: at)
+            } else {
+                inProgress[id] = "taking a photo from the video"
+                pendingSnapshots.append((id, at, releaseTime(of: origin, pressedAt: at)))
+            }
         case let .startRecording(id, origin, from, _):
             requests.bind(origin, to: id)
             inProgress[id] = "recording"
@@ -111,39 +129,52 @@ extension CameraService {
 
     // MARK: Stills
 
-    func saveSnapshot(id: CaptureID, frame: Frame) {
+    /// A photo during a recording in the `focused` moment: the next video frame.
+    func saveSnapshot(id: CaptureID, at: MonotonicTime, releasedAt: MonotonicTime, frame: Frame) {
         let photos = self.photos, info = camera?.info
         spawn {
             let result = await photos.save(frame, camera: info)
-            await self.photoDone(id: id, result: result)
+            await self.photoDone(id: id, result: result, moment: "video", pressedAt: at, releasedAt: releasedAt)
         }
     }
 
     func saveSnapshots(_ frame: Frame) {
-        let ids = pendingSnapshots
+        let waiting = pendingSnapshots
         pendingSnapshots.removeAll()
-        for id in ids { saveSnapshot(id: id, frame: frame) }
+        for w in waiting { saveSnapshot(id: w.id, at: w.at, releasedAt: w.releasedAt, frame: frame) }
     }
 
-    func photoDone(id: CaptureID, result: Result<String, CaptureError>) {
+    func photoDone(id: CaptureID, result: Result<SavedPhoto, CaptureError>, moment: String,
+                   pressedAt: MonotonicTime, releasedAt: MonotonicTime) {
         inProgress[id] = nil
         let now = clock.now()
+        var report: PhotoReport?
         switch result {
-        case .success(let path):
+        case .success(let photo):
+            let r = PhotoReport(path: photo.path, moment: moment,
+                                pressToExposureMs: (photo.exposureStart - pressedAt).exactMilliseconds,
+                                releaseToDurableMs: max(.zero, photo.durableAt - releasedAt).exactMilliseconds,
+                                width: photo.size.width, height: photo.size.height)
+            report = r
+            lastPhoto = r
             counters.photos += 1
-            lastFiles = [path]
-            log.notice("photo saved: \(path)")
+            lastFiles = [photo.path]
+            log.notice("photo saved: \(photo.path) (\(r.width)x\(r.height), moment \(moment), press to exposure "
+                       + "\(Self.ms(r.pressToExposureMs)) ms, release to durable \(Self.ms(r.releaseToDurableMs)) ms)")
             logStillReport()
-            apply(machine.handle(.photoSaved(id: id, path: path), at: now))
+            apply(machine.handle(.photoSaved(id: id, path: photo.path), at: now))
         case .failure(let e):
             lastError = e.message
             counters.errors += 1
             log.warning("photo failed: \(e.message)")
             apply(machine.handle(.photoFailed(id: id, e), at: now))
         }
-        requests.resolve(id, result.map { [$0] }, at: now)
+        requests.resolve(id, result.map { [$0.path] }, at: now, photo: report)
         if isReady { publishStatus(readyStatusLine()) }
     }
+
+    /// A figure for the log: one decimal.
+    static func ms(_ v: Double) -> String { String(Double((v * 10).rounded()) / 10) }
 
     // MARK: Clips
 

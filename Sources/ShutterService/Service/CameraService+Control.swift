@@ -102,10 +102,13 @@ extension CameraService {
 
     static func reply(_ a: RequestBook.Answer) -> ControlReply {
         switch a {
-        case let .files(files, pressToDurableMs, clipStartOffsetMs):
+        case let .files(files, pressToDurableMs, clipStartOffsetMs, photo):
             var r = ControlReply(ok: true, files: files)
             r.pressToDurableMs = pressToDurableMs
             r.clipStartOffsetMs = clipStartOffsetMs
+            r.pressToExposureMs = photo?.pressToExposureMs
+            r.releaseToDurableMs = photo?.releaseToDurableMs
+            r.moment = photo?.moment
             return r
         case let .refused(message, busy):
             var r = ControlReply.failure(message)
@@ -155,7 +158,12 @@ extension CameraService {
             state: Self.describe(machine.state), board: roles.name, camera: cameraStatus(cameras: cameras),
             leds: leds, flashMode: machine.flashMode.rawValue, counters: counters, freeBytes: freeBytes,
             storageRoot: storage.root, lastError: lastError, lastFiles: lastFiles,
-            uptimeSeconds: Double((clock.now() - startedAt).nanoseconds) / 1e9)
+            uptimeSeconds: Double((clock.now() - startedAt).nanoseconds) / 1e9,
+            lastPhoto: lastPhoto.map { p in
+                var p = p
+                p.videoGapMs = videoGap.exactMilliseconds
+                return p
+            })
     }
 
     static func describe(_ s: CaptureState) -> String {

@@ -45,7 +45,17 @@ public actor CameraService {
     var ring: FrameRing
     var framesSinceMeter = 0
     var autofocus: Eventually<AutofocusResult>?
-    var pendingSnapshots: [CaptureID] = []
+    /// Photos during a recording waiting for the next video frame (the `focused` moment).
+    var pendingSnapshots: [(id: CaptureID, at: MonotonicTime, releasedAt: MonotonicTime)] = []
+    /// The `press` moment's pinned frames, by the press or request they belong to.
+    var pins: [CaptureOrigin: PinEntry] = [:]
+    /// Taps' release times by press, until their photo is taken.
+    var tapEnds: [MonotonicTime: MonotonicTime] = [:]
+    /// The last photo's moment and timing (`status`).
+    var lastPhoto: PhotoReport?
+    /// The longest gap between video frames since the last photo began, and the last frame's time.
+    var videoGap = Duration.zero
+    var lastVideoFrameAt: MonotonicTime?
 
     /// The clip being encoded: speculative (no id) from a press, or a recording.
     struct ClipState {
@@ -126,7 +136,8 @@ public actor CameraService {
         recognizer = GestureRecognizer(settings: GestureSettings(config: config))
         machine = CaptureStateMachine(
             configuration: .init(maxRecording: .seconds(config.video.maxSeconds),
-                                 flash: FlashPolicy(darkLux: config.flash.autoLux), videoTorch: config.video.torch),
+                                 flash: FlashPolicy(darkLux: config.flash.autoLux), videoTorch: config.video.torch,
+                                 stillMoment: config.still.moment),
             flashMode: FlashMode(config.flash.mode))
         var wd = WatchdogConfiguration()
         wd.frameTimeout = .milliseconds(config.watchdog.frameTimeoutMs)
@@ -197,6 +208,7 @@ public actor CameraService {
         stopping = true
         hooks.stopping()
         log.notice("stopping: finishing the current files")
+        failUnchosenPins()
         if let c = clip {
             if c.id != nil {
                 clip?.stopAt = clock.now()
@@ -315,6 +327,7 @@ public actor CameraService {
         decideGestures(now: now)
         if let d = machine.nextDeadline, d <= now { apply(machine.handle(.tick, at: now)) }
         requests.expire(now: now, lastError: lastError)
+        tidyPins(now: now)
         evaluateWatchdog(now)
         finishClipIfStopped(now: now, frameAfterStop: false)
         applySettingsIfIdle()
@@ -347,7 +360,10 @@ public actor CameraService {
             log.debug("gesture \(g)")
             switch g {
             case .pressed(let p): heldPress = p
-            case .tap(let s, _), .hold(let s, _), .doubleTap(let s, _): if heldPress == s { heldPress = nil }
+            case .tap(let s, let e):
+                noteTap(start: s, end: e)
+                if heldPress == s { heldPress = nil }
+            case .hold(let s, _), .doubleTap(let s, _): if heldPress == s { heldPress = nil }
             case .shutdownCountdown:
                 log.notice("shutdown gesture: countdown started, release to cancel")
             default: break
@@ -413,6 +429,8 @@ public actor CameraService {
             _ = machine.handle(.sceneMetered(f.metadata), at: now)
         }
         ring.push(f)
+        noteVideoFrame(f)
+        if !pins.isEmpty { choosePinnedFrames() }
         if clip != nil { clips.offer(f) }
         if let t = clips.progress.lastAccepted, clip?.id != nil { watchdog.encoderProgress(at: t) }
         if !pendingSnapshots.isEmpty { saveSnapshots(f) }

@@ -31,14 +31,17 @@ final class ClipRecorder: Sendable {
         // Unchecked: every field is read and written on ClipRecorder.queue only.
         let files: ClipFiles
         let start: MonotonicTime
+        /// When the first kept frame began exposing (the press, if none was kept): the clip's start as reported.
+        var exposureStart: MonotonicTime
         var recorder: Recorder?
         var setupError: String?
         var committed = false
         var stopAt: MonotonicTime?
 
-        init(files: ClipFiles, start: MonotonicTime) {
+        init(files: ClipFiles, start: MonotonicTime, exposureStart: MonotonicTime) {
             self.files = files
             self.start = start
+            self.exposureStart = exposureStart
         }
     }
 
@@ -73,7 +76,7 @@ final class ClipRecorder: Sendable {
             if let old = detach() { finalise(old, discard: true) { _ in } }
             let files = ClipFiles(storage: storage, serial: n)
             let start = kept.first.map { min($0.timestamp, from) } ?? from
-            let s = Session(files: files, start: start)
+            let s = Session(files: files, start: start, exposureStart: kept.first?.exposureStart ?? from)
             do {
                 let r = try Recorder(settings: settings, start: start, nextPath: { try files.nextPath() })
                 for f in kept { r.append(f) }
@@ -112,7 +115,7 @@ final class ClipRecorder: Sendable {
     // `finish`); their results arrive later.
 
     /// The press became a hold: reserve the DCF name and move the temp file onto it.
-    /// Gives the first file's path and where the clip starts.
+    /// Gives the first file's path and where the clip starts (its first frame's exposure start).
     func commit() -> Eventually<Result<(path: String, start: MonotonicTime), CaptureError>> {
         let result = Eventually<Result<(path: String, start: MonotonicTime), CaptureError>>()
         let storage = self.storage
@@ -129,7 +132,7 @@ final class ClipRecorder: Sendable {
                 let path = try s.files.commit()
                 s.committed = true
                 progressState.withLock { $0.lastAccepted = clock.now() }
-                result.set(.success((path, s.start)))
+                result.set(.success((path, s.exposureStart)))
             } catch let e as StorageError {
                 result.set(.failure(CaptureError(e)))
             } catch {

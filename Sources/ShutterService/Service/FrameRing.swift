@@ -17,9 +17,12 @@ struct FrameRing {
 
     mutating func removeAll() { frames.removeAll() }
 
-    /// Frames from the last one exposed at or before `time` onwards.
+    /// Frames from the last one whose exposure began at or before `time` onwards.
     func frames(from time: MonotonicTime) -> [Frame] {
-        guard let i = frames.lastIndex(where: { $0.timestamp <= time }) else { return frames }
+        guard let i = frames.lastIndex(where: { $0.exposureStart <= time }) else { return frames }
         return Array(frames[i...])
     }
+
+    /// The retained frames, oldest first.
+    var all: [Frame] { frames }
 }

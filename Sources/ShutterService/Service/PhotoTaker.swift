@@ -3,10 +3,29 @@ import ShutterCore
 import ShutterStorage
 import ShutterMedia
 
+/// A photo on the card: where, which frame, and when it became durable.
+struct SavedPhoto: Sendable {
+    var path: String
+    /// When the photo's exposure began.
+    var exposureStart: MonotonicTime
+    var size: PixelSize
+    /// When the file was durable (renamed, directory synced).
+    var durableAt: MonotonicTime
+}
+
+/// A JPEG in memory, encoded from a frame that may yet become a photo (the
+/// `press` moment encodes at the press, before the tap is known).
+struct EncodedPhoto: Sendable {
+    var jpeg: [UInt8]
+    var exposureStart: MonotonicTime
+    var size: PixelSize
+}
+
 /// The tap path, in order: wait for the autofocus cycle the press started
 /// (bounded by `camera.afTimeoutMs`), fire the flash around the exposure if the
 /// state machine said so, take the still, encode it with EXIF and save it
-/// durably (temp, fsync, rename, directory fsync). Everything here runs off the
+/// durably (temp, fsync, rename, directory fsync). The `press` moment splits it:
+/// `encode` at the press, `write` at the tap. Everything here runs off the
 /// service actor; JPEG encoding and the file system run on one serial queue.
 final class PhotoTaker: Sendable {
     private let config: ShutterConfig
@@ -41,7 +60,7 @@ final class PhotoTaker: Sendable {
 
     /// A full-resolution still: autofocus, flash, capture, save. Returns the path.
     func take(camera: (any CameraDevice)?, autofocus: Eventually<AutofocusResult>?,
-              flash: Bool) async -> Result<String, CaptureError> {
+              flash: Bool) async -> Result<SavedPhoto, CaptureError> {
         _ = await autofocus?.value  // bounded by afTimeoutMs in the camera
         guard let camera else { return .failure(CaptureError(.camera, "no camera: the photo was not taken")) }
         if flash { await flashLED?.show(LEDPattern.steady(true)) }
@@ -58,19 +77,41 @@ final class PhotoTaker: Sendable {
 
     /// Encodes and saves a frame already in hand (a still, or a video frame for a
     /// photo asked for during a recording).
-    func save(_ frame: Frame, camera: CameraInfo?) async -> Result<String, CaptureError> {
+    func save(_ frame: Frame, camera: CameraInfo?) async -> Result<SavedPhoto, CaptureError> {
+        switch await encode(frame, camera: camera) {
+        case .success(let photo): return await write(photo)
+        case .failure(let e): return .failure(e)
+        }
+    }
+
+    /// The JPEG of `frame`, in memory. Holds the frame (a camera buffer) only until encoded.
+    func encode(_ frame: Frame, camera: CameraInfo?) async -> Result<EncodedPhoto, CaptureError> {
         let encoder: StillEncoder
         switch self.encoder {
         case .success(let e): encoder = e
         case .failure(let e): return .failure(e)
         }
         let metadata = metadata(for: frame, camera: camera)
-        let storage = self.storage
+        let start = frame.exposureStart, size = PixelSize(width: frame.width, height: frame.height)
+        return await Blocking.run(on: queue) {
+            do {
+                let still = try encoder.encode(frame, metadata: metadata)
+                return .success(EncodedPhoto(jpeg: still.jpeg, exposureStart: start, size: size))
+            } catch {
+                return .failure(CaptureError(.encoder, "could not encode the photo: \(error)"))
+            }
+        }
+    }
+
+    /// Writes an encoded photo durably (temp, fsync, rename, directory fsync).
+    func write(_ photo: EncodedPhoto) async -> Result<SavedPhoto, CaptureError> {
+        let storage = self.storage, clock = self.clock
         return await Blocking.run(on: queue) {
             do {
                 _ = try storage.ensureSpace(for: .photo)
-                let still = try encoder.encode(frame, metadata: metadata)
-                return .success(try storage.savePhoto(bytes: still.jpeg).path)
+                let path = try storage.savePhoto(bytes: photo.jpeg).path
+                return .success(SavedPhoto(path: path, exposureStart: photo.exposureStart, size: photo.size,
+                                           durableAt: clock.now()))
             } catch let e as StorageError {
                 return .failure(CaptureError(e))
             } catch {
@@ -84,7 +125,8 @@ final class PhotoTaker: Sendable {
             make: config.exif.make.isEmpty ? (camera?.make ?? "Shutter") : config.exif.make,
             model: config.exif.model.isEmpty ? (camera?.model ?? "Camera") : config.exif.model,
             software: "Shutter",
-            captureTime: wallClock.now().adding(frame.timestamp - clock.now()),
+            // The moment the exposure began, not the save: EXIF DateTimeOriginal and SubSecTimeOriginal.
+            captureTime: wallClock.now().adding(frame.exposureStart - clock.now()),
             focalLengthMillimetres: config.exif.focalLengthMm, fNumber: config.exif.fNumber,
             rotation: cameraAppliesTransform ? 0 : config.camera.rotation,
             hflip: cameraAppliesTransform ? false : config.camera.hflip,

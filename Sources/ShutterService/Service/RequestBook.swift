@@ -11,7 +11,7 @@ import ShutterStorage
 struct RequestBook {
     /// What a request is answered with.
     enum Answer: Sendable {
-        case files([String], pressToDurableMs: Double, clipStartOffsetMs: Double?)
+        case files([String], pressToDurableMs: Double, clipStartOffsetMs: Double?, photo: PhotoReport?)
         case refused(String, busy: Bool)
         case failed(String)
         /// The request was carried out and made no file (a plain button press
@@ -75,13 +75,13 @@ struct RequestBook {
 
     /// A capture ended: its files (or failure) go to every origin bound to it.
     mutating func resolve(_ id: CaptureID, _ result: Result<[String], CaptureError>, at now: MonotonicTime,
-                          clipStart: MonotonicTime? = nil) {
+                          clipStart: MonotonicTime? = nil, photo: PhotoReport? = nil) {
         for origin in bound.removeValue(forKey: id) ?? [] {
             let since = issued.removeValue(forKey: origin) ?? now
             switch result {
             case .success(let files):
                 answer(origin, .files(files, pressToDurableMs: (now - since).exactMilliseconds,
-                                      clipStartOffsetMs: clipStart.map { ($0 - since).exactMilliseconds }))
+                                      clipStartOffsetMs: clipStart.map { ($0 - since).exactMilliseconds }, photo: photo))
             case .failure(let e):
                 answer(origin, .failed(e.message))
             }
