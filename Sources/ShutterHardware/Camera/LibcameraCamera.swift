@@ -174,7 +174,8 @@ public final class LibcameraCamera: CameraDevice {
             }
             return CameraControlReport(asked: s.settings.controls, lacking: lacking,
                                        videoSize: s.videoStream.map(\.size),
-                                       stillSize: s.lastStillStream.map(\.size))
+                                       stillSize: s.lastStillStream.map(\.size),
+                                       sensorHDR: { if case .on = s.settings.sensorHDR { true } else { false } }())
         }
     }
 
@@ -401,7 +402,8 @@ public final class LibcameraCamera: CameraDevice {
             ? PixelRect(x: Int(cx), y: Int(cy), width: Int(cw), height: Int(ch)) : nil
         return LibcameraControlSupport(names: names, cropMaximum: crop,
                                        flickerModeMaximum: controlRange("AeFlickerMode")?.max,
-                                       defaultLensPosition: descriptor.defaultLensPosition)
+                                       defaultLensPosition: descriptor.defaultLensPosition,
+                                       sensorHDR: state.withLock { $0.settings.sensorHDR })
     }
 
     private func configureBlocking(still: Bool, settings: LibcameraCameraSettings) throws -> GrantedStream {

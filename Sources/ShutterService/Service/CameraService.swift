@@ -93,8 +93,11 @@ public actor CameraService {
     var controlWaiters: [CheckedContinuation<Void, Never>] = []
     /// The newest frame's metadata: what `get` shows as in effect.
     var lastMetadata: FrameMetadata?
-    /// A `shutterctl camera` switch is under way (CameraService+CameraSwitch.swift).
+    /// A `shutterctl camera` switch, or a restart for a setting, is under way
+    /// (CameraService+CameraSwitch.swift).
     var cameraSwitching = false
+    /// What the camera is opened with (sizes, sensor HDR): the supervisor's, as of the last reopen.
+    var cameraOpening: CameraOpening
     /// The switch waiting for the capture in progress to end.
     var switchWaiters: [CheckedContinuation<Void, Never>] = []
     /// Rereads the configuration (SIGHUP); nil where there is no file to reread.
@@ -139,7 +142,8 @@ public actor CameraService {
         let ledLog = Log("shutter.led")
         statusDriver = roles.statusLED.map { LEDDriver(output: $0, clock: clock, log: { ledLog.warning($0) }) }
         flashDriver = roles.flashLED.map { LEDDriver(output: $0, clock: clock, log: { ledLog.warning($0) }) }
-        supervisor = CameraSupervisor(open: roles.openCamera)
+        cameraOpening = CameraOpening(config)
+        supervisor = CameraSupervisor(opening: cameraOpening, open: roles.openCamera)
         photos = PhotoTaker(config: config, storage: storage, clock: clock, wallClock: wallClock,
                             flashLED: flashDriver, cameraAppliesTransform: roles.cameraAppliesTransform)
         var settings = RecordingSettings(
@@ -164,6 +168,8 @@ public actor CameraService {
         await statusDriver?.show(.booting)
         await prepareStorage()
         await loadSettings()
+        cameraOpening = CameraOpening(settings.effective)
+        await supervisor.prepareOpening(cameraOpening)
         await chooseRememberedCamera()
         await probeStorage()
         await withTaskGroup(of: Void.self) { group in
