@@ -142,4 +142,26 @@ final class EndToEndCameraRestartTests: XCTestCase {
         XCTAssertEqual(try videoSize(d), "320x240")
         XCTAssertFalse(FileManager.default.fileExists(atPath: d.storage + "/.shutter-settings.json"))
     }
+
+    /// A deliberate reopen (a switch, a restart for a setting) that takes far
+    /// longer than the frame timeout (a slow sensor start) is not counted as a
+    /// stalled camera: no watchdog restart, no warning.
+    func testASlowSwitchOrRestartIsNotAWatchdogFailure() throws {
+        let config = #"{"video": {"width": 320, "height": 240}, "still": {"width": 640, "height": 480}, "#
+            + #""audio": {"enabled": false}, "watchdog": {"frameTimeoutMs": 200}, "sim": {"modeSwitchMs": 0, "#
+            + #""cameras": ["Sim Quick", {"model": "Sim Slow", "startDelayMs": 1500}]}}"#
+        let d = try DaemonHarness(config: config)
+        try d.start()
+        defer { d.stop() }
+        var (code, reply) = try d.ctl("camera", "1")
+        XCTAssertEqual(code, 0, "\(String(describing: reply))\n\(d.log())")
+        (code, reply) = try d.ctl("set", "video.sizes", #"["640x480"]"#)
+        XCTAssertEqual(code, 0, "\(String(describing: reply))\n\(d.log())")
+        XCTAssertEqual(try videoSize(d), "640x480")
+        (code, reply) = try d.ctl("camera", "0")
+        XCTAssertEqual(code, 0, "\(String(describing: reply))")
+        XCTAssertEqual(try d.counters()["cameraRestarts"], 0, d.log())
+        XCTAssertFalse(d.log().contains("no camera frames"), d.log())
+        XCTAssertEqual(try d.status()["state"] as? String, "idle")
+    }
 }

@@ -101,7 +101,10 @@ extension CameraService {
         camera = nil
         apply(machine.handle(.fault(.cameraLost), at: clock.now()))
         publishStatus(status)
+        // Not a stalled camera, however long the start takes (up to the restart timeout).
+        watchdog.cameraReopenBegan(at: clock.now())
         let outcome = await supervisor.switchCamera(to: index, opening: opening)
+        watchdog.cameraReopenEnded(at: clock.now())
         camera = await supervisor.camera
         cameraOpening = await supervisor.opening
         if case .failed = outcome { return outcome }
