@@ -273,6 +273,16 @@ public final class SimCamera: CameraDevice {
         }
     }
 
+    /// What a frame reports: the optics' metadata, and the metering it did
+    /// (the window, which it honours, else the mode) unless told it lacks it.
+    private func metadata(_ s: State, autofocusSucceeds: Bool) -> FrameMetadata {
+        var m = s.optics.metadata(s.controls, s.scene, autofocusSucceeds: autofocusSucceeds)
+        if !settings.lacking.contains(.aeMeteringMode) {
+            m.metering = MeteringInEffect(s.controls, honoursWindow: !settings.lacking.contains(.aeMeteringWindow))
+        }
+        return m
+    }
+
     /// Keeps the new controls, reported at once (as the real camera sets them
     /// on the running stream) and at every later start.
     public func apply(_ controls: CameraControls) async {
@@ -492,7 +502,7 @@ public final class SimCamera: CameraDevice {
             // The warm-up frames of the switch: exposure and focus settle.
             for _ in 0..<max(1, settings.stillWarmUpFrames) { s.optics.step(s.controls, s.scene) }
             return .success((b, s.optics.render(s.controls, s.scene),
-                             s.optics.metadata(s.controls, s.scene, autofocusSucceeds: settings.autofocusSucceeds)))
+                             metadata(s, autofocusSucceeds: settings.autofocusSucceeds)))
         }
         let buffer: OwnedFrameBuffer, render: SimRender, meta: FrameMetadata
         switch taken {
@@ -563,7 +573,7 @@ public final class SimCamera: CameraDevice {
                 }
                 s.optics.step(s.controls, s.scene)
                 return .frame(b, s.optics.render(s.controls, s.scene),
-                              s.optics.metadata(s.controls, s.scene, autofocusSucceeds: true))
+                              metadata(s, autofocusSucceeds: true))
             }
             guard case let .frame(buffer, render, meta) = next else {
                 if case .quit = next { return }
