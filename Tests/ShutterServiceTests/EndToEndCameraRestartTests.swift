@@ -148,8 +148,8 @@ final class EndToEndCameraRestartTests: XCTestCase {
     /// stalled camera: no watchdog restart, no warning.
     func testASlowSwitchOrRestartIsNotAWatchdogFailure() throws {
         let config = #"{"video": {"width": 320, "height": 240}, "still": {"width": 640, "height": 480}, "#
-            + #""audio": {"enabled": false}, "watchdog": {"frameTimeoutMs": 200}, "sim": {"modeSwitchMs": 0, "#
-            + #""cameras": ["Sim Quick", {"model": "Sim Slow", "startDelayMs": 1500}]}}"#
+            + #""audio": {"enabled": false}, "watchdog": {"frameTimeoutMs": 800}, "sim": {"modeSwitchMs": 0, "#
+            + #""cameras": ["Sim Quick", {"model": "Sim Slow", "startDelayMs": 2500}]}}"#
         let d = try DaemonHarness(config: config)
         try d.start()
         defer { d.stop() }

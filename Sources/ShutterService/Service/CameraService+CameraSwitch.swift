@@ -103,7 +103,9 @@ extension CameraService {
         publishStatus(status)
         // Not a stalled camera, however long the start takes (up to the restart timeout).
         watchdog.cameraReopenBegan(at: clock.now())
+        reopenPending = true
         let outcome = await supervisor.switchCamera(to: index, opening: opening)
+        reopenPending = false
         watchdog.cameraReopenEnded(at: clock.now())
         camera = await supervisor.camera
         cameraOpening = await supervisor.opening

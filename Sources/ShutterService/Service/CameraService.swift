@@ -96,8 +96,12 @@ public actor CameraService {
     /// A `shutterctl camera` switch, or a restart for a setting, is under way
     /// (CameraService+CameraSwitch.swift).
     var cameraSwitching = false
-    /// What the camera is opened with (sizes, sensor HDR): the supervisor's, as of the last reopen.
+    /// What the camera is opened with (sizes, sensor HDR): the supervisor's, as of the last start.
     var cameraOpening: CameraOpening
+    /// A reopen is under way and the next camera has not started: frames still
+    /// coming from the one being stopped are dropped (they would mark the
+    /// camera healthy, and the watchdog fed, while there is none).
+    var reopenPending = false
     /// The switch waiting for the capture in progress to end.
     var switchWaiters: [CheckedContinuation<Void, Never>] = []
     /// Rereads the configuration (SIGHUP); nil where there is no file to reread.
@@ -369,7 +373,9 @@ public actor CameraService {
         case .frame(let f):
             frame(f)
         case .started(let info, let restart):
+            reopenPending = false
             camera = await supervisor.camera
+            cameraOpening = await supervisor.opening
             logCameraReport(model: info.model, restart: restart)
             if restart { watchdog.cameraRestartSucceeded(at: clock.now()) }
         case .unavailable(let error, let restart):
@@ -403,6 +409,7 @@ public actor CameraService {
     }
 
     func frame(_ f: Frame) {
+        if reopenPending { return }
         let now = clock.now()
         watchdog.frameArrived(at: now)
         lastMetadata = f.metadata
