@@ -35,7 +35,7 @@ let package = Package(
         // C++17 shim with a plain C header: owns every libcamera object and thread.
         .target(name: "CLibcameraShim", dependencies: ["CLibcamera"]),
         // The kernel and libc calls Swift's Glibc module lacks (renameat2 RENAME_NOREPLACE,
-        // adjtimex, malloc_trim), behind one plain C header; only ShutterStorage uses it.
+        // adjtimex, malloc_trim, a V4L2 control), behind one plain C header.
         .target(name: "CShutterSys"),
         // All FFmpeg calls (libavcodec, libavformat, libswscale) behind one plain C header.
         .target(name: "CShutterAV",
@@ -55,7 +55,8 @@ let package = Package(
                 dependencies: ["ShutterCore", "ShutterStorage", "CTurboJPEG", "CExif", "CShutterAV"],
                 swiftSettings: strict),
         // Real devices: libcamera, libgpiod, ALSA.
-        .target(name: "ShutterHardware", dependencies: ["ShutterCore", "CGPIODShim", "CALSA", "CLibcameraShim"],
+        .target(name: "ShutterHardware",
+                dependencies: ["ShutterCore", "CGPIODShim", "CALSA", "CLibcameraShim", "CShutterSys"],
                 swiftSettings: strict),
         // The simulated board, shipped: runs the whole service on any Linux box.
         .target(name: "ShutterSim", dependencies: ["ShutterCore"], swiftSettings: strict),

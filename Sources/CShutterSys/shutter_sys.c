@@ -7,6 +7,8 @@
 #include <malloc.h>
 #include <stdio.h>
 #include <string.h>
+#include <linux/videodev2.h>
+#include <sys/ioctl.h>
 #include <sys/syscall.h>
 #include <sys/timex.h>
 #include <unistd.h>
@@ -62,4 +64,47 @@ void shutter_release_free_memory(void)
 #ifdef __GLIBC__
     malloc_trim(0);
 #endif
+}
+
+unsigned int shutter_v4l2_cid_wide_dynamic_range(void)
+{
+    return V4L2_CID_WIDE_DYNAMIC_RANGE;
+}
+
+static int xioctl(int fd, unsigned long request, void *arg)
+{
+    int r;
+    do {
+        r = ioctl(fd, request, arg);
+    } while (r == -1 && errno == EINTR);
+    return r == -1 ? -errno : 0;
+}
+
+int shutter_v4l2_set_control(const char *path, unsigned int id, int value)
+{
+    if (!path)
+        return -EINVAL;
+    int fd;
+    do {
+        fd = open(path, O_RDONLY | O_CLOEXEC); // as rpicam-apps opens it
+    } while (fd < 0 && errno == EINTR);
+    if (fd < 0)
+        return -errno;
+    struct v4l2_queryctrl query;
+    memset(&query, 0, sizeof query);
+    query.id = id;
+    int r = xioctl(fd, VIDIOC_QUERYCTRL, &query);
+    if (r == 0 && (query.flags & V4L2_CTRL_FLAG_DISABLED))
+        r = -EINVAL;
+    struct v4l2_control ctrl = { .id = id, .value = 0 };
+    if (r == 0)
+        r = xioctl(fd, VIDIOC_G_CTRL, &ctrl);
+    if (r == 0 && ctrl.value != value) {
+        ctrl.value = value;
+        r = xioctl(fd, VIDIOC_S_CTRL, &ctrl);
+        if (r == 0)
+            r = 1;
+    }
+    close(fd);
+    return r;
 }

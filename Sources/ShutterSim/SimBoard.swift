@@ -1,4 +1,5 @@
 import ShutterCore
+import Synchronization
 
 /// Everything the simulated board has, in one place: the service takes its roles
 /// from here, and the control socket's test commands reach the same objects.
@@ -8,7 +9,9 @@ import ShutterCore
 public final class SimBoard: Sendable {
     public let clock: any MonotonicClock
     /// Its cameras in libcamera's order (`sim.cameras`); one unless configured.
-    public let cameras: [SimCamera]
+    /// A camera opened with other sizes or sensor HDR (`open`) is a new object here.
+    public var cameras: [SimCamera] { list.withLock { $0 } }
+    private let list: Mutex<[SimCamera]>
     /// The first camera: what a one-camera board's tests drive.
     public var camera: SimCamera { cameras[0] }
     public let button: SimButton
@@ -24,11 +27,31 @@ public final class SimBoard: Sendable {
     public init(cameras: [SimCamera.Settings], clock: any MonotonicClock = SystemClock()) {
         precondition(!cameras.isEmpty, "a simulated board has at least one camera")
         self.clock = clock
-        self.cameras = cameras.map { SimCamera(settings: $0, clock: clock) }
+        list = Mutex(cameras.map { SimCamera(settings: $0, clock: clock) })
         button = SimButton(clock: clock)
         microphone = SimMicrophone(clock: clock)
         statusLED = SimLED(name: "status")
         flashLED = SimLED(name: "flash")
+    }
+
+    /// Opens camera `index` (a stopped one) with its settings changed by
+    /// `change` (sizes, sensor HDR): the same camera when they are unchanged,
+    /// else a new one in its place, as a sensor configured anew, that keeps its
+    /// scene, fault and controls.
+    public func open(_ index: Int, _ change: (inout SimCamera.Settings) -> Void) -> SimCamera {
+        list.withLock { cameras in
+            let old = cameras[index]
+            var s = old.settings
+            change(&s)
+            guard s.videoSizes != old.settings.videoSizes || s.stillSizes != old.settings.stillSizes
+                || s.sensorHDROn != old.settings.sensorHDROn else { return old }
+            s.scene = old.scene
+            s.controls = old.controlReport.asked
+            let new = SimCamera(settings: s, clock: clock)
+            new.fault = old.fault
+            cameras[index] = new
+            return new
+        }
     }
 
     /// Returns once the board's own work (camera frames, a still's mode switch,

@@ -74,6 +74,14 @@ public final class SimCamera: CameraDevice {
         /// Controls this camera lacks (for tests): asked for, each is reported
         /// with its reason at every start, as the real camera reports its own.
         public var lacking: Set<CameraControlID> = []
+        /// Its sensor has an HDR mode switched at open (Camera Module 3's
+        /// imx708); `camera.hdr` `sensor` is reported lacking on one without.
+        public var sensorHDR = false
+        /// Opened with the sensor's HDR mode on: the largest size becomes the
+        /// HDR mode's (`SimCamera.hdrModeSize`), as imx708 has one HDR mode.
+        public var sensorHDROn = false
+        /// How long `start()` takes before the first frame (a slow sensor).
+        public var startDelayMs: Int64 = 0
 
         public init() {}
     }
@@ -169,13 +177,21 @@ public final class SimCamera: CameraDevice {
     /// Drawing a picture is blocking work: it runs here, not on the shared task pool.
     private let drawQueue = DispatchQueue(label: "shutter.sim.camera")
 
+    /// imx708's one HDR mode.
+    public static let hdrModeSize = PixelSize(width: 2304, height: 1296)
+
     public init(settings asked: Settings = Settings(), clock: any MonotonicClock = SystemClock()) {
         var settings = asked
+        var largest = asked.maxSize
+        if asked.sensorHDROn {
+            let m = Self.hdrModeSize
+            largest = PixelSize(width: min(largest?.width ?? m.width, m.width), height: min(largest?.height ?? m.height, m.height))
+        }
         let video = SizePreference.grant(asked.videoSizes.isEmpty ? [PixelSize(width: asked.width, height: asked.height)]
-                                         : asked.videoSizes, largest: asked.maxSize)
+                                         : asked.videoSizes, largest: largest)
         let still = SizePreference.grant(asked.stillSizes.isEmpty
                                          ? [PixelSize(width: asked.stillWidth, height: asked.stillHeight)]
-                                         : asked.stillSizes, largest: asked.maxSize)
+                                         : asked.stillSizes, largest: largest)
         (settings.width, settings.height) = (video.width, video.height)
         (settings.stillWidth, settings.stillHeight) = (still.width, still.height)
         self.settings = settings
@@ -258,13 +274,32 @@ public final class SimCamera: CameraDevice {
         state.withLock { s in
             CameraControlReport(asked: s.controls, lacking: s.lackingAtStart,
                                 videoSize: s.videoStarted ? PixelSize(width: settings.width, height: settings.height) : nil,
-                                stillSize: s.stills > 0 ? PixelSize(width: settings.stillWidth, height: settings.stillHeight) : nil)
+                                stillSize: s.stills > 0 ? PixelSize(width: settings.stillWidth, height: settings.stillHeight) : nil,
+                                sensorHDR: settings.sensorHDROn)
         }
     }
 
     /// The asked-for controls this camera lacks, in the vocabulary's order.
     private func lacking(_ controls: CameraControls) -> [LackingControl] {
-        controls.requestedControls.filter(settings.lacking.contains).map { LackingControl($0) }
+        controls.requestedControls.compactMap { id in
+            if settings.lacking.contains(id) { return LackingControl(id) }
+            guard id == .hdrMode, controls.hdr == .sensor, !settings.sensorHDROn else { return nil }
+            return LackingControl(id, reason: settings.sensorHDR
+                ? "the camera was opened without sensor HDR, which is switched before the open; "
+                    + "`shutterctl set camera.hdr sensor` restarts the camera for it"
+                : "this camera's sensor has no HDR mode (simulated: its sim.cameras entry has no \"sensorHdr\": true); "
+                    + "use \"single-exp\" where the camera has it")
+        }
+    }
+
+    /// What a frame reports: the optics' metadata, and the metering it did
+    /// (the window, which it honours, else the mode) unless told it lacks it.
+    private func metadata(_ s: State, autofocusSucceeds: Bool) -> FrameMetadata {
+        var m = s.optics.metadata(s.controls, s.scene, autofocusSucceeds: autofocusSucceeds)
+        if !settings.lacking.contains(.aeMeteringMode) {
+            m.metering = MeteringInEffect(s.controls, honoursWindow: !settings.lacking.contains(.aeMeteringWindow))
+        }
+        return m
     }
 
     /// Keeps the new controls, reported at once (as the real camera sets them
@@ -303,6 +338,7 @@ public final class SimCamera: CameraDevice {
     public func start() async throws -> AsyncStream<Frame> {
         let id = activity.begin()
         defer { activity.end(id) }
+        if settings.startDelayMs > 0 { try? await activity.sleep(id, until: clock.now() + .milliseconds(settings.startDelayMs)) }
         await acquireControl(id, isStill: false)
         defer { releaseControl() }
         let stream = SimStream<Frame>(depth: settings.streamDepth, onChange: { [activity] in activity.changed() })
@@ -489,7 +525,7 @@ public final class SimCamera: CameraDevice {
             // The warm-up frames of the switch: exposure and focus settle.
             for _ in 0..<max(1, settings.stillWarmUpFrames) { s.optics.step(s.controls, s.scene) }
             return .success((b, s.optics.render(s.controls, s.scene),
-                             s.optics.metadata(s.controls, s.scene, autofocusSucceeds: settings.autofocusSucceeds)))
+                             metadata(s, autofocusSucceeds: settings.autofocusSucceeds)))
         }
         let buffer: OwnedFrameBuffer, render: SimRender, meta: FrameMetadata
         switch taken {
@@ -565,7 +601,7 @@ public final class SimCamera: CameraDevice {
                 let still = settings.stillStream == nil ? nil : s.streamBuffers.removeLast()
                 s.optics.step(s.controls, s.scene)
                 return .frame(b, still, s.optics.render(s.controls, s.scene),
-                              s.optics.metadata(s.controls, s.scene, autofocusSucceeds: true))
+                              metadata(s, autofocusSucceeds: true))
             }
             guard case let .frame(buffer, stillBuffer, render, meta) = next else {
                 if case .quit = next { return }

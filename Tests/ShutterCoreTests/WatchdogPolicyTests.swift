@@ -38,6 +38,29 @@ final class WatchdogPolicyTests: XCTestCase {
         XCTAssertTrue(d.sendsKeepAlive)
     }
 
+    /// A camera switch or a restart for a setting stops the frames on purpose:
+    /// longer than the frame timeout is no stall; past the restart timeout it is.
+    func testADeliberateReopenIsNotAStall() {
+        var r = Rig()
+        r.run(until: 1000)
+        r.policy.cameraReopenBegan(at: r.clock.now())
+        r.run(until: 6000, frames: false)  // frame timeout 2 s
+        XCTAssertEqual(r.evaluate(at: 6000), .healthy)
+        r.policy.cameraReopenEnded(at: r.clock.now())
+        // The first frame after it has the start's grace (10 s), then frames as usual.
+        r.run(until: 15000, frames: false)
+        XCTAssertEqual(r.evaluate(at: 15000), .healthy)
+        r.run(until: 16000)
+        XCTAssertEqual(r.evaluate(at: 16000), .healthy)
+        XCTAssertEqual(r.policy.consecutiveFailures, 0)
+
+        // A reopen that hangs past the restart timeout (15 s) fails like a restart.
+        r.policy.cameraReopenBegan(at: r.clock.now())
+        r.run(until: 31500, frames: false)
+        guard case .waiting(.framesStalled, _) = r.evaluate(at: 31500) else { return XCTFail("a hung reopen is a failure") }
+        XCTAssertEqual(r.policy.consecutiveFailures, 1)
+    }
+
     func testTheFirstFrameHasAStartupGrace() {
         var r = Rig()
         XCTAssertEqual(r.evaluate(at: 10_000), .healthy, "exactly at the first-frame deadline: still healthy")

@@ -195,9 +195,20 @@ final class CameraControlsTests: XCTestCase {
         XCTAssertEqual(value("HdrMode", in: plan { $0.hdr = .singleExp }), [3], "HdrModeSingleExposure")
         XCTAssertEqual(value("HdrMode", in: plan { $0.hdr = .auto }), [3])
         XCTAssertEqual(value("HdrMode", in: plan { _ in }), [0])
-        let sensor = plan { $0.hdr = .sensor }
-        XCTAssertNil(value("HdrMode", in: sensor))
-        XCTAssertEqual(sensor.lacking.map(\.control), ["HdrMode"], "sensor HDR is not done yet, and says so")
+        // Sensor HDR is set before the open (SensorHDR): the plan follows what the opener did.
+        var on = Self.imx708
+        on.sensorHDR = .on(node: "/dev/v4l-subdev2")
+        let sensor = plan({ $0.hdr = .sensor }, on: on)
+        XCTAssertEqual(value("HdrMode", in: sensor), [0], "the sensor does it, not the ISP's single-exposure HDR")
+        XCTAssertEqual(sensor.lacking, [])
+        var without = Self.vimc
+        without.sensorHDR = .lacking("the sensor Sensor B (/dev/v4l-subdev1) has no HDR mode")
+        XCTAssertEqual(plan({ $0.hdr = .sensor }, on: without).lacking.map(\.description),
+                       ["HdrMode: the sensor Sensor B (/dev/v4l-subdev1) has no HDR mode"])
+        let notOpened = plan { $0.hdr = .sensor }
+        XCTAssertNil(value("HdrMode", in: notOpened))
+        XCTAssertTrue(notOpened.lacking.first?.reason.hasPrefix("the camera was opened without sensor HDR") == true,
+                      "\(notOpened.lacking)")
     }
 
     /// On a camera without the controls, what was asked is reported with a

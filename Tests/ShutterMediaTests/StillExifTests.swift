@@ -16,6 +16,7 @@ final class StillExifTests: XCTestCase {
         m.exposureBias = -1.5
         m.autoWhiteBalance = false
         m.digitalZoomRatio = 2.5
+        m.metering = .spot
         return m
     }
 
@@ -46,6 +47,7 @@ final class StillExifTests: XCTestCase {
         XCTAssertEqual(try XCTUnwrap(e["SubjectDistance"] as? Double), 0.5, accuracy: 1e-9)  // 1 / 2 dioptres
         XCTAssertEqual(try XCTUnwrap(e["ExposureCompensation"] as? Double), -1.5, accuracy: 1e-9)
         XCTAssertEqual(s("WhiteBalance"), "1")  // manual
+        XCTAssertEqual(s("MeteringMode"), "3")  // spot
         XCTAssertEqual(try XCTUnwrap(e["DigitalZoomRatio"] as? Double), 2.5, accuracy: 1e-9)
         XCTAssertEqual(s("Orientation"), "1")
         XCTAssertEqual(s("ExifImageWidth"), "320")
@@ -149,12 +151,26 @@ final class StillExifTests: XCTestCase {
         let e = try XCTUnwrap(StillTools.exif([path]).first)
         XCTAssertEqual(e["SubjectDistance"].map { "\($0)" }, "4294967295")  // EXIF's infinity
         for key in ["ExposureTime", "ISO", "FocalLength", "FNumber", "ExposureCompensation", "WhiteBalance",
-                    "DigitalZoomRatio"] {
+                    "DigitalZoomRatio", "MeteringMode"] {
             XCTAssertNil(e[key], "\(key) is unknown and must be omitted")
         }
         XCTAssertEqual(e["DateTimeOriginal"].map { "\($0)" }, "2026:11:30 01:40:05")
         XCTAssertEqual(e["SubSecTimeOriginal"].map { "\($0)" }, "999")
         XCTAssertEqual(e["OffsetTimeOriginal"].map { "\($0)" }, "-04:30")
+    }
+
+    /// EXIF MeteringMode: 1 Average, 2 CenterWeightedAverage, 3 Spot, 6 Partial (a window).
+    func testMeteringMode() throws {
+        let dir = try StillTools.tempDir(self)
+        let expected: [(MeteringInEffect, String)] = [(.average, "1"), (.centre, "2"), (.spot, "3"), (.window, "6")]
+        for (mode, value) in expected {
+            let path = dir + "/\(mode.rawValue).jpg"
+            var m = StillMetadata()
+            m.metering = mode
+            try StillEncoder().encode(StillPattern.frame(.i420, width: 64, height: 48), metadata: m).write(to: path)
+            let e = try XCTUnwrap(StillTools.exif([path]).first)
+            XCTAssertEqual(e["MeteringMode"].map { "\($0)" }, value, "\(mode)")
+        }
     }
 
     func testExifDimensionsFollowTheFrame() throws {

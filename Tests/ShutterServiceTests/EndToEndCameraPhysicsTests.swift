@@ -22,6 +22,28 @@ final class EndToEndCameraPhysicsTests: XCTestCase {
         return (try Photo(path, dir: d.dir), path)
     }
 
+    /// EXIF MeteringMode is how that frame was metered: the mode the camera
+    /// was given, or Partial for an exposure window it honours (a focus point).
+    func testMeteringModeInTheEXIF() throws {
+        let d = try DaemonHarness(config: config)
+        try d.start()
+        defer { d.stop() }
+        func metering(_ path: String) throws -> String {
+            let (_, out, _) = try runTool("exiftool", ["-s3", "-MeteringMode", path])
+            return out.trimmingCharacters(in: .whitespacesAndNewlines)
+        }
+        XCTAssertEqual(try metering(try photo(d, []).1), "Center-weighted average")
+        XCTAssertEqual(try metering(try photo(d, [("camera.exposure.metering", "spot")]).1), "Spot")
+        XCTAssertEqual(try metering(try photo(d, [("camera.exposure.metering", "average")]).1), "Average")
+        XCTAssertEqual(try d.ctl("focus", "0.5", "0.5").0, 0)
+        let (_, windowed) = try photo(d, [])
+        XCTAssertEqual(try metering(windowed), "Partial")
+        XCTAssertEqual(((try d.status()["camera"] as? [String: Any])?["frame"] as? [String: Any])?["metering"] as? String,
+                       "window")
+        XCTAssertEqual(try d.ctl("focus", "reset").0, 0)
+        XCTAssertEqual(try metering(try photo(d, []).1), "Average")
+    }
+
     func testEVAndAManualShutterReachThePixelsAndTheEXIF() throws {
         let d = try DaemonHarness(config: config)
         try d.start()

@@ -140,5 +140,35 @@ final class ServiceCameraControlsTests: XCTestCase {
         XCTAssertEqual(lacking.map(\.control), ["AeMeteringWindow"])
         XCTAssertEqual(lacking.first?.keys, ["camera.exposure.window"])
         XCTAssertTrue(log.contains("camera control not applied: AeMeteringWindow"), log)
+        XCTAssertEqual(status?.camera.frame?.metering, .centre, "without the window the mode meters (EXIF MeteringMode)")
+    }
+
+    /// Frames say how they were metered (EXIF MeteringMode takes it), and say
+    /// nothing where the camera has no metering control.
+    func testFramesReportTheMeteringInEffectOnlyWhereTheCameraMeters() async throws {
+        func firstFrame(_ edit: (inout SimCamera.Settings) -> Void) async throws -> FrameMetadata {
+            var s = SimCamera.Settings()
+            (s.width, s.height, s.videoSizes) = (160, 120, [])
+            edit(&s)
+            let camera = SimCamera(settings: s)
+            var frames = try await camera.start().makeAsyncIterator()  // an AsyncStream
+            let next = await frames.next()
+            let f = try XCTUnwrap(next)
+            await camera.stop()
+            return f.metadata
+        }
+        let plain = try await firstFrame { _ in }
+        let spot = try await firstFrame { $0.controls.exposure.metering = .spot }
+        let window = try await firstFrame { $0.controls.exposure.window = [0.4, 0.4, 0.2, 0.2] }
+        let noWindow = try await firstFrame {
+            $0.controls.exposure.window = [0.4, 0.4, 0.2, 0.2]
+            $0.lacking = [.aeMeteringWindow]
+        }
+        let none = try await firstFrame { $0.lacking = [.aeMeteringMode] }
+        XCTAssertEqual(plain.metering, .centre)
+        XCTAssertEqual(spot.metering, .spot)
+        XCTAssertEqual(window.metering, .window)
+        XCTAssertEqual(noWindow.metering, .centre)
+        XCTAssertNil(none.metering)
     }
 }

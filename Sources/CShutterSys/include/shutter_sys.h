@@ -1,8 +1,8 @@
 /*
  * The few kernel and C library calls that Swift's Glibc module does not
  * export, behind a plain C header: an exclusive rename, the kernel's clock
- * synchronisation state and malloc_trim. Used by ShutterStorage only (the pure
- * core, ShutterCore, imports no C module). Calls that can fail return 0 or
+ * synchronisation state, malloc_trim and a V4L2 control. Used by ShutterStorage
+ * and ShutterHardware (the pure core, ShutterCore, imports no C module). Calls that can fail return 0 or
  * -errno and retry EINTR themselves.
  */
 #ifndef SHUTTER_SYS_H
@@ -29,6 +29,16 @@ int shutter_clock_synchronised(void);
 
 /* Hands the heap's free pages back to the kernel (glibc malloc_trim(0)). */
 void shutter_release_free_memory(void);
+
+/* The V4L2 control id of a sensor's HDR mode (V4L2_CID_WIDE_DYNAMIC_RANGE):
+ * the switch rpicam-apps' `--hdr sensor` sets on Camera Module 3's imx708. */
+unsigned int shutter_v4l2_cid_wide_dynamic_range(void);
+
+/* Sets the boolean V4L2 control `id` of the device node `path` (a sensor's
+ * /dev/v4l-subdevN) to `value`, as rpicam-apps does before opening the camera:
+ * 1 when it changed, 0 when it already had that value, -EINVAL when the
+ * device has no such control, else -errno (open, query, get or set). */
+int shutter_v4l2_set_control(const char *path, unsigned int id, int value);
 
 #ifdef __cplusplus
 }

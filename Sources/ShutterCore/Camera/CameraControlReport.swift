@@ -160,12 +160,15 @@ public struct CameraControlReport: Codable, Equatable, Sendable {
     public var videoSize: PixelSize?
     /// The still size it granted for the last still; nil before one.
     public var stillSize: PixelSize?
+    /// The sensor's own HDR mode is on (`camera.hdr` `sensor`, set at the open).
+    public var sensorHDR: Bool
 
     public init(asked: CameraControls, lacking: [LackingControl] = [], videoSize: PixelSize? = nil,
-                stillSize: PixelSize? = nil) {
+                stillSize: PixelSize? = nil, sensorHDR: Bool = false) {
         self.asked = asked
         self.lacking = lacking
         self.videoSize = videoSize
         self.stillSize = stillSize
+        self.sensorHDR = sensorHDR
     }
 }

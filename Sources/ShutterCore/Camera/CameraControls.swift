@@ -165,9 +165,12 @@ public struct CameraControls: Codable, Equatable, Sendable {
 
     public enum HDR: String, Codable, Sendable, CaseIterable {
         case off
-        /// Sensor HDR where the sensor has it, else single-exposure HDR.
+        /// Single-exposure HDR, as `single-exp` (rpicam-apps' `auto` picks the
+        /// sensor's HDR on imx708; here `sensor` asks for that explicitly, as it
+        /// restarts the camera).
         case auto
-        /// The sensor's own HDR mode (Camera Module 3), switched before the camera opens.
+        /// The sensor's own HDR mode (Camera Module 3), switched before the camera
+        /// opens (`CameraOpening`, ShutterHardware's `SensorHDR`).
         case sensor
         /// The ISP's multi-frame HDR from single exposures (Pi 5).
         case singleExp = "single-exp"

@@ -56,7 +56,7 @@ public enum ConfigSchema {
                     + "height \(h.lowerBound)...\(h.upperBound)\(even ? ", both even" : ""))"
             case .simCameras:
                 return "null or a list of 1...8 cameras, each a model name or {\"model\": NAME, \"broken\": true|false, "
-                    + "\"maxSize\": \"WIDTHxHEIGHT\"}"
+                    + "\"maxSize\": \"WIDTHxHEIGHT\", \"sensorHdr\": true|false, \"startDelayMs\": 0...30000}"
             case .pixelSize(let r, let nullable):
                 return "[width, height], each an even integer in \(r.lowerBound)...\(r.upperBound)" + (nullable ? ", or null" : "")
             }
@@ -342,24 +342,27 @@ public enum ConfigSchema {
         switch item {
         case .string(let model):
             guard !model.isEmpty else { throw bad(.outOfRange, "has an empty model") }
-            return .object(["model": item, "broken": .bool(false)])
+            return .object(["model": item, "broken": .bool(false), "sensorHdr": .bool(false), "startDelayMs": .int(0)])
         case .object(let fields):
-            var out: [String: JSONValue] = ["broken": .bool(false)]
+            var out: [String: JSONValue] = ["broken": .bool(false), "sensorHdr": .bool(false), "startDelayMs": .int(0)]
             for name in fields.keys.sorted() {
                 let v = fields[name]!
                 switch (name, v) {
                 case ("model", .string(let m)) where !m.isEmpty: out["model"] = v
-                case ("broken", .bool): out["broken"] = v
+                case ("broken", .bool), ("sensorHdr", .bool): out[name] = v
+                case ("startDelayMs", .int(let ms)):
+                    guard (0...30000).contains(ms) else { throw bad(.outOfRange, "has startDelayMs \(ms)") }
+                    out[name] = v
                 case ("maxSize", .string(let s)):
                     guard let size = PixelSize(parsing: s), size.width > 0, size.height > 0 else {
                         throw bad(.outOfRange, "has maxSize \"\(s)\", not a size such as \"1280x720\"")
                     }
                     out["maxSize"] = .string(size.description)
-                case ("model", _), ("broken", _), ("maxSize", _):
+                case ("model", _), ("broken", _), ("maxSize", _), ("sensorHdr", _), ("startDelayMs", _):
                     throw bad(.wrongType, "has \"\(name)\": \(v.rendered(pretty: false))")
                 default:
                     throw bad(.unknownKey, "has an unknown field \"\(name)\""
-                                + suggestion(for: name, among: ["model", "broken", "maxSize"]))
+                                + suggestion(for: name, among: ["model", "broken", "maxSize", "sensorHdr", "startDelayMs"]))
                 }
             }
             guard out["model"] != nil else { throw bad(.outOfRange, "has no \"model\"") }

@@ -1,7 +1,8 @@
 import Foundation
 
 /// The settings a running service may change (`shutterctl set`): the sensor
-/// controls (`camera.exposure.*` ... `camera.hdr`), `flash.mode` and
+/// controls (`camera.exposure.*` ... `camera.hdr`), the size preference lists
+/// (`video.sizes`, `still.sizes`: the camera restarts), `flash.mode` and
 /// `video.torch`. It holds the configuration file's values (`base`) and the
 /// runtime changes over them: the changes win, also over a config file reread
 /// on SIGHUP, until they are reset, and they are what the state file keeps.
@@ -13,12 +14,15 @@ public struct RuntimeSettings: Equatable, Sendable {
     public static let settableKeys: [String] = ConfigSchema.keys.map(\.path).filter(isSettable)
 
     /// The sensor controls, the flash mode and the torch: what a running camera
-    /// takes between captures. Sizes, the encoder, pins... need a restart.
+    /// takes between captures; and the size preference lists, which restart
+    /// the camera (`CameraOpening`). The encoder, the frame rate, `video.width`,
+    /// pins... need the service restarted.
     public static func isSettable(_ path: String) -> Bool {
         guard ConfigSchema.byPath[path] != nil else { return false }
         let groups = ["camera.exposure.", "camera.whiteBalance.", "camera.focus.", "camera.image."]
         return groups.contains(where: path.hasPrefix)
-            || ["camera.zoom", "camera.roi", "camera.hdr", "flash.mode", "video.torch"].contains(path)
+            || ["camera.zoom", "camera.roi", "camera.hdr", "flash.mode", "video.torch", "video.sizes", "still.sizes"]
+                .contains(path)
     }
 
     /// The configuration as loaded (defaults ← board ← file ← command line).
@@ -57,7 +61,7 @@ public struct RuntimeSettings: Equatable, Sendable {
         guard isSettable(path) else {
             throw ConfigError(.notAllowed, keyPath: path, source: source,
                               message: "\"\(path)\" cannot change while shutterd runs; edit the config file and "
-                                + "restart it (settable: the camera.* sensor controls, flash.mode, video.torch)")
+                                + "restart it (settable: the camera.* sensor controls, video.sizes, still.sizes, flash.mode, video.torch)")
         }
         return key
     }

@@ -264,11 +264,31 @@ public struct ShutterConfig: Codable, Equatable, Sendable {
             public var broken = false
             /// The largest size it grants ("1280x720"), video and still; null = any. Default null.
             public var maxSize: String?
+            /// Its sensor has an HDR mode switched at open (as Camera Module 3's
+            /// imx708): `camera.hdr` `sensor` restarts it into that mode. Default false.
+            public var sensorHdr = false
+            /// How long its start takes (a slow sensor power-up): a switch or a
+            /// restart to it waits this long for frames. Default 0, 0...30000 ms.
+            public var startDelayMs = 0
 
-            public init(model: String, broken: Bool = false, maxSize: String? = nil) {
+            public init(model: String, broken: Bool = false, maxSize: String? = nil, sensorHdr: Bool = false,
+                        startDelayMs: Int = 0) {
                 self.model = model
                 self.broken = broken
                 self.maxSize = maxSize
+                self.sensorHdr = sensorHdr
+                self.startDelayMs = startDelayMs
+            }
+
+            enum CodingKeys: String, CodingKey { case model, broken, maxSize, sensorHdr, startDelayMs }
+
+            public init(from decoder: any Decoder) throws {
+                let c = try decoder.container(keyedBy: CodingKeys.self)
+                self.init(model: try c.decode(String.self, forKey: .model),
+                          broken: try c.decodeIfPresent(Bool.self, forKey: .broken) ?? false,
+                          maxSize: try c.decodeIfPresent(String.self, forKey: .maxSize),
+                          sensorHdr: try c.decodeIfPresent(Bool.self, forKey: .sensorHdr) ?? false,
+                          startDelayMs: try c.decodeIfPresent(Int.self, forKey: .startDelayMs) ?? 0)
             }
         }
 

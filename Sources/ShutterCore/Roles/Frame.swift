@@ -44,6 +44,10 @@ public struct FrameMetadata: Sendable, Equatable, Codable {
     public var autoWhiteBalance: Bool?
     /// The digital zoom in effect: the full width over the crop's width (1: none).
     public var digitalZoomRatio: Double?
+    /// How exposure was metered for this frame: the metering mode the camera
+    /// was given, or the exposure window where the camera honours one; nil
+    /// when the camera has no metering control.
+    public var metering: MeteringInEffect?
 
     public init(exposureTimeMicroseconds: Int? = nil, analogueGain: Double? = nil,
                 digitalGain: Double? = nil, lux: Double? = nil, colourTemperature: Int? = nil,

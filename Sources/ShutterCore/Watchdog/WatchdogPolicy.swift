@@ -14,6 +14,10 @@ public struct WatchdogPolicy: Sendable {
         case restarting(attempt: Int, deadline: MonotonicTime)
         /// Restart reported done; the first frame must come by `deadline`.
         case verifying(attempt: Int, deadline: MonotonicTime)
+        /// The service reopens the camera on purpose (a camera switch, a
+        /// setting that restarts it): no frames are expected, but the reopen
+        /// must end by `deadline` (a hung open is a failed restart).
+        case reopening(deadline: MonotonicTime)
         case gaveUp
     }
 
@@ -72,6 +76,20 @@ public struct WatchdogPolicy: Sendable {
         camera = .verifying(attempt: attempt, deadline: t + configuration.firstFrameTimeout)
     }
 
+    /// A deliberate reopen began: a gap in the frames longer than the frame
+    /// timeout is not a stalled camera (a slow sensor start, a manager restart).
+    public mutating func cameraReopenBegan(at t: MonotonicTime) {
+        guard camera != .gaveUp else { return }
+        camera = .reopening(deadline: t + configuration.restartTimeout)
+    }
+
+    /// The reopen ended (the camera started, or went back, or failed both
+    /// ways): the first frame is expected as after any start.
+    public mutating func cameraReopenEnded(at t: MonotonicTime) {
+        guard case .reopening = camera else { return }
+        camera = .running(deadline: t + configuration.firstFrameTimeout)
+    }
+
     public mutating func cameraRestartFailed(at t: MonotonicTime) {
         guard case .restarting(let attempt, _) = camera else { return }
         restartFailed(attempt: attempt, at: t)
@@ -91,6 +109,8 @@ public struct WatchdogPolicy: Sendable {
             restartFailed(attempt: attempt, at: now)
         case .verifying(let attempt, let deadline) where now > deadline:
             restartFailed(attempt: attempt, at: now)
+        case .reopening(let deadline) where now > deadline:
+            restartFailed(attempt: consecutiveFailures + 1, at: now)
         default:
             break
         }
@@ -106,7 +126,7 @@ public struct WatchdogPolicy: Sendable {
             return .waiting(.framesStalled, until: due)
         case .restarting(_, let deadline), .verifying(_, let deadline):
             return .waiting(.framesStalled, until: deadline)
-        case .running:
+        case .running, .reopening:
             break
         }
 
@@ -130,7 +150,7 @@ public struct WatchdogPolicy: Sendable {
         var times: [MonotonicTime] = [storageDeadline]
         if let d = encoderDeadline { times.append(d) }
         switch camera {
-        case .running(let d), .restarting(_, let d), .verifying(_, let d): times.append(d)
+        case .running(let d), .restarting(_, let d), .verifying(_, let d), .reopening(let d): times.append(d)
         case .backingOff(_, let due, _): times.append(due)
         case .gaveUp: return nil
         }

@@ -25,7 +25,7 @@ public struct GrantedStream: Sendable, Equatable, CustomStringConvertible {
 /// buffers mapped once at start; the frame's release returns its request.
 enum CameraFrameAssembly {
     static func frame(from f: shc_frame, stream: GrantedStream, whiteBalance: CameraControls.WhiteBalance,
-                      token: ShimFrameToken) -> Frame {
+                      metering: MeteringInEffect?, token: ShimFrameToken) -> Frame {
         let count = min(Int(f.plane_count), Int(SHC_MAX_PLANES))
         var bases: [UnsafePointer<UInt8>] = []
         var lengths: [Int] = []
@@ -44,7 +44,7 @@ enum CameraFrameAssembly {
         let planes = planes(bases: bases, lengths: lengths, stream: stream)
         return Frame(width: stream.size.width, height: stream.size.height, format: stream.format,
                      planes: planes, timestamp: MonotonicTime(nanoseconds: f.timestamp_ns),
-                     sequence: f.sequence, metadata: metadata(from: f, whiteBalance: whiteBalance),
+                     sequence: f.sequence, metadata: metadata(from: f, whiteBalance: whiteBalance, metering: metering),
                      onRelease: { token.release() })
     }
 
@@ -84,7 +84,10 @@ enum CameraFrameAssembly {
     /// AwbEnable says only whether the AWB loop runs: with a preset (`daylight`)
     /// it runs within that preset's range, which EXIF calls manual white balance,
     /// so the asked mode decides between the two.
-    static func metadata(from f: shc_frame, whiteBalance: CameraControls.WhiteBalance) -> FrameMetadata {
+    /// `metering`: what the camera was given (libcamera reports no metering in
+    /// a frame's metadata), nil when it has no AeMeteringMode.
+    static func metadata(from f: shc_frame, whiteBalance: CameraControls.WhiteBalance,
+                         metering: MeteringInEffect? = nil) -> FrameMetadata {
         var m = FrameMetadata(
             exposureTimeMicroseconds: f.has_exposure_time != 0 ? Int(f.exposure_time_us) : nil,
             analogueGain: f.has_analogue_gain != 0 ? Double(f.analogue_gain) : nil,
@@ -98,6 +101,7 @@ enum CameraFrameAssembly {
         m.autoWhiteBalance = f.has_awb_enable != 0 ? f.awb_enable != 0 && whiteBalance.mode == .auto : nil
         m.digitalZoomRatio = f.has_scaler_crop != 0
             ? zoomRatio(cropWidth: f.scaler_crop.2, maximumWidth: f.scaler_crop_maximum.2) : nil
+        m.metering = metering
         return m
     }
 

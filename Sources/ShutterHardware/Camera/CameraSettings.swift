@@ -37,6 +37,8 @@ public struct LibcameraCameraSettings: Sendable, Equatable {
     /// Exposure, white balance, focus (continuous by default, where the lens has
     /// autofocus), image tuning, zoom, HDR: set at every start, video and still.
     public var controls = CameraControls()
+    /// The sensor's HDR mode, as the opener set it before opening (`SensorHDR`).
+    public var sensorHDR = SensorHDRState.off
 
     public init() {}
 }

@@ -22,6 +22,8 @@ public final class LibcameraCamera: CameraDevice {
     private let controlQueue = DispatchQueue(label: "shutter.camera.control")
     private let eventQueue = DispatchQueue(label: "shutter.camera.events")
     private let state: Mutex<State>
+    /// It has AeMeteringMode: frames report the metering it was given.
+    private let hasMetering: Bool
 
     private enum Mode {
         case idle
@@ -66,6 +68,7 @@ public final class LibcameraCamera: CameraDevice {
                           hasAutofocus: description.hasAutofocus,
                           pixelArraySize: description.pixelArraySize.map { ($0.width, $0.height) })
         state = Mutex(State(settings: settings))
+        hasMetering = shc_camera_has_control(handle.pointer, "AeMeteringMode") != 0
 
         // The source watches its own duplicate of the shim's eventfd and closes
         // it in the cancel handler: Dispatch may still poll the fd after cancel(),
@@ -174,7 +177,8 @@ public final class LibcameraCamera: CameraDevice {
             }
             return CameraControlReport(asked: s.settings.controls, lacking: lacking,
                                        videoSize: s.videoStream.map(\.size),
-                                       stillSize: s.lastStillStream.map(\.size))
+                                       stillSize: s.lastStillStream.map(\.size),
+                                       sensorHDR: { if case .on = s.settings.sensorHDR { true } else { false } }())
         }
     }
 
@@ -401,7 +405,8 @@ public final class LibcameraCamera: CameraDevice {
             ? PixelRect(x: Int(cx), y: Int(cy), width: Int(cw), height: Int(ch)) : nil
         return LibcameraControlSupport(names: names, cropMaximum: crop,
                                        flickerModeMaximum: controlRange("AeFlickerMode")?.max,
-                                       defaultLensPosition: descriptor.defaultLensPosition)
+                                       defaultLensPosition: descriptor.defaultLensPosition,
+                                       sensorHDR: state.withLock { $0.settings.sensorHDR })
     }
 
     private func configureBlocking(still: Bool, settings: LibcameraCameraSettings) throws -> GrantedStream {
@@ -452,12 +457,15 @@ public final class LibcameraCamera: CameraDevice {
             }
             guard r == 0, let raw = f.token else { return }
             let token = ShimFrameToken(pointer: raw)
-            guard let (stream, whiteBalance) = state.withLock({ s in s.stream.map { ($0, s.settings.controls.whiteBalance) } })
+            guard let (stream, controls) = state.withLock({ s in s.stream.map { ($0, s.settings.controls) } })
             else {
                 token.release()
                 continue
             }
-            let frame = CameraFrameAssembly.frame(from: f, stream: stream, whiteBalance: whiteBalance, token: token)
+            // No libcamera control places the exposure window (`AeMeteringWindow` is lacking): the mode meters.
+            let metering = hasMetering ? MeteringInEffect(controls, honoursWindow: false) : nil
+            let frame = CameraFrameAssembly.frame(from: f, stream: stream, whiteBalance: controls.whiteBalance,
+                                                  metering: metering, token: token)
             observeAutofocus(frame, cycle: f.af_cycle)
             let route = state.withLock { s -> (AsyncStream<Frame>.Continuation?, StillCollector?) in
                 s.lastMetadata = frame.metadata

@@ -14,13 +14,16 @@ public struct LibcameraControlSupport: Sendable, Equatable {
     public var flickerModeMaximum: Double?
     /// The lens position the tuning calls default (hyperfocal on a Pi module).
     public var defaultLensPosition: Double?
+    /// The sensor's HDR mode, set before the camera was opened.
+    public var sensorHDR: SensorHDRState
 
     public init(names: Set<String>, cropMaximum: PixelRect? = nil, flickerModeMaximum: Double? = nil,
-                defaultLensPosition: Double? = nil) {
+                defaultLensPosition: Double? = nil, sensorHDR: SensorHDRState = .off) {
         self.names = names
         self.cropMaximum = cropMaximum
         self.flickerModeMaximum = flickerModeMaximum
         self.defaultLensPosition = defaultLensPosition
+        self.sensorHDR = sensorHDR
     }
 
     /// Every name the mapping may ask about.
@@ -147,7 +150,15 @@ extension CameraControls {
         case .auto, .singleExp:
             set(.hdrMode, 3)  // HdrModeSingleExposure, as rpicam-apps sets for both
         case .sensor:
-            lack(.hdrMode, "sensor HDR is switched on the sensor before the camera is opened (rpicam-apps --hdr sensor), which Shutter does not do yet; use \"single-exp\" where the camera has it")
+            switch camera.sensorHDR {
+            case .on:
+                if has("HdrMode") { add("HdrMode", [0]) }  // the sensor does it, not the ISP
+            case .lacking(let why):
+                lack(.hdrMode, why)
+            case .off:
+                lack(.hdrMode, "the camera was opened without sensor HDR, which is switched before the open; "
+                     + "`shutterctl set camera.hdr sensor` restarts the camera for it")
+            }
         }
         return plan
     }

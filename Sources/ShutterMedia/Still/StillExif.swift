@@ -76,6 +76,9 @@ enum StillExif {
         if let ev = m.exposureBias, ev.isFinite {
             try b.srational(exif, EXIF_TAG_EXPOSURE_BIAS_VALUE, Int32(clamping: Int((ev * 100).rounded())), 100)
         }
+        if let metering = m.metering {
+            try b.short(exif, EXIF_TAG_METERING_MODE, metering.exifValue)
+        }
         if let auto = m.autoWhiteBalance {
             try b.short(exif, EXIF_TAG_WHITE_BALANCE, auto ? 0 : 1)  // 0 auto, 1 manual
         }

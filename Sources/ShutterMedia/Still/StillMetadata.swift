@@ -21,6 +21,8 @@ public struct StillMetadata: Sendable, Equatable {
     public var autoWhiteBalance: Bool?
     /// Digital zoom (EXIF DigitalZoomRatio).
     public var digitalZoomRatio: Double?
+    /// How exposure was metered (EXIF MeteringMode).
+    public var metering: MeteringInEffect?
     /// Degrees the stored image must be turned for display: 0 or 180.
     public var rotation: Int
     /// The stored image is mirrored left-right / top-bottom relative to the scene.
@@ -56,6 +58,7 @@ public struct StillMetadata: Sendable, Equatable {
         exposureBias = frame.exposureValue ?? exposureBias
         autoWhiteBalance = frame.autoWhiteBalance ?? autoWhiteBalance
         digitalZoomRatio = frame.digitalZoomRatio ?? digitalZoomRatio
+        metering = frame.metering ?? metering
     }
 
     /// EXIF Orientation (1...4) for a 0/180 rotation combined with flips: a 180°

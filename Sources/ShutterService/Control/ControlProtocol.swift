@@ -179,6 +179,8 @@ public struct ServiceStatus: Codable, Sendable, Equatable {
         /// when the camera granted none of them exactly (it adjusted the last).
         public var videoSizeEntry: Int?
         public var stillSizeEntry: Int?
+        /// The sensor's own HDR mode is on (`camera.hdr` `sensor`, switched at the open).
+        public var sensorHdr: Bool?
         /// What the newest frame's metadata says is in effect (exposure time, gains,
         /// colour temperature and gains, EV, white balance, zoom, lens, AF state);
         /// only what the camera reports, absent before the first frame.

@@ -2,13 +2,15 @@ import ShutterCore
 import ShutterSim
 
 /// The devices the service runs on, whichever board provides them. The camera
-/// is opened through a closure so that a missing camera can be retried, and
-/// another one chosen (`shutterctl camera`).
+/// is opened through a closure so that a missing camera can be retried,
+/// another one chosen (`shutterctl camera`), and one opened again with other
+/// sizes or sensor HDR (`shutterctl set video.sizes ...`).
 public struct BoardRoles: Sendable {
     public var name: String
     /// Opens a camera: nil = the configuration's choice (`camera.index` /
-    /// `camera.model`), else the camera at that index of `listCameras`.
-    public var openCamera: @Sendable (Int?) async throws -> any CameraDevice
+    /// `camera.model`), else the camera at that index of `listCameras`; with
+    /// the sizes and sensor HDR of the `CameraOpening`.
+    public var openCamera: @Sendable (Int?, CameraOpening) async throws -> any CameraDevice
     /// The cameras there are now, in libcamera's order.
     public var listCameras: @Sendable () async throws -> [CameraListing]
     public var button: (any ButtonInput)?
@@ -22,7 +24,7 @@ public struct BoardRoles: Sendable {
     /// EXIF says "upright"; otherwise EXIF carries the configured orientation.
     public var cameraAppliesTransform: Bool
 
-    public init(name: String, openCamera: @escaping @Sendable (Int?) async throws -> any CameraDevice,
+    public init(name: String, openCamera: @escaping @Sendable (Int?, CameraOpening) async throws -> any CameraDevice,
                 listCameras: @escaping @Sendable () async throws -> [CameraListing],
                 button: (any ButtonInput)?, microphone: (any Microphone)?, statusLED: (any LEDOutput)?,
                 flashLED: (any LEDOutput)?, sim: SimBoard? = nil, cameraAppliesTransform: Bool) {
@@ -50,6 +52,8 @@ public struct BoardRoles: Sendable {
             s.videoSizes = config.videoSizes
             s.stillSizes = config.stillSizes
             s.maxSize = entry.maxSize.flatMap(PixelSize.init(parsing:))
+            s.sensorHDR = entry.sensorHdr
+            s.startDelayMs = Int64(entry.startDelayMs)
             if entry.broken {
                 s.brokenReason = "no answer from the sensor; check its ribbon cable (simulated: sim.cameras "
                     + "marks it broken)"
@@ -69,14 +73,18 @@ public struct BoardRoles: Sendable {
             ? config.camera.index : CameraListing.firstIndex(ofModel: config.camera.model, in: listing.map(\.model))
         return BoardRoles(
             name: "sim",
-            openCamera: { index in
+            openCamera: { index, opening in
                 guard let i = index ?? configured, board.cameras.indices.contains(i) else {
                     let asked = index.map { "camera \($0)" } ?? (config.camera.model.isEmpty
                         ? "camera.index \(config.camera.index)" : "camera.model \"\(config.camera.model)\"")
                     throw CameraError(.noDevice, "no simulated \(asked); the cameras are "
                         + listing.map(\.summary).joined(separator: ", ") + " (sim.cameras)")
                 }
-                return board.cameras[i]
+                return board.open(i) { s in
+                    s.videoSizes = opening.videoSizes
+                    s.stillSizes = opening.stillSizes
+                    s.sensorHDROn = opening.sensorHDR && s.sensorHDR
+                }
             },
             listCameras: { listing },
             button: board.button, microphone: config.audio.enabled ? board.microphone : nil,

@@ -20,7 +20,7 @@ extension CameraService {
         let report = camera?.controlReport
         let size = report?.videoSize
         let shown = !restart || size != reportLog.videoSize
-            ? size.map { ", video \(Self.granted($0, of: config.videoSizes))" } ?? "" : ""
+            ? size.map { ", video \(Self.granted($0, of: cameraOpening.videoSizes))" } ?? "" : ""
         log.notice("camera \(model) started\(restart ? " again" : "")\(shown)")
         reportLog.videoSize = size
         logLacking(report?.lacking ?? [])
@@ -31,7 +31,7 @@ extension CameraService {
     func logStillReport() {
         guard let report = camera?.controlReport else { return }
         if let size = report.stillSize, size != reportLog.stillSize {
-            log.notice("stills are \(Self.granted(size, of: config.stillSizes))")
+            log.notice("stills are \(Self.granted(size, of: cameraOpening.stillSizes))")
             reportLog.stillSize = size
         }
         logLacking(report.lacking)
@@ -61,7 +61,7 @@ extension CameraService {
     /// The `camera` part of `status`.
     /// `cameras`: the board's list, for the index of the camera in use.
     func cameraStatus(cameras: [CameraListing]) -> ServiceStatus.Camera {
-        let video = config.videoSizes, still = config.stillSizes
+        let video = cameraOpening.videoSizes, still = cameraOpening.stillSizes
         guard let camera else {
             return ServiceStatus.Camera(model: "none", asked: cameraControls, lacking: [], videoSize: nil,
                                         stillSize: nil, videoSizesAsked: video, stillSizesAsked: still)
@@ -73,6 +73,6 @@ extension CameraService {
             videoSizesAsked: video, stillSizesAsked: still,
             videoSizeEntry: r.videoSize.flatMap { SizePreference.entry(of: $0, in: video) },
             stillSizeEntry: r.stillSize.flatMap { SizePreference.entry(of: $0, in: still) },
-            frame: lastMetadata)
+            sensorHdr: r.sensorHDR, frame: lastMetadata)
     }
 }

@@ -6,6 +6,8 @@ import ShutterStorage
 /// camera, starts the new one, and if that fails starts the previous one again:
 /// the service never ends up without a camera because of a switch. The choice
 /// is kept in the state file (`RuntimeSettings.camera`) and taken up at start.
+/// A setting that restarts the camera (CameraService+CameraRestart.swift) goes
+/// through the same `reopenCamera`.
 extension CameraService {
     func cameraCommand(_ request: ControlRequest) async -> ControlReply {
         let cameras: [CameraListing]
@@ -48,30 +50,19 @@ extension CameraService {
         }
         cameraSwitching = true
         defer { cameraSwitching = false }
-        if !betweenCaptures { log.notice("camera switch to \(target.summary): waiting for the capture in progress") }
-        // Again after each wait: a press may come in before this task runs on.
-        while !betweenCaptures { await withCheckedContinuation { switchWaiters.append($0) } }
+        await waitBetweenCaptures(for: "camera switch to \(target.summary)")
         let from = inUse.map { cameras[$0].summary } ?? "none"
         log.notice("camera switch: \(from) to \(target.summary)")
-        // Captures wait while no camera streams; the first frame restores them.
-        cameraHealthy = false
-        ring.removeAll()
-        lastMetadata = nil
-        apply(machine.handle(.fault(.cameraLost), at: clock.now()))
-        publishStatus("switching camera")
-        let outcome = await supervisor.switchCamera(to: index)
-        camera = await supervisor.camera
+        let outcome = await reopenCamera(index: index, opening: cameraOpening, status: "switching camera")
         var reply: ControlReply
         switch outcome {
         case .switched:
-            await waitForFrames()
             settings.camera = CameraPick(index: index, model: target.model)
             let saved = await saveSettings()
             log.notice("camera \(target.summary) in use (was \(from))")
             reply = ControlReply(ok: true)
             reply.note = "switched from camera \(from) to camera \(target.summary)" + (saved.map { "; \($0)" } ?? "")
         case .wentBack(let error, _):
-            await waitForFrames()
             let message = "camera \(target.summary) did not start: \(Self.reason(error)); went back to camera \(from), "
                 + "which is running again"
             log.warning(message)
@@ -86,6 +77,41 @@ extension CameraService {
         }
         reply.camera = (try? await roles.listCameras()).flatMap { list in inUseIndex(in: list).map { list[$0] } }
         return reply
+    }
+
+    /// Waits until no capture is in progress (the caller has set
+    /// `cameraSwitching`, so nothing else reopens the camera meanwhile).
+    func waitBetweenCaptures(for what: String) async {
+        if !betweenCaptures { log.notice("\(what): waiting for the capture in progress") }
+        // Again after each wait: a press may come in before this task runs on.
+        while !betweenCaptures { await withCheckedContinuation { switchWaiters.append($0) } }
+    }
+
+    /// The one way the camera is reopened on request (a switch, a setting that
+    /// restarts it): the camera at `index` (nil: the one in use) with
+    /// `opening`, or, when it does not start, the previous camera and opening
+    /// again (`CameraSupervisor.switchCamera`). Captures wait meanwhile; it
+    /// returns once frames come (at most a frame timeout after the start).
+    func reopenCamera(index: Int?, opening: CameraOpening, status: String) async -> CameraSupervisor.SwitchOutcome {
+        // Captures wait while no camera streams; the first frame restores them.
+        cameraHealthy = false
+        ring.removeAll()
+        lastMetadata = nil
+        // Let go here too: the supervisor closes the camera before opening the next.
+        camera = nil
+        apply(machine.handle(.fault(.cameraLost), at: clock.now()))
+        publishStatus(status)
+        // Not a stalled camera, however long the start takes (up to the restart timeout).
+        watchdog.cameraReopenBegan(at: clock.now())
+        reopenPending = true
+        let outcome = await supervisor.switchCamera(to: index, opening: opening)
+        reopenPending = false
+        watchdog.cameraReopenEnded(at: clock.now())
+        camera = await supervisor.camera
+        cameraOpening = await supervisor.opening
+        if case .failed = outcome { return outcome }
+        await waitForFrames()
+        return outcome
     }
 
     /// Until the camera's first frame (captures work again), at most a frame

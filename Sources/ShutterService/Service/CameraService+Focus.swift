@@ -14,7 +14,8 @@ extension CameraService {
             for key in Self.pointOfInterestKeys { _ = try? settings.reset(key, source: "shutterctl focus reset") }
             log.notice("point of interest reset: the configuration's focus and exposure windows")
             notes.append("focus and exposure metering back to the configuration's windows")
-            if let n = await settingsTakeEffect() { notes.append(n) }
+            // The windows are controls of the running camera: never a restart, so never refused.
+            if let n = (try? await settingsTakeEffect(before: settings)) ?? nil { notes.append(n) }
             return focusReply(notes)
         }
         guard request.action == nil else {
@@ -38,7 +39,7 @@ extension CameraService {
         }
         log.notice("point of interest \(point.x), \(point.y): focus and exposure windows \(value.rendered(pretty: false))")
         notes.append("focus and exposure metering on \(value.rendered(pretty: false))")
-        let applied = await settingsTakeEffect()
+        let applied = (try? await settingsTakeEffect(before: before)) ?? nil
         let waiting = settingsWaiting
         if let applied { notes.append(applied) }
         notes.append(await focusAction(waiting: waiting))

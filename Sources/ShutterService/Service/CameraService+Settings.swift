@@ -23,14 +23,19 @@ extension CameraService {
         guard let key = request.key, let value = request.value else {
             return .failure("set needs \"key\" and \"value\", e.g. {\"cmd\":\"set\",\"key\":\"camera.exposure.ev\",\"value\":2}")
         }
+        let before = settings
         do throws(ConfigError) {
             try settings.set(key, to: value)
         } catch {
             return .failure(error.description)
         }
         log.notice("setting \(key) = \(settings.value(of: key).rendered(pretty: false))")
-        let note = await settingsTakeEffect()
-        return ControlReply(setting: settingState(key), note: note)
+        do throws(RestartRefusal) {
+            let note = try await settingsTakeEffect(before: before)
+            return ControlReply(setting: settingState(key), note: note)
+        } catch {
+            return Self.refused(error)
+        }
     }
 
     func getSetting(_ request: ControlRequest) -> ControlReply {
@@ -49,6 +54,7 @@ extension CameraService {
 
     func resetSetting(_ request: ControlRequest) async -> ControlReply {
         var reset: [String] = []
+        let before = settings
         if let key = request.key {
             do throws(ConfigError) {
                 try settings.reset(key)
@@ -59,7 +65,12 @@ extension CameraService {
             reset = settings.resetAll()
         }
         log.notice("setting \(request.key ?? "every runtime change") back to the configuration")
-        let note = await settingsTakeEffect()
+        let note: String?
+        do throws(RestartRefusal) {
+            note = try await settingsTakeEffect(before: before)
+        } catch {
+            return Self.refused(error)
+        }
         if let key = request.key { return ControlReply(setting: settingState(key), note: note) }
         var reply = ControlReply(ok: true)
         reply.settings = reset.map(settingState)
@@ -67,18 +78,39 @@ extension CameraService {
         return reply
     }
 
-    /// After `set` or `reset`: applies the settings (or leaves them waiting for
-    /// the capture in progress) and, when applied, waits until the camera has
-    /// them, so the reply's `effective` is what runs; then remembers them.
-    /// Returns the reply's note, nil when there is nothing to add.
-    func settingsTakeEffect() async -> String? {
-        let waiting = settingsChanged()
+    /// After `set` or `reset` changed the settings from `before`: applies them
+    /// (or leaves them waiting for the capture in progress; one that needs the
+    /// camera restarted waits for it, then restarts it) and, when applied,
+    /// waits until the camera has them, so the reply's `effective` is what
+    /// runs; then remembers them. Returns the reply's note, nil when there is
+    /// nothing to add. A restart that failed or could not start puts `before`
+    /// back and throws why.
+    func settingsTakeEffect(before: RuntimeSettings) async throws(RestartRefusal) -> String? {
+        var waiting: String?
+        var restarted: String?
+        switch await restartCameraIfNeeded(before: before) {
+        case nil:
+            waiting = settingsChanged()
+        case .success(let note)?:
+            restarted = note
+        case .failure(let refusal)?:
+            settings = refusal.revert
+            settingsChanged()
+            throw refusal
+        }
         if waiting == nil, controlsInFlight {
             await withCheckedContinuation { controlWaiters.append($0) }
         }
         let saved = await saveSettings()
-        let notes = [waiting, saved].compactMap { $0 }
+        let notes = [restarted, waiting, saved].compactMap { $0 }
         return notes.isEmpty ? nil : notes.joined(separator: "; ")
+    }
+
+    /// The reply to a change whose camera restart failed (or could not start).
+    static func refused(_ r: RestartRefusal) -> ControlReply {
+        var reply = ControlReply.failure(r.message)
+        if r.busy { reply.busy = true }
+        return reply
     }
 
     /// One setting as `get` shows it.
@@ -304,6 +336,7 @@ extension CameraService {
         case .success(let c):
             new = c
         }
+        let previous = settings
         let running = config.tree(), reread = new.tree(), before = settings.base.tree()
         for leaf in reread.leaves() where !RuntimeSettings.isSettable(leaf.path) {
             if running.value(at: leaf.path) != leaf.value { log.warning("needs a restart: \(leaf.path)") }
@@ -314,6 +347,17 @@ extension CameraService {
             let shadow = settings.changes[key].map { " (the runtime setting \($0.rendered(pretty: false)) still wins)" } ?? ""
             log.notice("configuration reread: \(key) = \(reread.value(at: key)?.rendered(pretty: false) ?? "null")\(shadow)")
         }
-        settingsChanged()
+        guard CameraOpening(settings.effective) != cameraOpening else {
+            settingsChanged()
+            return
+        }
+        // New sizes or sensor HDR: the camera restarts for them (or keeps the running ones).
+        spawn {
+            do throws(RestartRefusal) {
+                _ = try await self.settingsTakeEffect(before: previous)
+            } catch {
+                self.log.warning("configuration reread: \(error.message)")
+            }
+        }
     }
 }

@@ -103,8 +103,15 @@ public actor CameraService {
     var controlWaiters: [CheckedContinuation<Void, Never>] = []
     /// The newest frame's metadata: what `get` shows as in effect.
     var lastMetadata: FrameMetadata?
-    /// A `shutterctl camera` switch is under way (CameraService+CameraSwitch.swift).
+    /// A `shutterctl camera` switch, or a restart for a setting, is under way
+    /// (CameraService+CameraSwitch.swift).
     var cameraSwitching = false
+    /// What the camera is opened with (sizes, sensor HDR): the supervisor's, as of the last start.
+    var cameraOpening: CameraOpening
+    /// A reopen is under way and the next camera has not started: frames still
+    /// coming from the one being stopped are dropped (they would mark the
+    /// camera healthy, and the watchdog fed, while there is none).
+    var reopenPending = false
     /// The switch waiting for the capture in progress to end.
     var switchWaiters: [CheckedContinuation<Void, Never>] = []
     /// Rereads the configuration (SIGHUP); nil where there is no file to reread.
@@ -150,7 +157,8 @@ public actor CameraService {
         let ledLog = Log("shutter.led")
         statusDriver = roles.statusLED.map { LEDDriver(output: $0, clock: clock, log: { ledLog.warning($0) }) }
         flashDriver = roles.flashLED.map { LEDDriver(output: $0, clock: clock, log: { ledLog.warning($0) }) }
-        supervisor = CameraSupervisor(open: roles.openCamera)
+        cameraOpening = CameraOpening(config)
+        supervisor = CameraSupervisor(opening: cameraOpening, open: roles.openCamera)
         photos = PhotoTaker(config: config, storage: storage, clock: clock, wallClock: wallClock,
                             flashLED: flashDriver, cameraAppliesTransform: roles.cameraAppliesTransform)
         var settings = RecordingSettings(
@@ -175,6 +183,8 @@ public actor CameraService {
         await statusDriver?.show(.booting)
         await prepareStorage()
         await loadSettings()
+        cameraOpening = CameraOpening(settings.effective)
+        await supervisor.prepareOpening(cameraOpening)
         await chooseRememberedCamera()
         await probeStorage()
         await withTaskGroup(of: Void.self) { group in
@@ -379,7 +389,9 @@ public actor CameraService {
         case .frame(let f):
             frame(f)
         case .started(let info, let restart):
+            reopenPending = false
             camera = await supervisor.camera
+            cameraOpening = await supervisor.opening
             logCameraReport(model: info.model, restart: restart)
             if restart { watchdog.cameraRestartSucceeded(at: clock.now()) }
         case .unavailable(let error, let restart):
@@ -413,6 +425,7 @@ public actor CameraService {
     }
 
     func frame(_ f: Frame) {
+        if reopenPending { return }
         let now = clock.now()
         watchdog.frameArrived(at: now)
         lastMetadata = f.metadata

@@ -3,9 +3,11 @@ import ShutterStorage
 
 /// Owns the camera's life: open, start, hand every frame on, restart when
 /// asked (the watchdog policy decides when; this type only carries it out),
-/// and switch to another camera (`shutterctl camera`). `run` is one loop in the
-/// service's task group; a restart or a switch stops the current stream, which
-/// ends the loop's wait for frames and starts the next one.
+/// and reopen it on request: another camera (`shutterctl camera`), or the same
+/// one with another opening (sizes, sensor HDR: `shutterctl set`), falling back
+/// to the previous camera and opening when the new one does not start. `run`
+/// is one loop in the service's task group; a restart or a reopen stops the
+/// current stream, which ends the loop's wait for frames and starts the next one.
 actor CameraSupervisor {
     enum Event: Sendable {
         case frame(Frame)
@@ -17,11 +19,11 @@ actor CameraSupervisor {
         case lost
     }
 
-    /// How a switch ended.
+    /// How a reopen ended.
     enum SwitchOutcome: Sendable {
-        /// The new camera streams.
+        /// The new camera (or opening) streams.
         case switched(CameraInfo)
-        /// The new camera failed (`error`); the previous one streams again.
+        /// The new camera failed (`error`); the previous one, with the previous opening, streams again.
         case wentBack(error: any Error, to: CameraInfo)
         /// The new camera failed, and so did starting the previous one again:
         /// the watchdog's restarts take over, as after any failed start.
@@ -29,28 +31,38 @@ actor CameraSupervisor {
     }
 
     private struct SwitchRequest {
-        let index: Int
+        /// nil: the camera in use.
+        let index: Int?
+        let opening: CameraOpening
         let reply: CheckedContinuation<SwitchOutcome, Never>
     }
 
-    private let open: @Sendable (Int?) async throws -> any CameraDevice
+    private let open: @Sendable (Int?, CameraOpening) async throws -> any CameraDevice
     private let log = Log("shutter.camera")
     private(set) var camera: (any CameraDevice)?
     /// The camera to open: nil = the configuration's choice, else an index of the board's list.
     private(set) var choice: Int?
+    /// What the camera is opened with (sizes, sensor HDR).
+    private(set) var opening: CameraOpening
     private enum Phase { case starting, streaming, waiting }
     private var phase = Phase.starting
     private var restarting = false
     private var pendingSwitch: SwitchRequest?
     private let restartWanted = Wakeup()
 
-    init(open: @escaping @Sendable (Int?) async throws -> any CameraDevice) {
+    init(opening: CameraOpening, open: @escaping @Sendable (Int?, CameraOpening) async throws -> any CameraDevice) {
+        self.opening = opening
         self.open = open
     }
 
     /// Before `run`: the camera to open first (a remembered switch).
     func choose(_ index: Int?) {
         choice = index
+    }
+
+    /// Before `run`: what to open it with (remembered runtime sizes, sensor HDR).
+    func prepareOpening(_ opening: CameraOpening) {
+        self.opening = opening
     }
 
     /// Starts the camera and delivers its events until cancelled, then stops it.
@@ -64,21 +76,28 @@ actor CameraSupervisor {
             var failedSwitch: (request: SwitchRequest, error: any Error)?
             if let request = pendingSwitch {
                 pendingSwitch = nil
+                // The stopped camera is let go first: the same camera reopens
+                // (libcamera lets one user acquire it), and a sensor control set
+                // before the open needs every camera closed.
+                camera = nil
+                let index = request.index ?? choice
                 do {
-                    let (cam, stream) = try await startNew(index: request.index, prepare: prepare)
+                    let (cam, stream) = try await startNew(index: index, opening: request.opening, prepare: prepare)
                     camera = cam
-                    choice = request.index
+                    choice = index
+                    opening = request.opening
                     frames = stream
                     request.reply.resume(returning: .switched(cam.info))
                 } catch {
-                    log.warning("camera \(request.index) did not start (\(error)); going back to the previous camera")
+                    log.warning("camera \(index.map(String.init) ?? "(configured)") did not start with \(request.opening) "
+                                + "(\(error)); going back to the previous camera and opening")
                     failedSwitch = (request, error)
                 }
             }
             do {
                 if frames == nil {
                     let cam: any CameraDevice
-                    if let c = camera { cam = c } else { cam = try await open(choice) }
+                    if let c = camera { cam = c } else { cam = try await open(choice, opening) }
                     camera = cam
                     await prepare(cam)
                     frames = try await cam.start()
@@ -120,10 +139,10 @@ actor CameraSupervisor {
 
     /// Opens and starts the camera at `index`; a camera that opened but did not
     /// start is stopped again (and let go).
-    private func startNew(index: Int, prepare: @Sendable (any CameraDevice) async -> Void) async throws
-        -> (any CameraDevice, AsyncStream<Frame>)
+    private func startNew(index: Int?, opening: CameraOpening, prepare: @Sendable (any CameraDevice) async -> Void)
+        async throws -> (any CameraDevice, AsyncStream<Frame>)
     {
-        let cam = try await open(index)
+        let cam = try await open(index, opening)
         do {
             await prepare(cam)
             return (cam, try await cam.start())
@@ -146,13 +165,15 @@ actor CameraSupervisor {
         }
     }
 
-    /// Switches to the camera at `index` of the board's list: the current one
-    /// stops, the new one starts; if it does not, the previous one starts
-    /// again. Returns once frames come (or both failed). The service calls it
-    /// between captures only, one at a time.
-    func switchCamera(to index: Int) async -> SwitchOutcome {
+    /// Reopens: the camera at `index` of the board's list (nil: the one in
+    /// use) with `opening` (nil: the current one). The current camera stops
+    /// and is let go, the new one opens and starts; if it does not, the
+    /// previous camera opens again with the previous opening. Returns once it
+    /// streams (or both failed). The service calls it between captures only,
+    /// one at a time: a camera switch, or a setting that restarts the camera.
+    func switchCamera(to index: Int?, opening: CameraOpening? = nil) async -> SwitchOutcome {
         await withCheckedContinuation { reply in
-            pendingSwitch = SwitchRequest(index: index, reply: reply)
+            pendingSwitch = SwitchRequest(index: index, opening: opening ?? self.opening, reply: reply)
             switch phase {
             case .streaming:
                 restarting = true

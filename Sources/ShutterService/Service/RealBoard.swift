@@ -45,7 +45,7 @@ extension BoardRoles {
         let selector: CameraSelector = config.camera.model.isEmpty
             ? .index(config.camera.index) : CameraSelector(parsing: config.camera.model)
         let opener = CameraOpener(selector: selector, settings: settings)
-        return BoardRoles(name: config.board.name, openCamera: { try opener.open(index: $0) },
+        return BoardRoles(name: config.board.name, openCamera: { try opener.open(index: $0, opening: $1) },
                           listCameras: { try opener.list() }, button: button,
                           microphone: mic, statusLED: status, flashLED: flash, sim: nil,
                           cameraAppliesTransform: true)
@@ -63,9 +63,14 @@ private final class CameraOpener: Sendable {
     }
 
     /// nil: the configured camera; else the one at that index (`shutterctl camera`).
-    func open(index: Int?) throws -> any CameraDevice {
-        let manager = try LibcameraCameraManager()
-        return try manager.open(index.map(CameraSelector.index) ?? selector, settings: settings)
+    /// The sensor's HDR mode is set first, as `opening` asks (`SensorHDR`).
+    func open(index: Int?, opening: CameraOpening) throws -> any CameraDevice {
+        var settings = self.settings
+        settings.videoSizes = opening.videoSizes
+        settings.stillSizes = opening.stillSizes
+        let chosen = index.map(CameraSelector.index) ?? selector
+        settings.sensorHDR = try SensorHDR.prepare(on: opening.sensorHDR, selector: chosen)
+        return try LibcameraCameraManager().open(chosen, settings: settings)
     }
 
     func list() throws -> [CameraListing] {
