@@ -9,7 +9,8 @@ import XCTest
 /// camera does not start with it (issue 11).
 final class EndToEndCameraRestartTests: XCTestCase {
     /// Camera 0 has a sensor HDR mode (as imx708), camera 1 has none.
-    private static let config = #"{"video": {"width": 320, "height": 240}, "still": {"width": 640, "height": 480}, "#
+    // `focused`: a photo is a still at still.sizes (a `press` photo would be the video frame).
+    private static let config = #"{"video": {"width": 320, "height": 240}, "still": {"width": 640, "height": 480, "moment": "focused"}, "#
         + #""audio": {"enabled": false}, "sim": {"modeSwitchMs": 0, "cameras": "#
         + #"[{"model": "Sim HDR", "sensorHdr": true}, "Sim Plain"]}}"#
 

@@ -9,7 +9,9 @@ import XCTest
 /// The scene: a white patch (left) and a dark patch beside it between the
 /// colour bars and the grey patch.
 final class EndToEndFocusTests: XCTestCase {
-    private let config = #"{"still": {"width": 640, "height": 480}, "sim": {"modeSwitchMs": 0}}"#
+    // `focused`: each still gets the sim's warm-up frames, so auto exposure has settled on
+    // the window just set (a `press` photo is the frame at the press, mid-convergence).
+    private let config = #"{"still": {"width": 640, "height": 480, "moment": "focused"}, "sim": {"modeSwitchMs": 0}}"#
     /// Centres of the white and the dark patch, as fractions of the picture.
     private let onWhite = ("0.12", "0.67"), onDark = ("0.37", "0.67")
 
