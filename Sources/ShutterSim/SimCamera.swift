@@ -258,7 +258,8 @@ public final class SimCamera: CameraDevice {
         state.withLock { s in
             CameraControlReport(asked: s.controls, lacking: s.lackingAtStart,
                                 videoSize: s.videoStarted ? PixelSize(width: settings.width, height: settings.height) : nil,
-                                stillSize: s.stills > 0 ? PixelSize(width: settings.stillWidth, height: settings.stillHeight) : nil)
+                                stillSize: s.stills > 0 ? PixelSize(width: settings.stillWidth, height: settings.stillHeight) : nil,
+                                stillStream: s.videoStarted ? settings.stillStream.map(StillStreamReport.init(granted:)) : nil)
         }
     }
 
