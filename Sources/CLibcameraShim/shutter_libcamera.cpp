@@ -12,6 +12,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cerrno>
 #include <cmath>
@@ -137,12 +138,68 @@ struct Mappings {
     }
 };
 
-struct Slot {
-    std::unique_ptr<Request> request;
+// One buffer's planes, mapped once at start.
+struct MappedBuffer {
     FrameBuffer *buffer = nullptr;
     const uint8_t *plane[SHC_MAX_PLANES] = {};
     uint32_t length[SHC_MAX_PLANES] = {};
     uint32_t planes = 0;
+
+    // One mapping per dmabuf (planes often share one with offsets); the
+    // regions go to `mappings`. 0 or -errno.
+    int map(FrameBuffer *b, Mappings &mappings)
+    {
+        buffer = b;
+        std::map<int, size_t> spans;
+        for (const FrameBuffer::Plane &p : b->planes()) {
+            size_t end = static_cast<size_t>(p.offset) + p.length;
+            if (spans[p.fd.get()] < end)
+                spans[p.fd.get()] = end;
+        }
+        std::map<int, uint8_t *> bases;
+        for (const auto &entry : spans) {
+            void *base = mmap(nullptr, entry.second, PROT_READ, MAP_SHARED, entry.first, 0);
+            if (base == MAP_FAILED)
+                return -errno;
+            mappings.regions.emplace_back(base, entry.second);
+            bases[entry.first] = static_cast<uint8_t *>(base);
+        }
+        for (const FrameBuffer::Plane &p : b->planes()) {
+            if (planes == SHC_MAX_PLANES)
+                break;
+            plane[planes] = bases[p.fd.get()] + p.offset;
+            length[planes] = p.length;
+            planes++;
+        }
+        return 0;
+    }
+
+    // The planes as completed: bytesused where the pipeline reports it.
+    uint32_t fill(const uint8_t **data, uint32_t *lengths) const
+    {
+        const FrameMetadata &fm = buffer->metadata();
+        size_t i = 0;
+        for (const FrameMetadata::Plane &p : fm.planes()) { // drift: vector/span
+            if (i >= planes)
+                break;
+            data[i] = plane[i];
+            lengths[i] = p.bytesused > 0 && p.bytesused <= length[i] ? p.bytesused : length[i];
+            i++;
+        }
+        for (; i < planes; i++) {
+            data[i] = plane[i];
+            lengths[i] = length[i];
+        }
+        return planes;
+    }
+};
+
+// A request and its buffers: the video stream's, and the still stream's when
+// configured as a pair (both complete from the same sensor frame).
+struct Slot {
+    std::unique_ptr<Request> request;
+    MappedBuffer video;
+    MappedBuffer still;
     uint64_t afCycle = 0;
 };
 
@@ -186,6 +243,7 @@ struct CameraState {
     std::shared_ptr<Camera> camera;
     std::unique_ptr<CameraConfiguration> config;
     Stream *stream = nullptr;
+    Stream *stillStream = nullptr; // the pair's still stream, else null
     std::unique_ptr<FrameBufferAllocator> allocator;
     std::vector<Slot> slots;
     std::shared_ptr<Mappings> mappings;
@@ -317,12 +375,15 @@ struct CameraState {
         slots.clear();
         std::unique_ptr<FrameBufferAllocator> oldAllocator = std::move(allocator);
         Stream *oldStream = stream;
+        Stream *oldStill = stillStream;
         mappings.reset();
         stopping.store(false);
         lock.unlock();
         oldSlots.clear();
         if (oldAllocator && oldStream)
             oldAllocator->free(oldStream);
+        if (oldAllocator && oldStill)
+            oldAllocator->free(oldStill);
         oldAllocator.reset();
         lock.lock();
     }
@@ -506,11 +567,192 @@ void shc_camera_consume_event(shc_camera *c)
     } while (r < 0 && errno == EINTR);
 }
 
+} // extern "C"
+
+namespace {
+
+Transform requestedTransform(const shc_stream_request *req)
+{
+    Transform transform = Transform::Identity;
+    if (req->rotation == 180)
+        transform = Transform::Rot180;
+    if (req->hflip)
+        transform = transform ^ Transform::HFlip;
+    if (req->vflip)
+        transform = transform ^ Transform::VFlip;
+    return transform;
+}
+
+void setTransform(CameraConfiguration &config, Transform transform)
+{
+#if LIBCAMERA_VERSION_MAJOR == 0 && LIBCAMERA_VERSION_MINOR < 2
+    config.transform = transform; // drift: `transform` until 0.1
+#else
+    config.orientation = Orientation::Rotate0 * transform; // 0.2+
+#endif
+}
+
+bool transformGranted(const CameraConfiguration &config, Transform transform)
+{
+#if LIBCAMERA_VERSION_MAJOR == 0 && LIBCAMERA_VERSION_MINOR < 2
+    return config.transform == transform;
+#else
+    return config.orientation == Orientation::Rotate0 * transform;
+#endif
+}
+
+std::vector<Size> requestedSizes(const shc_stream_request *req)
+{
+    std::vector<Size> sizes;
+    for (size_t i = 0; i < req->size_count; i++)
+        sizes.emplace_back(req->sizes[i].width, req->sizes[i].height);
+    if (sizes.empty())
+        sizes.emplace_back(0, 0); // the pipeline's default for the role
+    return sizes;
+}
+
+std::vector<uint32_t> requestedFourccs(const shc_stream_request *req)
+{
+    std::vector<uint32_t> fourccs(req->fourccs, req->fourccs + req->fourcc_count);
+    if (fourccs.empty())
+        fourccs.push_back(0);
+    return fourccs;
+}
+
+void describe(const StreamConfiguration &got, bool exact, bool transformOK, shc_stream_info *out)
+{
+    memset(out, 0, sizeof(*out));
+    out->width = got.size.width;
+    out->height = got.size.height;
+    out->stride = got.stride;
+    out->frame_size = got.frameSize;
+    out->fourcc = got.pixelFormat.fourcc();
+    out->buffer_count = got.bufferCount;
+    out->exact = exact;
+    out->transform_granted = transformOK;
+    copyString(out->description, sizeof(out->description), got.toString());
+}
+
+// The one-stream choice, validated but not applied. The seeds' fallback: the
+// first preference (size outer, format inner) granted exactly wins; failing
+// all, the first valid one as the pipeline adjusted it. Null when none is valid.
+std::unique_ptr<CameraConfiguration> chooseSingle(Camera &camera, const shc_stream_request *req,
+                                                  Transform transform, bool *exact)
+{
+    StreamRole role = req->role == SHC_ROLE_STILL ? StreamRole::StillCapture : StreamRole::VideoRecording;
+    std::vector<Size> sizes = requestedSizes(req);
+    std::vector<uint32_t> fourccs = requestedFourccs(req);
+    std::unique_ptr<CameraConfiguration> fallback;
+    std::unique_ptr<CameraConfiguration> anyValid; // reported, Swift explains the format
+    *exact = false;
+    for (size_t si = 0; si < sizes.size(); si++) {
+        for (size_t fi = 0; fi < fourccs.size(); fi++) {
+            // drift: StreamRoles is a vector before 0.2 and a span after;
+            // an initializer list works with both.
+            std::unique_ptr<CameraConfiguration> config = camera.generateConfiguration({ role });
+            if (!config || config->empty())
+                return nullptr;
+            StreamConfiguration &sc = config->at(0);
+            bool anySize = !(sizes[si].width && sizes[si].height);
+            if (!anySize)
+                sc.size = sizes[si];
+            if (fourccs[fi])
+                sc.pixelFormat = PixelFormat(fourccs[fi]);
+            if (req->buffer_count)
+                sc.bufferCount = req->buffer_count;
+            setTransform(*config, transform);
+            if (config->validate() == CameraConfiguration::Invalid)
+                continue;
+            const StreamConfiguration &got = config->at(0);
+            bool sizeOK = anySize || got.size == sizes[si];
+            bool formatOK = !fourccs[fi] || got.pixelFormat == PixelFormat(fourccs[fi]);
+            // A fallback must still be in a format the caller can read
+            // (a webcam may adjust everything to MJPEG).
+            bool usable = !fourccs[0];
+            for (uint32_t f : fourccs)
+                usable = usable || (f && got.pixelFormat == PixelFormat(f));
+            if (sizeOK && formatOK) {
+                *exact = si == 0 && fi == 0;
+                return config;
+            } else if (usable && !fallback) {
+                fallback = std::move(config);
+            } else if (!anyValid) {
+                anyValid = std::move(config);
+            }
+        }
+    }
+    return fallback ? std::move(fallback) : std::move(anyValid);
+}
+
+// Video as chosen alone plus a still stream (VideoRecording + StillCapture in
+// one configuration): the first still preference the pipeline grants exactly
+// while leaving the video stream as it was. Null with *result ONE_STREAM when
+// the pipeline makes or keeps only one stream (vimc truncates to one), or
+// NOT_GRANTED when no still preference fits beside the video.
+std::unique_ptr<CameraConfiguration> choosePair(Camera &camera, const StreamConfiguration &video,
+                                                const shc_stream_request *still, Transform transform,
+                                                int32_t *result)
+{
+    std::vector<Size> sizes = requestedSizes(still);
+    std::vector<uint32_t> fourccs = requestedFourccs(still);
+    *result = SHC_STILL_NOT_GRANTED;
+    for (const Size &size : sizes) {
+        for (uint32_t fourcc : fourccs) {
+            // drift: as in chooseSingle; the video stream first, so its colour
+            // space is the one both YUV outputs get (validateColorSpaces).
+            std::unique_ptr<CameraConfiguration> config =
+                camera.generateConfiguration({ StreamRole::VideoRecording, StreamRole::StillCapture });
+            if (!config || config->size() < 2) {
+                *result = SHC_STILL_ONE_STREAM;
+                return nullptr;
+            }
+            StreamConfiguration &v = config->at(0);
+            v.size = video.size;
+            v.pixelFormat = video.pixelFormat;
+            v.bufferCount = video.bufferCount;
+            StreamConfiguration &sc = config->at(1);
+            if (size.width && size.height)
+                sc.size = size;
+            if (fourcc)
+                sc.pixelFormat = PixelFormat(fourcc);
+            sc.bufferCount = video.bufferCount; // a request holds one buffer of each
+            setTransform(*config, transform);
+            if (config->validate() == CameraConfiguration::Invalid)
+                continue;
+            if (config->size() < 2) {
+                *result = SHC_STILL_ONE_STREAM;
+                return nullptr;
+            }
+            const StreamConfiguration &gv = config->at(0), &gs = config->at(1);
+            bool videoKept = gv.size == video.size && gv.pixelFormat == video.pixelFormat;
+            bool stillOK = (!(size.width && size.height) || gs.size == size) &&
+                           (!fourcc || gs.pixelFormat == PixelFormat(fourcc));
+            if (videoKept && stillOK) {
+                *result = SHC_STILL_GRANTED;
+                return config;
+            }
+        }
+    }
+    return nullptr;
+}
+
+} // namespace
+
+extern "C" {
+
 int shc_camera_configure(shc_camera *c, const shc_stream_request *req, shc_stream_info *out)
 {
-    if (!c || !req || !out)
+    int32_t result = 0;
+    shc_stream_info unused;
+    return shc_camera_configure_pair(c, req, nullptr, out, &unused, &result);
+}
+
+int shc_camera_configure_pair(shc_camera *c, const shc_stream_request *video, const shc_stream_request *still,
+                              shc_stream_info *video_out, shc_stream_info *still_out, int32_t *still_result)
+{
+    if (!c || !video || !video_out || (still && (!still_out || !still_result)))
         return -EINVAL;
-    if (req->rotation != 0 && req->rotation != 180)
+    if (video->rotation != 0 && video->rotation != 180)
         return -EINVAL;
     return guarded([&] {
         CameraState &s = *c->state;
@@ -523,100 +765,65 @@ int shc_camera_configure(shc_camera *c, const shc_stream_request *req, shc_strea
         // Buffers of the previous configuration go before configure().
         s.stopLocked(lock);
 
-        Transform transform = Transform::Identity;
-        if (req->rotation == 180)
-            transform = Transform::Rot180;
-        if (req->hflip)
-            transform = transform ^ Transform::HFlip;
-        if (req->vflip)
-            transform = transform ^ Transform::VFlip;
-
-        StreamRole role = req->role == SHC_ROLE_STILL ? StreamRole::StillCapture
-                                                      : StreamRole::VideoRecording;
-        std::vector<Size> sizes;
-        for (size_t i = 0; i < req->size_count; i++)
-            sizes.emplace_back(req->sizes[i].width, req->sizes[i].height);
-        if (sizes.empty())
-            sizes.emplace_back(0, 0); // the pipeline's default for the role
-        std::vector<uint32_t> fourccs(req->fourccs, req->fourccs + req->fourcc_count);
-        if (fourccs.empty())
-            fourccs.push_back(0);
-
-        // The seeds' fallback: the first preference (size outer, format
-        // inner) granted exactly wins; failing all, the first valid one as
-        // the pipeline adjusted it.
-        std::unique_ptr<CameraConfiguration> chosen;
-        std::unique_ptr<CameraConfiguration> fallback;
-        std::unique_ptr<CameraConfiguration> anyValid; // reported, Swift explains the format
+        Transform transform = requestedTransform(video);
         bool exact = false;
-        for (size_t si = 0; si < sizes.size() && !chosen; si++) {
-            for (size_t fi = 0; fi < fourccs.size() && !chosen; fi++) {
-                // drift: StreamRoles is a vector before 0.2 and a span after;
-                // an initializer list works with both.
-                std::unique_ptr<CameraConfiguration> config = s.camera->generateConfiguration({ role });
-                if (!config || config->empty())
-                    return -EINVAL;
-                StreamConfiguration &sc = config->at(0);
-                bool anySize = !(sizes[si].width && sizes[si].height);
-                if (!anySize)
-                    sc.size = sizes[si];
-                if (fourccs[fi])
-                    sc.pixelFormat = PixelFormat(fourccs[fi]);
-                if (req->buffer_count)
-                    sc.bufferCount = req->buffer_count;
-#if LIBCAMERA_VERSION_MAJOR == 0 && LIBCAMERA_VERSION_MINOR < 2
-                config->transform = transform; // drift: `transform` until 0.1
-#else
-                config->orientation = Orientation::Rotate0 * transform; // 0.2+
-#endif
-                if (config->validate() == CameraConfiguration::Invalid)
-                    continue;
-                const StreamConfiguration &got = config->at(0);
-                bool sizeOK = anySize || got.size == sizes[si];
-                bool formatOK = !fourccs[fi] || got.pixelFormat == PixelFormat(fourccs[fi]);
-                // A fallback must still be in a format the caller can read
-                // (a webcam may adjust everything to MJPEG).
-                bool usable = !fourccs[0];
-                for (uint32_t f : fourccs)
-                    usable = usable || (f && got.pixelFormat == PixelFormat(f));
-                if (sizeOK && formatOK) {
-                    exact = si == 0 && fi == 0;
-                    chosen = std::move(config);
-                } else if (usable && !fallback) {
-                    fallback = std::move(config);
-                } else if (!anyValid) {
-                    anyValid = std::move(config);
-                }
-            }
-        }
-        if (!chosen)
-            chosen = std::move(fallback);
-        if (!chosen)
-            chosen = std::move(anyValid);
+        std::unique_ptr<CameraConfiguration> chosen = chooseSingle(*s.camera, video, transform, &exact);
         if (!chosen)
             return -EINVAL;
+        std::unique_ptr<CameraConfiguration> pair;
+        if (still) {
+            pair = choosePair(*s.camera, chosen->at(0), still, transform, still_result);
+            if (pair)
+                chosen = std::move(pair);
+        }
 
         int ret = s.camera->configure(chosen.get());
         if (ret < 0)
             return ret;
-        const StreamConfiguration &got = chosen->at(0);
-        memset(out, 0, sizeof(*out));
-        out->width = got.size.width;
-        out->height = got.size.height;
-        out->stride = got.stride;
-        out->frame_size = got.frameSize;
-        out->fourcc = got.pixelFormat.fourcc();
-        out->buffer_count = got.bufferCount;
-        out->exact = exact;
-#if LIBCAMERA_VERSION_MAJOR == 0 && LIBCAMERA_VERSION_MINOR < 2
-        out->transform_granted = chosen->transform == transform;
-#else
-        out->transform_granted = chosen->orientation == Orientation::Rotate0 * transform;
-#endif
-        copyString(out->description, sizeof(out->description), got.toString());
-        s.stream = got.stream();
+        bool transformOK = transformGranted(*chosen, transform);
+        describe(chosen->at(0), exact, transformOK, video_out);
+        s.stream = chosen->at(0).stream();
+        s.stillStream = nullptr;
+        if (still_out)
+            memset(still_out, 0, sizeof(*still_out));
+        if (chosen->size() > 1) {
+            describe(chosen->at(1), true, transformOK, still_out);
+            s.stillStream = chosen->at(1).stream();
+        }
         s.config = std::move(chosen);
         return 0;
+    });
+}
+
+int shc_camera_sensor_sizes(shc_camera *c, shc_size *out, size_t capacity)
+{
+    if (!c || (capacity > 0 && !out))
+        return -EINVAL;
+    return guarded([&] {
+        CameraState &s = *c->state;
+        std::lock_guard<std::mutex> lock(s.stateMutex);
+        if (s.closed)
+            return -ENODEV;
+        std::unique_ptr<CameraConfiguration> config = s.camera->generateConfiguration({ StreamRole::Raw });
+        if (!config || config->empty())
+            return 0;
+        // Discrete sizes per raw format (the sensor modes); ranges give their largest.
+        const StreamFormats &formats = config->at(0).formats();
+        std::vector<Size> sizes;
+        for (const PixelFormat &pf : formats.pixelformats()) {
+            for (const Size &size : formats.sizes(pf)) {
+                if (std::find(sizes.begin(), sizes.end(), size) == sizes.end())
+                    sizes.push_back(size);
+            }
+        }
+        std::sort(sizes.begin(), sizes.end(), [](const Size &a, const Size &b) {
+            return static_cast<uint64_t>(a.width) * a.height > static_cast<uint64_t>(b.width) * b.height;
+        });
+        for (size_t i = 0; i < sizes.size() && i < capacity; i++) {
+            out[i].width = sizes[i].width;
+            out[i].height = sizes[i].height;
+        }
+        return static_cast<int>(sizes.size());
     });
 }
 
@@ -637,6 +844,8 @@ int shc_camera_start(shc_camera *c)
 
         s.allocator = std::make_unique<FrameBufferAllocator>(s.camera);
         int ret = s.allocator->allocate(s.stream);
+        if (ret >= 0 && s.stillStream)
+            ret = s.allocator->allocate(s.stillStream);
         if (ret < 0) {
             s.stopLocked(lock);
             return ret;
@@ -644,40 +853,26 @@ int shc_camera_start(shc_camera *c)
         auto mappings = std::make_shared<Mappings>();
         std::vector<Slot> slots;
         const auto &buffers = s.allocator->buffers(s.stream);
-        for (size_t i = 0; i < buffers.size(); i++) {
-            FrameBuffer *buffer = buffers[i].get();
+        // A pair's request holds a buffer of each stream: as many requests as the fewer.
+        size_t count = buffers.size();
+        if (s.stillStream && s.allocator->buffers(s.stillStream).size() < count)
+            count = s.allocator->buffers(s.stillStream).size();
+        for (size_t i = 0; i < count; i++) {
             Slot slot;
-            slot.buffer = buffer;
             slot.request = s.camera->createRequest(i);
-            if (!slot.request || slot.request->addBuffer(s.stream, buffer) < 0) {
+            FrameBuffer *still = s.stillStream ? s.allocator->buffers(s.stillStream)[i].get() : nullptr;
+            if (!slot.request || slot.request->addBuffer(s.stream, buffers[i].get()) < 0 ||
+                (still && slot.request->addBuffer(s.stillStream, still) < 0)) {
                 s.stopLocked(lock);
                 return -ENOMEM;
             }
-            // One mapping per dmabuf (planes often share one with offsets);
-            // mapped once here, never per frame.
-            std::map<int, size_t> spans;
-            for (const FrameBuffer::Plane &p : buffer->planes()) {
-                size_t end = static_cast<size_t>(p.offset) + p.length;
-                if (spans[p.fd.get()] < end)
-                    spans[p.fd.get()] = end;
-            }
-            std::map<int, uint8_t *> bases;
-            for (const auto &entry : spans) {
-                void *base = mmap(nullptr, entry.second, PROT_READ, MAP_SHARED, entry.first, 0);
-                if (base == MAP_FAILED) {
-                    int e = errno;
-                    s.stopLocked(lock);
-                    return -e;
-                }
-                mappings->regions.emplace_back(base, entry.second);
-                bases[entry.first] = static_cast<uint8_t *>(base);
-            }
-            for (const FrameBuffer::Plane &p : buffer->planes()) {
-                if (slot.planes == SHC_MAX_PLANES)
-                    break;
-                slot.plane[slot.planes] = bases[p.fd.get()] + p.offset;
-                slot.length[slot.planes] = p.length;
-                slot.planes++;
+            // Mapped once here, never per frame.
+            ret = slot.video.map(buffers[i].get(), *mappings);
+            if (ret >= 0 && still)
+                ret = slot.still.map(still, *mappings);
+            if (ret < 0) {
+                s.stopLocked(lock);
+                return ret;
             }
             slots.push_back(std::move(slot));
         }
@@ -742,7 +937,7 @@ int shc_camera_next_frame(shc_camera *c, shc_frame *out)
             if (index >= s.slots.size() || s.slots[index].request.get() != request)
                 continue;
             Slot &slot = s.slots[index];
-            FrameBuffer *buffer = slot.buffer;
+            FrameBuffer *buffer = slot.video.buffer;
             bool cancelled = request->status() == Request::RequestCancelled;
             bool failed = !cancelled && buffer->metadata().status != FrameMetadata::FrameSuccess;
             if (cancelled || failed) {
@@ -761,20 +956,10 @@ int shc_camera_next_frame(shc_camera *c, shc_frame *out)
 
             memset(out, 0, sizeof(*out));
             const FrameMetadata &fm = buffer->metadata();
-            out->plane_count = slot.planes;
-            size_t i = 0;
-            for (const FrameMetadata::Plane &p : fm.planes()) { // drift: vector/span
-                if (i >= slot.planes)
-                    break;
-                out->plane_data[i] = slot.plane[i];
-                out->plane_length[i] =
-                    p.bytesused > 0 && p.bytesused <= slot.length[i] ? p.bytesused : slot.length[i];
-                i++;
-            }
-            for (; i < slot.planes; i++) {
-                out->plane_data[i] = slot.plane[i];
-                out->plane_length[i] = slot.length[i];
-            }
+            out->plane_count = slot.video.fill(out->plane_data, out->plane_length);
+            // The still buffer of the same request; a failed one only leaves the video frame.
+            if (slot.still.buffer && slot.still.buffer->metadata().status == FrameMetadata::FrameSuccess)
+                out->still_plane_count = slot.still.fill(out->still_plane_data, out->still_plane_length);
             out->sequence = fm.sequence;
             out->timestamp_ns = static_cast<int64_t>(fm.timestamp);
             out->af_cycle = slot.afCycle;

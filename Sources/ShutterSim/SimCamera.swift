@@ -275,7 +275,8 @@ public final class SimCamera: CameraDevice {
             CameraControlReport(asked: s.controls, lacking: s.lackingAtStart,
                                 videoSize: s.videoStarted ? PixelSize(width: settings.width, height: settings.height) : nil,
                                 stillSize: s.stills > 0 ? PixelSize(width: settings.stillWidth, height: settings.stillHeight) : nil,
-                                sensorHDR: settings.sensorHDROn)
+                                sensorHDR: settings.sensorHDROn,
+                                stillStream: s.videoStarted ? settings.stillStream.map(StillStreamReport.init(granted:)) : nil)
         }
     }
 

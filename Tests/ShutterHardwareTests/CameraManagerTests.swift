@@ -103,6 +103,8 @@ final class CameraManagerTests: XCTestCase {
         XCTAssertEqual(shc_camera_stop(nil), -EINVAL)
         XCTAssertEqual(shc_camera_next_frame(nil, nil), -EINVAL)
         XCTAssertEqual(shc_camera_configure(nil, nil, nil), -EINVAL)
+        XCTAssertEqual(shc_camera_configure_pair(nil, nil, nil, nil, nil, nil), -EINVAL)
+        XCTAssertEqual(shc_camera_sensor_sizes(nil, nil, 0), -EINVAL)
         XCTAssertEqual(shc_camera_af_trigger(nil), Int64(-EINVAL))
         XCTAssertEqual(shc_camera_has_control(nil, "AfMode"), 0)
         shc_frame_release(nil)

@@ -101,9 +101,12 @@ decodes() { [ -z "$(decode_errors "$1")" ]; }
 single_boot() { hil_new_disk; hil_boot 1 && hil_extract; }
 # files EXT: the service's files on the extracted disk.
 files() { ls "$OUT"/disk/DCIM/*/SHTR*."$1" 2>/dev/null; }
-# ready_figures DIR: "READY at Ns after boot (Ms after start)" from notify.log.
+# json_get FILE FILTER: a value from a JSON file (`shutterctl status`) by jq filter
+# (`.lastPhoto.moment`), strings bare, "" when absent or the file is not JSON.
+json_get() { jq -r "$2" "$1" 2>/dev/null | sed "s/^null$//"; }
+# ready_figures DIR: "READY at Ns after boot (Ms after start)" from notify.log (the first start).
 ready_figures() {
-    awk '$2 == "START" {s = $1} /READY=1/ && !r {r = $1} END { if (r) printf "READY %.1f s after boot, %.1f s after start", r / 1000, (r - s) / 1000; else printf "never READY" }' "$1/notify.log" 2>/dev/null
+    awk '$2 == "START" && !s {s = $1} /READY=1/ && !r {r = $1} END { if (r) printf "READY %.1f s after boot, %.1f s after start", r / 1000, (r - s) / 1000; else printf "never READY" }' "$1/notify.log" 2>/dev/null
 }
 # vm_sane DIR: the VM script ran and the service got READY; else prints why.
 vm_sane() {

@@ -5,4 +5,4 @@
 set -eu
 exec sh "$(dirname "$0")/../install-deps.sh" linux-source-6.1 xz-utils bc flex bison libelf-dev \
     libssl-dev make gcc libc6-dev qemu-system-x86 busybox-static cpio udev libcamera-ipa \
-    libcamera-tools e2fsprogs gpiod alsa-utils socat sox ffmpeg libimage-exiftool-perl
+    libcamera-tools e2fsprogs gpiod alsa-utils socat sox ffmpeg libimage-exiftool-perl jq

@@ -100,6 +100,28 @@ typedef struct {
 /* Validates the preferences (best first, first exact match wins, else the
  * first valid adjusted one) and configures the camera. Not while running. */
 int shc_camera_configure(shc_camera *c, const shc_stream_request *req, shc_stream_info *out);
+
+/* What became of the still stream asked beside video (shc_camera_configure_pair). */
+#define SHC_STILL_GRANTED 1        /* both streams configured: every request holds one buffer of each */
+#define SHC_STILL_ONE_STREAM 0     /* the pipeline gives one stream only (vimc, UVC): video alone */
+#define SHC_STILL_NOT_GRANTED (-1) /* two streams possible, but none of the still sizes
+                                    * (or only by changing the video stream): video alone */
+
+/* The video stream chosen as shc_camera_configure does, plus a still stream
+ * in the same configuration (roles VideoRecording + StillCapture; the Raspberry
+ * Pi ISP's second output). The still sizes and formats are tried best first
+ * beside the chosen video stream; the first granted exactly, with the video
+ * stream unchanged, wins. Otherwise the camera is configured with video alone
+ * and still_out is zeroed. Both streams get the video's buffer count (a request
+ * holds one buffer of each, so both complete from the same sensor frame).
+ * `still` NULL is shc_camera_configure. Not while running. */
+int shc_camera_configure_pair(shc_camera *c, const shc_stream_request *video, const shc_stream_request *still,
+                              shc_stream_info *video_out, shc_stream_info *still_out, int32_t *still_result);
+
+/* The sensor's own output sizes (the Raw role's formats: on a Raspberry Pi the
+ * sensor modes), largest first, distinct. Fills up to `capacity`; returns how
+ * many there are (0 when the pipeline offers no raw stream) or -errno. */
+int shc_camera_sensor_sizes(shc_camera *c, shc_size *out, size_t capacity);
 /* Allocates and maps the buffers once, creates one request per buffer, starts
  * with the persistent controls and queues every request. */
 int shc_camera_start(shc_camera *c);
@@ -138,12 +160,17 @@ typedef struct {
     int32_t has_scaler_crop;
     int32_t scaler_crop[4];             /* x, y, width, height in sensor pixels */
     int32_t scaler_crop_maximum[4];     /* what shc_camera_crop_maximum gives, width 0 when unknown */
+    /* The still stream's buffer of the same request (configured by
+     * shc_camera_configure_pair); 0 planes when there is none or it failed. */
+    uint32_t still_plane_count;
+    const uint8_t *still_plane_data[SHC_MAX_PLANES];
+    uint32_t still_plane_length[SHC_MAX_PLANES];
 } shc_frame;
 
 /* Next completed frame: 0, or -EAGAIN when none is waiting, -ENODEV when the
  * camera was disconnected. Cancelled and failed requests are requeued and counted. */
 int shc_camera_next_frame(shc_camera *c, shc_frame *out);
-/* Gives the buffer back: the request is reused and queued if its session is
+/* Gives the buffers back (both streams' of a pair): the request is reused and queued if its session is
  * still running; the mapping is unmapped with the last frame of a session.
  * Any thread; valid after shc_camera_close. Never waits for a stop, configure
  * or start in progress: a frame of a session being stopped is only dropped. */

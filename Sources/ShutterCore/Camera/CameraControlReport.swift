@@ -162,13 +162,40 @@ public struct CameraControlReport: Codable, Equatable, Sendable {
     public var stillSize: PixelSize?
     /// The sensor's own HDR mode is on (`camera.hdr` `sensor`, set at the open).
     public var sensorHDR: Bool
+    /// The still stream beside video as of the last video start; nil when none was asked.
+    public var stillStream: StillStreamReport?
 
     public init(asked: CameraControls, lacking: [LackingControl] = [], videoSize: PixelSize? = nil,
-                stillSize: PixelSize? = nil, sensorHDR: Bool = false) {
+                stillSize: PixelSize? = nil, sensorHDR: Bool = false, stillStream: StillStreamReport? = nil) {
         self.asked = asked
         self.lacking = lacking
         self.videoSize = videoSize
         self.stillSize = stillSize
         self.sensorHDR = sensorHDR
+        self.stillStream = stillStream
+    }
+}
+
+/// Whether the camera runs a still stream beside video (the `press` moment's
+/// photo; README "The moment of the press"), its size, or why not.
+public struct StillStreamReport: Codable, Equatable, Sendable, CustomStringConvertible {
+    public var granted: Bool
+    public var size: PixelSize?
+    /// Why there is none (a pipeline of one stream, no size keeping the video rate).
+    public var reason: String?
+
+    public init(granted size: PixelSize) {
+        granted = true
+        self.size = size
+    }
+
+    public init(notGranted reason: String) {
+        granted = false
+        self.reason = reason
+    }
+
+    public var description: String {
+        if granted, let size { return "still stream \(size) beside video" }
+        return "no still stream beside video (\(reason ?? "not granted")): a press photo is the video frame"
     }
 }

@@ -24,28 +24,48 @@ public struct GrantedStream: Sendable, Equatable, CustomStringConvertible {
 /// Turns the shim's POD frame into ShutterCore's `Frame`, pointing at the
 /// buffers mapped once at start; the frame's release returns its request.
 enum CameraFrameAssembly {
-    static func frame(from f: shc_frame, stream: GrantedStream, whiteBalance: CameraControls.WhiteBalance,
-                      metering: MeteringInEffect?, token: ShimFrameToken) -> Frame {
-        let count = min(Int(f.plane_count), Int(SHC_MAX_PLANES))
+    /// `still`: the still stream configured beside video; its buffer of the same
+    /// request becomes the frame's `companion` (same timestamp and metadata: one
+    /// sensor frame). Both frames hold the request until the last is dropped.
+    static func frame(from f: shc_frame, stream: GrantedStream, still: GrantedStream? = nil,
+                      whiteBalance: CameraControls.WhiteBalance, metering: MeteringInEffect?,
+                      token: ShimFrameToken) -> Frame {
+        let claim = ShimFrameClaim(token)
+        let timestamp = MonotonicTime(nanoseconds: f.timestamp_ns)
+        let metadata = metadata(from: f, whiteBalance: whiteBalance, metering: metering)
+        var companion: Frame?
+        if let still, f.still_plane_count > 0 {
+            let (bases, lengths) = planePointers(f.still_plane_data, f.still_plane_length, count: f.still_plane_count)
+            companion = Frame(width: still.size.width, height: still.size.height, format: still.format,
+                              planes: planes(bases: bases, lengths: lengths, stream: still), timestamp: timestamp,
+                              sequence: f.sequence, metadata: metadata,
+                              onRelease: { withExtendedLifetime(claim) {} })
+        }
+        let (bases, lengths) = planePointers(f.plane_data, f.plane_length, count: f.plane_count)
+        return Frame(width: stream.size.width, height: stream.size.height, format: stream.format,
+                     planes: planes(bases: bases, lengths: lengths, stream: stream), timestamp: timestamp,
+                     sequence: f.sequence, metadata: metadata, companion: companion,
+                     onRelease: { withExtendedLifetime(claim) {} })
+    }
+
+    /// The shim's fixed arrays (imported as tuples) as pointers and lengths.
+    static func planePointers<P, L>(_ data: P, _ length: L, count: UInt32) -> ([UnsafePointer<UInt8>], [Int]) {
+        let count = min(Int(count), Int(SHC_MAX_PLANES))
         var bases: [UnsafePointer<UInt8>] = []
         var lengths: [Int] = []
-        withUnsafeBytes(of: f.plane_data) { raw in
+        withUnsafeBytes(of: data) { raw in
             for i in 0..<count {
                 let p = raw.load(fromByteOffset: i * MemoryLayout<UnsafePointer<UInt8>?>.stride,
                                  as: UnsafePointer<UInt8>?.self)
                 if let p { bases.append(p) }
             }
         }
-        withUnsafeBytes(of: f.plane_length) { raw in
+        withUnsafeBytes(of: length) { raw in
             for i in 0..<bases.count {
                 lengths.append(Int(raw.load(fromByteOffset: i * 4, as: UInt32.self)))
             }
         }
-        let planes = planes(bases: bases, lengths: lengths, stream: stream)
-        return Frame(width: stream.size.width, height: stream.size.height, format: stream.format,
-                     planes: planes, timestamp: MonotonicTime(nanoseconds: f.timestamp_ns),
-                     sequence: f.sequence, metadata: metadata(from: f, whiteBalance: whiteBalance, metering: metering),
-                     onRelease: { token.release() })
+        return (bases, lengths)
     }
 
     /// Plane layout by format; a single contiguous plane is split by stride

@@ -18,7 +18,13 @@ public struct LibcameraCameraSettings: Sendable, Equatable {
     public var rotation: Int = 0
     public var horizontalFlip = false
     public var verticalFlip = false
-    /// 0 = the pipeline's default buffer count.
+    /// `still.moment` `press`: run a still stream beside video (roles VideoRecording
+    /// + StillCapture in one configuration), sized by `StillStreamChoice`, so each
+    /// video frame carries its still-stream frame. Where the pipeline grants one
+    /// stream only (vimc, USB cameras), video alone, reported in `controlReport`.
+    public var stillStreamBesideVideo = false
+    /// 0 = the pipeline's default buffer count. A still stream beside video gets
+    /// the same count (a request holds one buffer of each).
     public var videoBufferCount: Int = 0
     /// Frames buffered for a slow consumer before the oldest is dropped (counted).
     /// Kept below the buffer count so the camera never starves.

@@ -44,6 +44,10 @@ public final class LibcameraCamera: CameraDevice {
         /// The running configuration's geometry (video or still).
         var stream: GrantedStream?
         var videoStream: GrantedStream?
+        /// The still stream beside video (`stillStreamBesideVideo`), while it runs.
+        var companionStream: GrantedStream?
+        /// What became of the still stream beside video at the last video start.
+        var stillStreamReport: StillStreamReport?
         var lastStillStream: GrantedStream?
         var continuation: AsyncStream<Frame>.Continuation?
         var droppedFrames = 0
@@ -163,6 +167,15 @@ public final class LibcameraCamera: CameraDevice {
     public var videoStream: GrantedStream? { state.withLock { $0.videoStream } }
     /// What the pipeline granted for the last still.
     public var lastStillStream: GrantedStream? { state.withLock { $0.lastStillStream } }
+    /// The still stream running beside video, if any: each video frame's `companion`.
+    public var companionStream: GrantedStream? { state.withLock { $0.companionStream } }
+
+    public var stillStreamSize: PixelSize? {
+        state.withLock { s in
+            if case .video = s.mode { return s.companionStream?.size }
+            return nil
+        }
+    }
     /// Metadata of the most recent frame (for auto-flash and EXIF between stills).
     public var lastMetadata: FrameMetadata? { state.withLock { $0.lastMetadata } }
     public var isDisconnected: Bool { state.withLock { $0.disconnected } }
@@ -178,7 +191,8 @@ public final class LibcameraCamera: CameraDevice {
             return CameraControlReport(asked: s.settings.controls, lacking: lacking,
                                        videoSize: s.videoStream.map(\.size),
                                        stillSize: s.lastStillStream.map(\.size),
-                                       sensorHDR: { if case .on = s.settings.sensorHDR { true } else { false } }())
+                                       sensorHDR: { if case .on = s.settings.sensorHDR { true } else { false } }(),
+                                       stillStream: s.stillStreamReport)
         }
     }
 
@@ -295,13 +309,15 @@ public final class LibcameraCamera: CameraDevice {
         shc_camera_stop(handle.pointer)
         state.withLock { $0.mode = .idle }
         let settings = state.withLock { $0.settings }
-        let granted = try configureBlocking(still: false, settings: settings)
+        let (granted, companion, report) = try configureVideoBlocking(settings: settings)
         // Also puts AfMode back to the configured mode after a press's AF cycle.
         applyStartControls(.video, settings)
         state.withLock { s in
             s.mode = .video
             s.stream = granted
             s.videoStream = granted
+            s.companionStream = companion
+            s.stillStreamReport = report
         }
         let r = shc_camera_start(handle.pointer)
         if r < 0 {
@@ -316,7 +332,10 @@ public final class LibcameraCamera: CameraDevice {
             return (false, s.settings)
         }
         shc_camera_stop(handle.pointer)
-        state.withLock { $0.mode = .idle }
+        state.withLock { s in
+            s.mode = .idle
+            s.companionStream = nil
+        }
         defer {
             if wasVideo {
                 do {
@@ -409,32 +428,116 @@ public final class LibcameraCamera: CameraDevice {
                                        sensorHDR: state.withLock { $0.settings.sensorHDR })
     }
 
+    /// The video configuration: video alone, or with `stillStreamBesideVideo` the
+    /// largest still stream that the pipeline grants beside it without lowering
+    /// the video rate (`StillStreamChoice`), tried size by size; the report says
+    /// which, or why none.
+    private func configureVideoBlocking(settings: LibcameraCameraSettings) throws
+        -> (video: GrantedStream, still: GrantedStream?, report: StillStreamReport?)
+    {
+        let video = try configureBlocking(still: false, settings: settings)
+        guard settings.stillStreamBesideVideo else { return (video, nil, nil) }
+        var stillSizes = settings.stillSizes
+        if stillSizes.isEmpty, let full = descriptor.pixelArraySize { stillSizes = [full] }
+        let candidates = StillStreamChoice.candidates(stillSizes: stillSizes, sensorSizes: sensorSizes(),
+                                                      video: video.size)
+        var last: (video: GrantedStream, still: GrantedStream?)?
+        let outcome = try StillStreamChoice.choose(candidates: candidates, video: video.size,
+                                                   framesPerSecond: settings.framesPerSecond) { size in
+            let (v, still, result) = try configurePairBlocking(settings: settings, stillSize: size)
+            last = (v, still)
+            if result == SHC_STILL_ONE_STREAM { return .oneStream }
+            guard still != nil, result == SHC_STILL_GRANTED else { return .notGranted }
+            // The configured mode's limits (the Raspberry Pi IPA sets them at configure).
+            return .granted(minimumFrameMicroseconds: controlRange("FrameDurationLimits")?.min)
+        }
+        if case .stillStream = outcome, let last, let still = last.still {
+            return (last.video, still, StillStreamReport(granted: still.size))
+        }
+        var reason = "not granted"
+        if case .none(let r) = outcome { reason = r }
+        // Video alone: as the shim left it after a refused pair, else configured again
+        // (the last try may have been a pair refused for the rate).
+        let alone = last?.still == nil ? last?.video ?? video : try configureBlocking(still: false, settings: settings)
+        return (alone, nil, StillStreamReport(notGranted: reason))
+    }
+
+    /// The sensor's own sizes (its modes on a Pi), largest first; none when unknown.
+    private func sensorSizes() -> [CameraSize] {
+        var sizes = [shc_size](repeating: shc_size(), count: 32)
+        let n = sizes.withUnsafeMutableBufferPointer { shc_camera_sensor_sizes(handle.pointer, $0.baseAddress, $0.count) }
+        guard n > 0 else { return [] }
+        return sizes.prefix(Int(n)).map { CameraSize(width: Int($0.width), height: Int($0.height)) }
+    }
+
     private func configureBlocking(still: Bool, settings: LibcameraCameraSettings) throws -> GrantedStream {
+        try configureStreams(settings: settings, still: still, pairedStill: nil).video
+    }
+
+    /// Video plus a still stream of `stillSize` (YUV first, as the second ISP output needs on VC4).
+    private func configurePairBlocking(settings: LibcameraCameraSettings, stillSize: CameraSize) throws
+        -> (video: GrantedStream, still: GrantedStream?, result: Int32)
+    {
+        try configureStreams(settings: settings, still: false, pairedStill: stillSize)
+    }
+
+    /// One configure through the shim: the role's stream (video or still) and, for
+    /// video with `pairedStill`, a still stream of that size beside it.
+    private func configureStreams(settings: LibcameraCameraSettings, still: Bool, pairedStill: CameraSize?) throws
+        -> (video: GrantedStream, still: GrantedStream?, result: Int32)
+    {
         guard settings.rotation == 0 || settings.rotation == 180 else {
             throw CameraError(.rejected, "camera rotation \(settings.rotation) is not possible; use 0 or 180 (with hflip/vflip for mirrors)")
         }
         var sizes = still ? settings.stillSizes : settings.videoSizes
         if still && sizes.isEmpty, let full = descriptor.pixelArraySize { sizes = [full] }
-        let cSizes = sizes.map { shc_size(width: UInt32(clamping: $0.width), height: UInt32(clamping: $0.height)) }
+        let cSizes = sizes.map(Self.cSize)
         let fourccs = (still ? settings.stillFormats : settings.videoFormats).map(CameraFourCC.fourcc(for:))
-        var out = shc_stream_info()
+        let pairSizes = pairedStill.map { [Self.cSize($0)] } ?? []
+        let pairFourccs = settings.stillFormats.map(CameraFourCC.fourcc(for:))
+        var out = shc_stream_info(), stillOut = shc_stream_info()
+        var result: Int32 = SHC_STILL_NOT_GRANTED
         let r: Int32 = cSizes.withUnsafeBufferPointer { sp in
             fourccs.withUnsafeBufferPointer { fp in
-                var req = shc_stream_request()
-                req.role = still ? SHC_ROLE_STILL : SHC_ROLE_VIDEO
-                req.sizes = sp.baseAddress
-                req.size_count = sp.count
-                req.fourccs = fp.baseAddress
-                req.fourcc_count = fp.count
-                req.rotation = Int32(settings.rotation)
-                req.hflip = settings.horizontalFlip ? 1 : 0
-                req.vflip = settings.verticalFlip ? 1 : 0
-                req.buffer_count = still ? 0 : UInt32(clamping: settings.videoBufferCount)
-                return shc_camera_configure(handle.pointer, &req, &out)
+                pairSizes.withUnsafeBufferPointer { psp in
+                    pairFourccs.withUnsafeBufferPointer { pfp in
+                        var req = shc_stream_request()
+                        req.role = still ? SHC_ROLE_STILL : SHC_ROLE_VIDEO
+                        req.sizes = sp.baseAddress
+                        req.size_count = sp.count
+                        req.fourccs = fp.baseAddress
+                        req.fourcc_count = fp.count
+                        req.rotation = Int32(settings.rotation)
+                        req.hflip = settings.horizontalFlip ? 1 : 0
+                        req.vflip = settings.verticalFlip ? 1 : 0
+                        req.buffer_count = still ? 0 : UInt32(clamping: settings.videoBufferCount)
+                        guard pairedStill != nil else {
+                            return shc_camera_configure(handle.pointer, &req, &out)
+                        }
+                        var pair = req
+                        pair.role = SHC_ROLE_STILL
+                        pair.sizes = psp.baseAddress
+                        pair.size_count = psp.count
+                        pair.fourccs = pfp.baseAddress
+                        pair.fourcc_count = pfp.count
+                        pair.buffer_count = 0
+                        return shc_camera_configure_pair(handle.pointer, &req, &pair, &out, &stillOut, &result)
+                    }
+                }
             }
         }
-        let what = still ? "still" : "video"
+        let what = still ? "still" : pairedStill.map { "video \(sizes) with a \($0) still stream" } ?? "video"
         if r < 0 { throw CameraError.fromShim(r, "Camera.configure(\(what) \(sizes))") }
+        let video = try granted(out, what: still ? "still" : "video")
+        let companion = result == SHC_STILL_GRANTED && stillOut.width > 0 ? try granted(stillOut, what: "the still stream") : nil
+        return (video, companion, result)
+    }
+
+    private static func cSize(_ size: CameraSize) -> shc_size {
+        shc_size(width: UInt32(clamping: size.width), height: UInt32(clamping: size.height))
+    }
+
+    private func granted(_ out: shc_stream_info, what: String) throws -> GrantedStream {
         let description = String(cTuple: out.description)
         guard let format = CameraFourCC.format(for: out.fourcc) else {
             throw CameraError(.unsupported, "the camera offers only \(description) for \(what); Shutter needs YUV420, NV12, YUYV, RGB888 or BGR888 (MJPEG-only webcams are not supported)")
@@ -457,15 +560,17 @@ public final class LibcameraCamera: CameraDevice {
             }
             guard r == 0, let raw = f.token else { return }
             let token = ShimFrameToken(pointer: raw)
-            guard let (stream, controls) = state.withLock({ s in s.stream.map { ($0, s.settings.controls) } })
+            guard let (stream, companion, controls) = state.withLock({ s in
+                s.stream.map { ($0, s.companionStream, s.settings.controls) }
+            })
             else {
                 token.release()
                 continue
             }
             // No libcamera control places the exposure window (`AeMeteringWindow` is lacking): the mode meters.
             let metering = hasMetering ? MeteringInEffect(controls, honoursWindow: false) : nil
-            let frame = CameraFrameAssembly.frame(from: f, stream: stream, whiteBalance: controls.whiteBalance,
-                                                  metering: metering, token: token)
+            let frame = CameraFrameAssembly.frame(from: f, stream: stream, still: companion,
+                                                  whiteBalance: controls.whiteBalance, metering: metering, token: token)
             observeAutofocus(frame, cycle: f.af_cycle)
             let route = state.withLock { s -> (AsyncStream<Frame>.Continuation?, StillCollector?) in
                 s.lastMetadata = frame.metadata

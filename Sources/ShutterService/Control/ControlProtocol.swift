@@ -185,6 +185,10 @@ public struct ServiceStatus: Codable, Sendable, Equatable {
         /// colour temperature and gains, EV, white balance, zoom, lens, AF state);
         /// only what the camera reports, absent before the first frame.
         public var frame: FrameMetadata?
+        /// `still.moment` `press`: whether the camera runs a still stream beside
+        /// video as of its last start (`granted`, `size`), or why not (`reason`);
+        /// absent when none was asked (`focused`) or reported (the sim without one).
+        public var stillStream: StillStreamReport? = nil
     }
 
     public var state: String

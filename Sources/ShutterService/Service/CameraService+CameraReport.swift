@@ -9,6 +9,7 @@ extension CameraService {
         var lacking: [LackingControl]?
         var videoSize: PixelSize?
         var stillSize: PixelSize?
+        var stillStream: StillStreamReport?
         /// The camera last started: another one (a switch) is not started "again".
         var cameraID: String?
     }
@@ -23,6 +24,11 @@ extension CameraService {
             ? size.map { ", video \(Self.granted($0, of: cameraOpening.videoSizes))" } ?? "" : ""
         log.notice("camera \(model) started\(restart ? " again" : "")\(shown)")
         reportLog.videoSize = size
+        // Once, and again only when it changes (a camera switch, a pipeline that refused it).
+        if let still = report?.stillStream, still != reportLog.stillStream {
+            if still.granted { log.notice("\(still): the press photo") } else { log.notice("\(still)") }
+            reportLog.stillStream = still
+        }
         logLacking(report?.lacking ?? [])
     }
 
@@ -73,6 +79,6 @@ extension CameraService {
             videoSizesAsked: video, stillSizesAsked: still,
             videoSizeEntry: r.videoSize.flatMap { SizePreference.entry(of: $0, in: video) },
             stillSizeEntry: r.stillSize.flatMap { SizePreference.entry(of: $0, in: still) },
-            sensorHdr: r.sensorHDR, frame: lastMetadata)
+            sensorHdr: r.sensorHDR, frame: lastMetadata, stillStream: r.stillStream)
     }
 }

@@ -37,6 +37,7 @@ extension BoardRoles {
         settings.videoSizes = config.videoSizes
         settings.framesPerSecond = Double(config.video.fps)
         settings.stillSizes = config.stillSizes
+        settings.stillStreamBesideVideo = config.still.moment == .press
         settings.rotation = config.camera.rotation
         settings.horizontalFlip = config.camera.hflip
         settings.verticalFlip = config.camera.vflip

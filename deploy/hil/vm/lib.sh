@@ -77,12 +77,13 @@ shutterd_start() {
         --config /tmp/hil-config.json "$@" >> "$HIL_OUT/shutterd.log" 2>&1 &
     HIL_SHUTTERD=$!
 }
-# wait_ready TIMEOUT_S: until the service sent READY=1, or (no $NOTIFY_SOCKET support) logged
-# "READY:"; the time it was first seen is then added to notify.log. Polls every 20 ms.
+# wait_ready TIMEOUT_S [N]: until the service sent READY=1 (the Nth time, for a service started
+# again in the same boot; default 1), or (no $NOTIFY_SOCKET support) logged "READY:"; the time
+# it was first seen is then added to notify.log. Polls every 20 ms.
 wait_ready() {
     _deadline=$(( $(now_ms) + $1 * 1000 ))
-    until grep -q 'READY=1' "$HIL_OUT/notify.log" 2>/dev/null; do
-        if grep -q 'READY:' "$HIL_OUT/shutterd.log" 2>/dev/null; then
+    until [ "$(grep -c 'READY=1' "$HIL_OUT/notify.log" 2>/dev/null)" -ge "${2:-1}" ]; do
+        if [ "${2:-1}" = 1 ] && grep -q 'READY:' "$HIL_OUT/shutterd.log" 2>/dev/null; then
             echo "$(now_ms) READY=1 (from the log)" >> "$HIL_OUT/notify.log"
             return 0
         fi

@@ -1,14 +1,24 @@
-# tap: a 200 ms press once the service is READY -> one JPEG; times the edge -> file.
+# tap: one boot, the service started twice: with `still.moment` press (the default), then
+# focused; a 200 ms press each -> one JPEG each; times each edge -> file and keeps the
+# service's status after each photo (its moment and press -> exposure).
 . /hil/lib.sh
 # What the camera itself reports per frame (the EXIF check depends on it).
 cam -c 1 --capture=2 --metadata > "$HIL_OUT/cam-metadata.txt" 2>&1
 led_sampler_start
-shutterd_start
-wait_ready 180 || echo "not READY after 180 s"
-sleep 2
-t=$(now_ms); press; usleep 200000; release
-wait_media_count JPG 1 60 && echo "edge_to_jpeg_ms $(( HIL_T - t ))" >> "$HIL_OUT/timing.txt"
-sleep 3
-shutterd_stop
+n=0
+for moment in press focused; do
+    n=$((n + 1))
+    HIL_CONFIG="\"still\": { \"moment\": \"$moment\" }"
+    shutterd_start
+    wait_ready 180 "$n" || echo "not READY after 180 s ($moment)"
+    sleep 2
+    t=$(now_ms); press; usleep 200000; release
+    wait_media_count JPG "$n" 60 && echo "$moment edge_to_jpeg_ms $(( HIL_T - t ))" >> "$HIL_OUT/timing.txt"
+    # The photo's report lands in status as the file is renamed: a moment later.
+    sleep 1
+    shutterctl status > "$HIL_OUT/status-$moment.json" 2>&1
+    sleep 2
+    shutterd_stop
+done
 led_sampler_stop
 media > "$HIL_OUT/media.txt"
