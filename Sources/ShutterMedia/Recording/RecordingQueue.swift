@@ -8,6 +8,8 @@ final class RecordingQueue: @unchecked Sendable {
     enum Item {
         case video(QueuedFrame)
         case audio(AudioChunk)
+        /// Already encoded (pre-roll): held by reference, no copy, no pool slot.
+        case packet(EncodedPacket)
     }
 
     private let cond = NSCondition()
@@ -63,6 +65,17 @@ final class RecordingQueue: @unchecked Sendable {
         cond.broadcast()
         cond.unlock()
         return (true, false)
+    }
+
+    /// Queues an encoded packet. False once finishing or failed.
+    func push(packet: EncodedPacket) -> Bool {
+        cond.locked {
+            if newest.map({ packet.time > $0 }) ?? true { newest = packet.time }
+            if finishing || failure != nil { return false }
+            items.append(.packet(packet))
+            cond.broadcast()
+            return true
+        }
     }
 
     func countSkipped() { cond.locked { framesSkipped += 1 } }
