@@ -76,6 +76,11 @@ public final class Recorder: Sendable {
         queue.push(audio: audio)
     }
 
+    /// Queues pre-roll audio: never dropped for a full queue (the ring already holds it).
+    public func append(prerollAudio audio: AudioChunk) {
+        queue.push(audio: audio, held: true)
+    }
+
     /// The error that stopped the recording early, if any (the files so far are kept).
     public var error: RecordingError? { queue.error }
 

@@ -80,11 +80,13 @@ final class RecordingQueue: @unchecked Sendable {
 
     func countSkipped() { cond.locked { framesSkipped += 1 } }
 
-    func push(audio: AudioChunk) {
+    /// `held`: the chunk is already held in memory elsewhere (the pre-roll ring), so it
+    /// is queued beyond `audioCapacity` rather than dropped.
+    func push(audio: AudioChunk, held: Bool = false) {
         cond.locked {
             audioOverrunFrames += audio.droppedFramesBefore
             if finishing || failure != nil { return }
-            if audioQueued >= audioCapacity {
+            if audioQueued >= audioCapacity && !held {
                 audioFramesDropped += audio.frameCount
                 return
             }
