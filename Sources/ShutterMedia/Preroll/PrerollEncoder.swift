@@ -16,6 +16,7 @@ public final class PrerollEncoder: Sendable {
     private let shared = EncoderShared()
 
     public init(settings: RecordingSettings, onPacket: @escaping @Sendable (EncodedPacket) -> Void) {
+        PrerollEncoder.quietFFmpeg
         let queue = RecordingQueue(frameCapacity: settings.queueFrames)
         self.queue = queue
         let shared = self.shared
@@ -25,6 +26,8 @@ public final class PrerollEncoder: Sendable {
         thread.name = "shutter.preroll"
         thread.start()
     }
+
+    private static let quietFFmpeg: Void = sav_quiet_logs()
 
     /// Frames between forced keyframes while idle: under 0.2 s, so the nearest keyframe
     /// to any instant is under 0.1 s away.

@@ -74,8 +74,8 @@ final class ClipRecorder: Sendable {
         self.settings = settings
         self.clock = clock
         self.prerollSeconds = prerollSeconds
-        let retain = Duration.seconds(prerollSeconds) + ClipRecorder.prerollSlack
-        ring = Mutex(PrerollRing(retain: retain, byteLimit: ClipRecorder.prerollBound(settings: settings, retain: retain)))
+        let retain = PrerollBound.retain(seconds: prerollSeconds)
+        ring = Mutex(PrerollRing(retain: retain, byteLimit: PrerollBound.bytes(settings: settings, retain: retain)))
         if prerollSeconds > 0 {
             let box = WeakBox()
             preroll = PrerollEncoder(settings: settings) { p in box.recorder?.received(p) }
@@ -87,23 +87,6 @@ final class ClipRecorder: Sendable {
         } else {
             preroll = nil
         }
-    }
-
-    /// Beyond the pre-roll the ring keeps this much more: the press is known only after
-    /// the stability filter, and the keyframe nearest press − N may lie before it.
-    static let prerollSlack = Duration.seconds(1)
-    /// The ring's hard byte cap, whatever the bitrate and length.
-    static let prerollHardCap = 64 << 20
-
-    /// The ring's byte bound: the video bitrate over the retained time, with 50% headroom
-    /// (rate control averages over seconds, and the idle keyframes are larger), plus the
-    /// raw audio; never above `prerollHardCap`.
-    static func prerollBound(settings: RecordingSettings, retain: Duration) -> Int {
-        let seconds = Double(retain.nanoseconds) / 1e9
-        let bitrate = settings.videoBitrate > 0 ? settings.videoBitrate : 10_000_000
-        let video = Double(bitrate) / 8 * seconds * 1.5
-        let audio = Double(settings.audioSampleRate * max(1, settings.audioChannels) * 2) * seconds
-        return min(prerollHardCap, Int(video + audio))
     }
 
     var hasPreroll: Bool { preroll != nil }
