@@ -32,7 +32,7 @@ bench: deps
 	$(SWIFT) build -c release --product bench-still
 	$(SWIFT) build -c release --product bench-recording
 	.build/release/bench-still
-	.build/release/bench-recording --realtime-seconds $(BENCH_REALTIME_SECONDS)
+	.build/release/bench-recording --realtime-seconds $(BENCH_REALTIME_SECONDS) --preroll-seconds $(BENCH_REALTIME_SECONDS)
 	$(SWIFT) build --build-tests
 	SHUTTER_BENCH=1 $(SWIFT) test --skip-build --filter ServiceFiguresTests
 

@@ -32,15 +32,22 @@ typedef uint8_t sav_wbuf;
 // Video keyframes muxed whose fragment is not written yet (the interleaver holds a few).
 #define SAV_MAX_PENDING_KEYS 64
 
-struct sav_writer {
-    int fd;
-    AVFormatContext *oc;
-    AVCodecContext *vc, *ac;
-    AVStream *vs, *as;
+// The video encoder and, for packed input, the conversion to I420. Shared by the
+// writer (frames in) and the pre-roll encoder (packets out).
+typedef struct {
+    AVCodecContext *vc;
     AVFrame *vframe;          // converted picture when the input needs swscale
     struct SwsContext *sws;
     enum AVPixelFormat in_fmt;
     int width, height;
+} sav_video;
+
+struct sav_writer {
+    sav_video video;
+    int fd;
+    AVFormatContext *oc;
+    AVCodecContext *ac;       // video.vc: NULL when the video comes as packets
+    AVStream *vs, *as;
     AVFrame *aframe;          // one encoder frame of planar float audio
     int afill;                // samples already in aframe
     int64_t anext;            // pts (samples) of the next sample to go into aframe
@@ -69,6 +76,12 @@ struct sav_writer {
     int64_t fragments, fragments_committed;
     int64_t vend_written, vend_committed; // video end of the whole fragments written, -1 none
     int64_t vframes_written, vframes_committed; // video frames in them
+};
+
+// The pre-roll encoder: frames in, packets out, no file.
+struct sav_encoder {
+    sav_video video;
+    int64_t last_pts;
 };
 
 static void set_err(char *err, size_t len, const char *fmt, const char *a, int code) {
@@ -169,21 +182,18 @@ static enum AVPixelFormat av_format(int f) {
 // After a successful write call the muxer has emitted whole boxes only (with
 // frag_keyframe a fragment is built in memory and written at once), so the
 // file length there is a safe truncation point.
-static int mux(sav_writer *w, AVCodecContext *c, AVStream *st) {
-    for (;;) {
-        int r = avcodec_receive_packet(c, w->pkt);
-        if (r == AVERROR(EAGAIN) || r == AVERROR_EOF) return 0;
-        if (r < 0) return -SAV_ERR_ENCODE;
-        w->pkt->stream_index = st->index;
+// Muxes `pkt` (timestamps in `tb`; unreferenced afterwards) with the durability bookkeeping.
+static int mux_packet(sav_writer *w, AVStream *st, AVPacket *pkt, AVRational tb) {
+        pkt->stream_index = st->index;
         if (st == w->vs) {
             // In the codec's 1/90000; no B-frames, so pts order is decode order.
-            int64_t pts = w->pkt->pts;
+            int64_t pts = pkt->pts;
             // A packet without a duration lasts as long as the one before it.
-            int64_t d = w->pkt->duration > 0 ? w->pkt->duration : w->last_vdur;
+            int64_t d = pkt->duration > 0 ? pkt->duration : w->last_vdur;
             if (w->vpackets > 0 && pts > w->last_vpkt) w->last_vdur = pts - w->last_vpkt;
             if (pts + d > w->vend_last) w->vend_last = pts + d;
             w->last_vpkt = pts;
-            if (w->pkt->flags & AV_PKT_FLAG_KEY) {
+            if (pkt->flags & AV_PKT_FLAG_KEY) {
                 if (w->key_count == SAV_MAX_PENDING_KEYS) w->keys_lost = 1;
                 else {
                     int k = (w->key_head + w->key_count++) % SAV_MAX_PENDING_KEYS;
@@ -192,34 +202,44 @@ static int mux(sav_writer *w, AVCodecContext *c, AVStream *st) {
                 }
             }
         }
-        av_packet_rescale_ts(w->pkt, c->time_base, st->time_base);
+        av_packet_rescale_ts(pkt, tb, st->time_base);
         if (st == w->vs) w->vpackets++; else w->apackets++;
-        r = av_interleaved_write_frame(w->oc, w->pkt);
+        int r = av_interleaved_write_frame(w->oc, pkt);
         if (r < 0 || w->io_errno) return w->io_errno ? -SAV_ERR_IO : r;
         commit(w);
+        return 0;
+}
+
+static int mux(sav_writer *w, AVCodecContext *c, AVStream *st) {
+    for (;;) {
+        int r = avcodec_receive_packet(c, w->pkt);
+        if (r == AVERROR(EAGAIN) || r == AVERROR_EOF) return 0;
+        if (r < 0) return -SAV_ERR_ENCODE;
+        if ((r = mux_packet(w, st, w->pkt, c->time_base)) < 0) return r;
     }
 }
 
-static int open_video(sav_writer *w, const sav_config *cfg, char *err, size_t errlen) {
+
+static int open_video_codec(sav_video *v, const sav_config *cfg, int global_header, char *err, size_t errlen) {
     const AVCodec *codec = avcodec_find_encoder_by_name(cfg->video_encoder);
     if (!codec) {
         set_err(err, errlen, "this FFmpeg (libavcodec) has no video encoder named '%s'%s", cfg->video_encoder, 0);
         return -SAV_ERR_NO_VIDEO_ENCODER;
     }
-    AVCodecContext *c = w->vc = avcodec_alloc_context3(codec);
+    AVCodecContext *c = v->vc = avcodec_alloc_context3(codec);
     if (!c) return -SAV_ERR_NOMEM;
     c->width = cfg->width;
     c->height = cfg->height;
     // NV12 and I420 go in as they are (libx264 and the V4L2 encoder take both); packed
     // formats are converted once to I420.
-    c->pix_fmt = (w->in_fmt == AV_PIX_FMT_NV12) ? AV_PIX_FMT_NV12 : AV_PIX_FMT_YUV420P;
+    c->pix_fmt = (v->in_fmt == AV_PIX_FMT_NV12) ? AV_PIX_FMT_NV12 : AV_PIX_FMT_YUV420P;
     c->time_base = (AVRational){1, SAV_VIDEO_TB};
     c->framerate = (AVRational){cfg->fps, 1};
     // A keyframe is a fragment boundary: what a power cut can lose at most.
     const int gop = cfg->gop > 0 ? cfg->gop : cfg->fps;
     c->gop_size = gop;
     c->thread_count = cfg->threads;
-    if (w->oc->oformat->flags & AVFMT_GLOBALHEADER) c->flags |= AV_CODEC_FLAG_GLOBAL_HEADER;
+    if (global_header) c->flags |= AV_CODEC_FLAG_GLOBAL_HEADER;
     if (cfg->video_bitrate > 0) c->bit_rate = cfg->video_bitrate;
     if (strcmp(codec->name, "libx264") == 0) {
         if (cfg->preset && cfg->preset[0]) av_opt_set(c->priv_data, "preset", cfg->preset, 0);
@@ -240,27 +260,66 @@ static int open_video(sav_writer *w, const sav_config *cfg, char *err, size_t er
         set_err(err, errlen, "video encoder '%s' would not open: %s", cfg->video_encoder, r);
         return -SAV_ERR_VIDEO_OPEN;
     }
-    w->vs = avformat_new_stream(w->oc, NULL);
-    if (!w->vs) return -SAV_ERR_NOMEM;
-    w->vs->time_base = c->time_base;
-    w->vs->avg_frame_rate = c->framerate;
-    r = avcodec_parameters_from_context(w->vs->codecpar, c);
-    if (r < 0) return r;
-    if (w->in_fmt != c->pix_fmt) {
-        w->vframe = av_frame_alloc();
-        if (!w->vframe) return -SAV_ERR_NOMEM;
-        w->vframe->format = c->pix_fmt;
-        w->vframe->width = c->width;
-        w->vframe->height = c->height;
-        if (av_frame_get_buffer(w->vframe, 0) < 0) return -SAV_ERR_NOMEM;
-        w->sws = sws_getContext(cfg->width, cfg->height, w->in_fmt, cfg->width, cfg->height, c->pix_fmt,
+    if (v->in_fmt != c->pix_fmt) {
+        v->vframe = av_frame_alloc();
+        if (!v->vframe) return -SAV_ERR_NOMEM;
+        v->vframe->format = c->pix_fmt;
+        v->vframe->width = c->width;
+        v->vframe->height = c->height;
+        if (av_frame_get_buffer(v->vframe, 0) < 0) return -SAV_ERR_NOMEM;
+        v->sws = sws_getContext(cfg->width, cfg->height, v->in_fmt, cfg->width, cfg->height, c->pix_fmt,
                                 SWS_BILINEAR, NULL, NULL, NULL);
-        if (!w->sws) {
+        if (!v->sws) {
             set_err(err, errlen, "no pixel conversion to I420 from this input format%s%s", "", 0);
             return -SAV_ERR_INVALID;
         }
     }
     return 0;
+}
+
+// The video track of `w`, with the parameters of encoder `c`.
+static int add_video_stream(sav_writer *w, const AVCodecContext *c) {
+    w->vs = avformat_new_stream(w->oc, NULL);
+    if (!w->vs) return -SAV_ERR_NOMEM;
+    w->vs->time_base = c->time_base;
+    w->vs->avg_frame_rate = c->framerate;
+    return avcodec_parameters_from_context(w->vs->codecpar, c);
+}
+
+// Sends one picture to the encoder (converted first when the input is packed).
+static int send_picture(sav_video *v, const uint8_t *const planes[3], const int strides[3], int64_t pts,
+                        int force_key) {
+    AVFrame f;
+    memset(&f, 0, sizeof f);
+    AVFrame *frame = &f;
+    if (v->sws) {
+        if (av_frame_make_writable(v->vframe) < 0) return -SAV_ERR_NOMEM;
+        const uint8_t *src[4] = {planes[0], planes[1], planes[2], NULL};
+        int srcStride[4] = {strides[0], strides[1], strides[2], 0};
+        sws_scale(v->sws, src, srcStride, 0, v->height, v->vframe->data, v->vframe->linesize);
+        frame = v->vframe;
+    } else {
+        // Not refcounted: libavcodec copies it before returning, so the caller may reuse the planes.
+        f.format = v->vc->pix_fmt;
+        f.width = v->width;
+        f.height = v->height;
+        for (int i = 0; i < 3; i++) {
+            f.data[i] = (uint8_t *)planes[i];
+            f.linesize[i] = strides[i];
+        }
+    }
+    frame->pts = pts;
+    // With libx264's forced-idr an I picture is an IDR: a point a file can start from.
+    frame->pict_type = force_key ? AV_PICTURE_TYPE_I : AV_PICTURE_TYPE_NONE;
+    int r = avcodec_send_frame(v->vc, frame);
+    return r < 0 ? -SAV_ERR_ENCODE : 0;
+}
+
+static void close_video(sav_video *v) {
+    avcodec_free_context(&v->vc);
+    av_frame_free(&v->vframe);
+    sws_freeContext(v->sws);
+    v->sws = NULL;
 }
 
 static int open_audio(sav_writer *w, const sav_config *cfg, char *err, size_t errlen) {
@@ -297,7 +356,8 @@ static int open_audio(sav_writer *w, const sav_config *cfg, char *err, size_t er
     return 0;
 }
 
-int sav_writer_open(const sav_config *cfg, int fd, sav_writer **out, char *err, size_t errlen) {
+static int writer_open(const sav_config *cfg, const sav_encoder *enc, int fd, sav_writer **out, char *err,
+                       size_t errlen) {
     *out = NULL;
     if (err && errlen) err[0] = 0;
     if (!cfg || !cfg->video_encoder || cfg->width <= 0 || cfg->height <= 0 || cfg->fps <= 0 ||
@@ -309,18 +369,24 @@ int sav_writer_open(const sav_config *cfg, int fd, sav_writer **out, char *err, 
     sav_writer *w = av_mallocz(sizeof *w);
     if (!w) return -SAV_ERR_NOMEM;
     w->fd = fd;
-    w->width = cfg->width;
-    w->height = cfg->height;
+    w->video.width = cfg->width;
+    w->video.height = cfg->height;
     w->last_vpts = INT64_MIN;
     w->vend_written = w->vend_committed = -1;
-    w->in_fmt = av_format(cfg->input_format);
+    w->video.in_fmt = av_format(cfg->input_format);
     int r = -SAV_ERR_INVALID;
-    if (w->in_fmt == AV_PIX_FMT_NONE) goto fail;
+    if (!enc && w->video.in_fmt == AV_PIX_FMT_NONE) goto fail;
     w->pkt = av_packet_alloc();
     if (!w->pkt) { r = -SAV_ERR_NOMEM; goto fail; }
     r = avformat_alloc_output_context2(&w->oc, NULL, "mp4", NULL);
     if (r < 0 || !w->oc) { set_err(err, errlen, "no mp4 muxer%s: %s", "", r); r = -SAV_ERR_MUXER; goto fail; }
-    if ((r = open_video(w, cfg, err, errlen)) < 0) goto fail;
+    if (enc) {
+        if ((r = add_video_stream(w, enc->video.vc)) < 0) goto fail;
+    } else {
+        const int global = (w->oc->oformat->flags & AVFMT_GLOBALHEADER) != 0;
+        if ((r = open_video_codec(&w->video, cfg, global, err, errlen)) < 0) goto fail;
+        if ((r = add_video_stream(w, w->video.vc)) < 0) goto fail;
+    }
     if (cfg->audio_channels > 0 && (r = open_audio(w, cfg, err, errlen)) < 0) goto fail;
 
     uint8_t *iobuf = av_malloc(SAV_IO_BUFFER);
@@ -354,34 +420,35 @@ fail:;
     return r;
 }
 
+int sav_writer_open(const sav_config *cfg, int fd, sav_writer **out, char *err, size_t errlen) {
+    return writer_open(cfg, NULL, fd, out, err, errlen);
+}
+
+int sav_writer_open_packets(const sav_config *cfg, const sav_encoder *e, int fd, sav_writer **out,
+                            char *err, size_t errlen) {
+    if (!e) { *out = NULL; set_err(err, errlen, "no pre-roll encoder%s%s", "", 0); return -SAV_ERR_INVALID; }
+    return writer_open(cfg, e, fd, out, err, errlen);
+}
+
 int sav_writer_video(sav_writer *w, const uint8_t *const planes[3], const int strides[3], int64_t pts90k) {
     if (w->io_errno) return -SAV_ERR_IO;
-    if (pts90k <= w->last_vpts) return -SAV_ERR_INVALID;
-    AVFrame f;
-    memset(&f, 0, sizeof f);
-    AVFrame *frame = &f;
-    if (w->sws) {
-        if (av_frame_make_writable(w->vframe) < 0) return -SAV_ERR_NOMEM;
-        const uint8_t *src[4] = {planes[0], planes[1], planes[2], NULL};
-        int srcStride[4] = {strides[0], strides[1], strides[2], 0};
-        sws_scale(w->sws, src, srcStride, 0, w->height, w->vframe->data, w->vframe->linesize);
-        frame = w->vframe;
-    } else {
-        // Not refcounted: libavcodec copies it before returning, so the caller may reuse the planes.
-        f.format = w->vc->pix_fmt;
-        f.width = w->width;
-        f.height = w->height;
-        for (int i = 0; i < 3; i++) {
-            f.data[i] = (uint8_t *)planes[i];
-            f.linesize[i] = strides[i];
-        }
-    }
-    frame->pts = pts90k;
-    frame->pict_type = AV_PICTURE_TYPE_NONE;
+    if (!w->video.vc || pts90k <= w->last_vpts) return -SAV_ERR_INVALID;
     w->last_vpts = pts90k;
-    int r = avcodec_send_frame(w->vc, frame);
-    if (r < 0) return -SAV_ERR_ENCODE;
-    return mux(w, w->vc, w->vs);
+    int r = send_picture(&w->video, planes, strides, pts90k, 0);
+    if (r < 0) return r;
+    return mux(w, w->video.vc, w->vs);
+}
+
+int sav_writer_packet(sav_writer *w, const sav_packet *p, int64_t pts90k) {
+    if (w->io_errno) return -SAV_ERR_IO;
+    if (w->video.vc || !p || pts90k <= w->last_vpts) return -SAV_ERR_INVALID;
+    w->last_vpts = pts90k;
+    AVPacket *pkt = av_packet_clone((const AVPacket *)p); // a new reference, same data
+    if (!pkt) return -SAV_ERR_NOMEM;
+    pkt->pts = pkt->dts = pts90k; // no B-frames: decode order is presentation order
+    int r = mux_packet(w, w->vs, pkt, (AVRational){1, SAV_VIDEO_TB});
+    av_packet_free(&pkt);
+    return r;
 }
 
 static int send_audio_frame(sav_writer *w, int nb) {
@@ -458,9 +525,12 @@ int sav_writer_audio(sav_writer *w, const int16_t *samples, int frames, int64_t 
 
 int sav_writer_finish(sav_writer *w) {
     if (w->io_errno) return -SAV_ERR_IO;
-    int r = avcodec_send_frame(w->vc, NULL);
-    if (r < 0 && r != AVERROR_EOF) return -SAV_ERR_ENCODE;
-    if ((r = mux(w, w->vc, w->vs)) < 0) return r;
+    int r;
+    if (w->video.vc) {
+        r = avcodec_send_frame(w->video.vc, NULL);
+        if (r < 0 && r != AVERROR_EOF) return -SAV_ERR_ENCODE;
+        if ((r = mux(w, w->video.vc, w->vs)) < 0) return r;
+    }
     if (w->ac) {
         if (w->afill > 0 && (r = send_audio_frame(w, w->afill)) < 0) return r;
         r = avcodec_send_frame(w->ac, NULL);
@@ -485,13 +555,64 @@ void sav_writer_free(sav_writer *w) {
         }
         avformat_free_context(w->oc);
     }
-    avcodec_free_context(&w->vc);
+    close_video(&w->video);
     avcodec_free_context(&w->ac);
-    av_frame_free(&w->vframe);
     av_frame_free(&w->aframe);
     av_packet_free(&w->pkt);
-    sws_freeContext(w->sws);
     av_free(w);
+}
+
+// MARK: pre-roll encoder
+
+int sav_encoder_open(const sav_config *cfg, sav_encoder **out, char *err, size_t errlen) {
+    *out = NULL;
+    if (err && errlen) err[0] = 0;
+    if (!cfg || !cfg->video_encoder || cfg->width <= 0 || cfg->height <= 0 || cfg->fps <= 0) {
+        set_err(err, errlen, "invalid recording configuration%s%s", "", 0);
+        return -SAV_ERR_INVALID;
+    }
+    sav_encoder *e = av_mallocz(sizeof *e);
+    if (!e) return -SAV_ERR_NOMEM;
+    e->video.width = cfg->width;
+    e->video.height = cfg->height;
+    e->video.in_fmt = av_format(cfg->input_format);
+    e->last_pts = INT64_MIN;
+    int r = -SAV_ERR_INVALID;
+    // Headers out of band: the MP4 track carries them, so every IDR can start a file.
+    if (e->video.in_fmt == AV_PIX_FMT_NONE || (r = open_video_codec(&e->video, cfg, 1, err, errlen)) < 0) {
+        sav_encoder_free(e);
+        return r;
+    }
+    *out = e;
+    return 0;
+}
+
+int sav_encoder_video(sav_encoder *e, const uint8_t *const planes[3], const int strides[3], int64_t pts90k,
+                      int force_key) {
+    if (pts90k <= e->last_pts) return -SAV_ERR_INVALID;
+    e->last_pts = pts90k;
+    return send_picture(&e->video, planes, strides, pts90k, force_key);
+}
+
+sav_packet *sav_encoder_take(sav_encoder *e) {
+    AVPacket *p = av_packet_alloc();
+    if (!p) return NULL;
+    if (avcodec_receive_packet(e->video.vc, p) < 0) { av_packet_free(&p); return NULL; }
+    return (sav_packet *)p;
+}
+
+void sav_encoder_free(sav_encoder *e) {
+    if (!e) return;
+    close_video(&e->video);
+    av_free(e);
+}
+
+int64_t sav_packet_pts(const sav_packet *p) { return ((const AVPacket *)p)->pts; }
+int sav_packet_size(const sav_packet *p) { return ((const AVPacket *)p)->size; }
+int sav_packet_is_key(const sav_packet *p) { return (((const AVPacket *)p)->flags & AV_PKT_FLAG_KEY) != 0; }
+void sav_packet_free(sav_packet *p) {
+    AVPacket *pkt = (AVPacket *)p;
+    av_packet_free(&pkt);
 }
 
 int64_t sav_writer_bytes_written(const sav_writer *w) { return w->bytes_written; }

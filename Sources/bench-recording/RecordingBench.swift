@@ -27,6 +27,10 @@ enum RecordingBench {
         if only == nil || only == "fast" {
             fast(seconds: Double(options["seconds"] ?? "60") ?? 60, trials: Int(options["trials"] ?? "2") ?? 2, settings: settings, video: video, dir: dir)
         }
+        if only == nil || only == "preroll" {
+            preroll(seconds: Double(options["preroll-seconds"] ?? options["realtime-seconds"] ?? "600") ?? 600,
+                    settings: settings, video: video)
+        }
         if only == nil || only == "realtime" {
             realtime(seconds: Double(options["realtime-seconds"] ?? "600") ?? 600, settings: settings,
                      video: video, dir: dir)
@@ -219,5 +223,76 @@ enum RecordingBench {
             emit("realtime_1080p30_rss_growth_min1_to_end", growth, "MB", reference: 5,
                  extra: ",\"rss_min1_mb\":\(String(format: "%.1f", Double(rssAtMinute1) / 1_048_576)),\"rss_end_mb\":\(String(format: "%.1f", Double(rssEnd) / 1_048_576)),\"minutes\":\(minutes)")
         }
+    }
+
+    // MARK: pre-roll
+
+    /// CPU time of this process (user + system), in seconds.
+    static func cpuSeconds() -> Double {
+        var u = rusage()
+        getrusage(RUSAGE_SELF.rawValue, &u)
+        return Double(u.ru_utime.tv_sec) + Double(u.ru_utime.tv_usec) / 1e6
+            + Double(u.ru_stime.tv_sec) + Double(u.ru_stime.tv_usec) / 1e6
+    }
+
+    /// Idle with `video.prerollSeconds` 3 at 1080p30, paced at real time, against the same
+    /// frames and sound with pre-roll off (frames made and dropped, as the idle service
+    /// does): CPU (% of one core) and resident memory, and the ring against its bound over
+    /// the whole run (`seconds`, default 10 minutes; the off phase is at most 60 s).
+    static func preroll(seconds: Double, settings base: RecordingSettings, video: SyntheticVideo) {
+        var settings = base
+        settings.videoBitrate = 10_000_000  // the service's default (video.bitrateKbps 10000)
+        let n = 3
+        let retain = PrerollBound.retain(seconds: n)
+        let bound = PrerollBound.bytes(settings: settings, retain: retain)
+        let ring = Mutex(PrerollRing<EncodedPacket>(retain: retain, byteLimit: bound))
+        let maxBytes = Atomic<Int>(0)
+        let audio = SyntheticAudio(channels: 1)
+
+        func phase(_ seconds: Double, encoder: PrerollEncoder?) -> (cpu: Double, rss: Int, late: Int) {
+            let start = now() + .milliseconds(100)
+            let stop = Atomic<Bool>(false)
+            let audioThread = Thread {
+                let chunkNs = Int64(audio.chunkFrames) * 1_000_000_000 / 48_000
+                var i = 0
+                while !stop.load(ordering: .acquiring) {
+                    sleepUntil(start + .nanoseconds(Int64(i + 1) * chunkNs))
+                    let c = audio.chunk(index: i, start: start)
+                    if encoder != nil { ring.withLock { $0.push(c) } }
+                    i += 1
+                }
+            }
+            audioThread.start()
+            let frames = Int(seconds * Double(fps))
+            // Measured after a warm-up second (encoder open, pool filled).
+            var cpu0 = 0.0, wall0 = start, late = 0, rss = 0
+            for i in 0..<frames {
+                let t = start + .nanoseconds(Int64(i) * 1_000_000_000 / Int64(fps))
+                sleepUntil(t)
+                if now() - t > .milliseconds(33) { late += 1 }
+                let f = video.frame(index: i, timestamp: t)
+                encoder?.append(f)
+                if i == fps { cpu0 = cpuSeconds(); wall0 = now() }
+                if i % fps == 0 { rss = max(rss, ProcessMemory.resident) }
+            }
+            let cpu = (cpuSeconds() - cpu0) / (Double((now() - wall0).nanoseconds) / 1e9) * 100
+            stop.store(true, ordering: .releasing)
+            return (cpu, rss, late)
+        }
+
+        let off = phase(min(60, seconds), encoder: nil)
+        let encoder = PrerollEncoder(settings: settings) { p in
+            let b = ring.withLock { r -> Int in r.push(p); return r.bytes }
+            if b > maxBytes.load(ordering: .relaxed) { maxBytes.store(b, ordering: .relaxed) }
+        }
+        let on = phase(seconds, encoder: encoder)
+        encoder.stop()
+        let (held, bytes, evictions) = ring.withLock { ($0.heldSeconds, $0.bytes, $0.capEvictions) }
+        let common = ",\"preroll_s\":\(n),\"seconds\":\(Int(seconds)),\"preset\":\"\(settings.preset)\",\"late_producer_frames\":\(on.late),\"encoder_dropped_frames\":\(encoder.framesDropped)\(encoder.error.map { ",\"error\":\"\($0)\"" } ?? "")"
+        emit("preroll_1080p30_cpu_percent_of_one_core", on.cpu, "%", reference: off.cpu, extra: common)
+        emit("preroll_1080p30_rss", Double(on.rss) / 1_048_576, "MB", reference: Double(off.rss) / 1_048_576, extra: common)
+        emit("preroll_1080p30_ring_max_bytes", Double(maxBytes.load(ordering: .relaxed)) / 1_048_576, "MB",
+             reference: Double(bound) / 1_048_576,
+             extra: common + ",\"held_s_at_end\":\(String(format: "%.3f", held)),\"bytes_at_end\":\(bytes),\"cap_evictions\":\(evictions)")
     }
 }

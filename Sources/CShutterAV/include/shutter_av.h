@@ -93,6 +93,33 @@ int64_t sav_writer_audio_trimmed(const sav_writer *w);
 int64_t sav_writer_video_packets(const sav_writer *w);
 int64_t sav_writer_audio_packets(const sav_writer *w);
 
+/// Pre-roll: an encoder that runs on its own (no file), whose packets are kept in
+/// memory by reference and later written by a writer opened with
+/// sav_writer_open_packets. Packets are AVPackets (refcounted; a copy shares the data).
+typedef struct sav_encoder sav_encoder;
+typedef struct sav_packet sav_packet;
+
+/// Opens the video encoder of `cfg` (audio fields ignored) with the stream headers
+/// kept out of band (the MP4 needs them), so any keyframe can open a file.
+int sav_encoder_open(const sav_config *cfg, sav_encoder **out, char *err, size_t errlen);
+/// Encodes one frame at `pts90k` (rising); `force_key` asks for an IDR keyframe.
+int sav_encoder_video(sav_encoder *e, const uint8_t *const planes[3], const int strides[3], int64_t pts90k,
+                      int force_key);
+/// The next encoded packet, or NULL. The caller owns it (sav_packet_free).
+sav_packet *sav_encoder_take(sav_encoder *e);
+void sav_encoder_free(sav_encoder *e);
+int64_t sav_packet_pts(const sav_packet *p);   // 1/90000, as given to sav_encoder_video
+int sav_packet_size(const sav_packet *p);
+int sav_packet_is_key(const sav_packet *p);
+void sav_packet_free(sav_packet *p);
+
+/// Like sav_writer_open, but the video comes as packets of `e` (sav_writer_packet), not
+/// frames: the video track takes `e`'s parameters; audio is encoded here as usual.
+int sav_writer_open_packets(const sav_config *cfg, const sav_encoder *e, int fd, sav_writer **out,
+                            char *err, size_t errlen);
+/// Muxes (a reference to) one packet at `pts90k` from the clip origin (rising).
+int sav_writer_packet(sav_writer *w, const sav_packet *p, int64_t pts90k);
+
 /// Human text for a return value of these functions.
 void sav_strerror(int code, char *buf, size_t len);
 

@@ -91,6 +91,7 @@ public enum ConfigSchema {
         Key(path: "video.keyframeIntervalMs", kind: .int(100...10000)),
         Key(path: "video.maxSeconds", kind: .int(1...3600)),
         Key(path: "video.segmentSeconds", kind: .int(0...3600)),
+        Key(path: "video.prerollSeconds", kind: .int(0...30)),
         Key(path: "video.torch", kind: .bool),
         Key(path: "still.width", kind: .int(64...16384)),
         Key(path: "still.height", kind: .int(64...16384)),

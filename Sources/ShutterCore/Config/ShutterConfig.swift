@@ -85,6 +85,9 @@ public struct ShutterConfig: Codable, Equatable, Sendable {
         public var maxSeconds = 60
         /// Split a clip into files this long; 0 = one file per clip. Default 0, 0...3600 s, ≤ maxSeconds.
         public var segmentSeconds = 0
+        /// Seconds of encoded video and audio kept while idle, so a clip starts this long
+        /// before the press. Default 0 (off), 0...30 s.
+        public var prerollSeconds = 0
         /// Flash LED on as a torch while recording. Default false.
         public var torch = false
     }

@@ -7,6 +7,7 @@ final class QueuedFrame {
     let height: Int
     let format: PixelFormat
     let timestamp: MonotonicTime
+    let exposureStart: MonotonicTime
     let buffer: OwnedFrameBuffer
     private(set) var offsets: [Int] = []
     private(set) var strides: [Int] = []
@@ -17,6 +18,7 @@ final class QueuedFrame {
         height = frame.height
         format = frame.format
         timestamp = frame.timestamp
+        exposureStart = frame.exposureStart
         self.buffer = buffer
         var offset = 0
         for plane in frame.planes {

@@ -62,10 +62,23 @@ public final class Recorder: Sendable {
         return queue.push(frame: frame, wait: true).accepted
     }
 
+    /// Queues a pre-roll encoder's packet (the clip's video then comes only as packets,
+    /// starting at a keyframe). False when before the clip start or after an error.
+    @discardableResult
+    public func append(packet: EncodedPacket) -> Bool {
+        if packet.time < start { queue.countSkipped(); return false }
+        return queue.push(packet: packet)
+    }
+
     /// Queues microphone samples. Overruns (`droppedFramesBefore`) become silence on the
     /// timeline and are counted.
     public func append(_ audio: AudioChunk) {
         queue.push(audio: audio)
+    }
+
+    /// Queues pre-roll audio: never dropped for a full queue (the ring already holds it).
+    public func append(prerollAudio audio: AudioChunk) {
+        queue.push(audio: audio, held: true)
     }
 
     /// The error that stopped the recording early, if any (the files so far are kept).

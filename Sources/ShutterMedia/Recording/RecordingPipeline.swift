@@ -37,6 +37,8 @@ final class RecordingPipeline {
             case .video(let frame):
                 if !failed { attempt { () throws(RecordingError) in try video(frame) } }
                 queue.recycle(frame)
+            case .packet(let p):
+                if !failed { attempt { () throws(RecordingError) in try packet(p) } }
             case .audio(let chunk):
                 if !failed && settings.audioChannels > 0 {
                     if !audio.add(chunk) {
@@ -73,19 +75,52 @@ final class RecordingPipeline {
             return
         }
         if current == nil {
-            current = try open(origin: start, first: frame)
+            current = try open(origin: start, width: frame.width, height: frame.height, format: frame.format)
             queue.preallocate(byteCount: frame.buffer.capacity)
         } else if settings.segmentSeconds > 0, let cur = current,
                   (frame.timestamp - cur.origin).nanoseconds >= Int64(settings.segmentSeconds * 1e9) {
-            try rotate(at: frame)
+            try rotate(at: frame.timestamp, width: frame.width, height: frame.height, format: frame.format)
         }
         guard try current!.video(frame) else {
             queue.countSkipped()
             return
         }
+        try written(at: frame.timestamp)
+    }
+
+    /// A pre-roll packet: a file starts (and a segment splits) only at a keyframe.
+    private func packet(_ p: EncodedPacket) throws(RecordingError) {
+        if p.time < start || (lastFrameTime.map { p.time <= $0 } ?? false) {
+            queue.countSkipped()
+            return
+        }
+        let s = p.source
+        if let current, current.packets !== s {
+            summary.framesRejected += 1  // the encoder changed (another camera size): not this clip's track
+            if summary.framesRejected == 1 {
+                RecordingLog.warning("packets of a \(s.width)x\(s.height) encoder dropped: the clip is \(current.width)x\(current.height)")
+            }
+            return
+        }
+        if current == nil {
+            guard p.isKey else { queue.countSkipped(); return }
+            current = try open(origin: start, width: s.width, height: s.height, format: s.format, packets: s)
+        } else if settings.segmentSeconds > 0, p.isKey, let cur = current,
+                  (p.time - cur.origin).nanoseconds >= Int64(settings.segmentSeconds * 1e9) {
+            try rotate(at: p.time, width: s.width, height: s.height, format: s.format, packets: s)
+        }
+        guard try current!.packet(p) else {
+            queue.countSkipped()
+            return
+        }
+        try written(at: p.time)
+    }
+
+    /// A frame is in the file: audio up to it, then the syncs that are due.
+    private func written(at time: MonotonicTime) throws(RecordingError) {
         summary.framesWritten += 1
-        lastFrameTime = frame.timestamp
-        try releaseAudio(upTo: audio.index(of: frame.timestamp))
+        lastFrameTime = time
+        try releaseAudio(upTo: audio.index(of: time))
         let now = clock.now()
         if let m = try closing?.syncIfDue(now: now) { reportDurable(m, now: now) }
         if let m = try current!.syncIfDue(now: now) { reportDurable(m, now: now) }
@@ -106,23 +141,26 @@ final class RecordingPipeline {
     }
 
     /// The frame starts a new file; the old one keeps taking audio up to its time.
-    private func rotate(at frame: QueuedFrame) throws(RecordingError) {
+    private func rotate(at time: MonotonicTime, width: Int, height: Int, format: PixelFormat,
+                        packets: PacketSource? = nil) throws(RecordingError) {
         if closing != nil { try finishClosing() }
         closing = current
-        closingEnd = frame.timestamp
+        closingEnd = time
         current = nil
-        current = try open(origin: frame.timestamp, first: frame)
+        current = try open(origin: time, width: width, height: height, format: format, packets: packets)
         if settings.audioChannels == 0 { try finishClosing() }
     }
 
-    private func open(origin: MonotonicTime, first: QueuedFrame) throws(RecordingError) -> SegmentFile {
+    private func open(origin: MonotonicTime, width: Int, height: Int, format: PixelFormat,
+                      packets: PacketSource? = nil) throws(RecordingError) -> SegmentFile {
         let path: String
         do {
             path = try nextPath()
         } catch {
             throw RecordingError(.pathUnavailable, "no file name for the recording (\(error)); check the storage")
         }
-        let file = try SegmentFile(path: path, origin: origin, firstFrame: first, settings: settings, clock: clock)
+        let file = try SegmentFile(path: path, origin: origin, width: width, height: height, format: format,
+                                   packets: packets, settings: settings, clock: clock)
         summary.paths.append(path)
         RecordingLog.info("recording to \(path)")
         return file

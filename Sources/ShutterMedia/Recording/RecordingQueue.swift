@@ -8,6 +8,8 @@ final class RecordingQueue: @unchecked Sendable {
     enum Item {
         case video(QueuedFrame)
         case audio(AudioChunk)
+        /// Already encoded (pre-roll): held by reference, no copy, no pool slot.
+        case packet(EncodedPacket)
     }
 
     private let cond = NSCondition()
@@ -65,13 +67,26 @@ final class RecordingQueue: @unchecked Sendable {
         return (true, false)
     }
 
+    /// Queues an encoded packet. False once finishing or failed.
+    func push(packet: EncodedPacket) -> Bool {
+        cond.locked {
+            if newest.map({ packet.time > $0 }) ?? true { newest = packet.time }
+            if finishing || failure != nil { return false }
+            items.append(.packet(packet))
+            cond.broadcast()
+            return true
+        }
+    }
+
     func countSkipped() { cond.locked { framesSkipped += 1 } }
 
-    func push(audio: AudioChunk) {
+    /// `held`: the chunk is already held in memory elsewhere (the pre-roll ring), so it
+    /// is queued beyond `audioCapacity` rather than dropped.
+    func push(audio: AudioChunk, held: Bool = false) {
         cond.locked {
             audioOverrunFrames += audio.droppedFramesBefore
             if finishing || failure != nil { return }
-            if audioQueued >= audioCapacity {
+            if audioQueued >= audioCapacity && !held {
                 audioFramesDropped += audio.frameCount
                 return
             }

@@ -24,36 +24,28 @@ final class SegmentFile {
     private(set) var audioEnd: Int64 = 0
 
     /// Creates (or truncates: the storage policy may have reserved it) and opens `path`.
-    init(path: String, origin: MonotonicTime, firstFrame: QueuedFrame,
-         settings: RecordingSettings, clock: SystemClock) throws(RecordingError) {
+    /// With `packets`, the video comes as that pre-roll encoder's packets (`packet`), not frames.
+    init(path: String, origin: MonotonicTime, width: Int, height: Int, format: PixelFormat,
+         packets: PacketSource? = nil, settings: RecordingSettings, clock: SystemClock) throws(RecordingError) {
         self.path = path
         self.origin = origin
-        width = firstFrame.width
-        height = firstFrame.height
-        format = firstFrame.format
+        self.width = width
+        self.height = height
+        self.format = format
+        self.packets = packets
         syncInterval = settings.syncInterval
         lastSync = clock.now()
         let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
         if fd < 0 { throw SegmentFile.ioError(errno, "open", path) }
         self.fd = fd
-        var cfg = sav_config()
-        cfg.width = Int32(width)
-        cfg.height = Int32(height)
-        cfg.input_format = Int32(SegmentFile.savFormat(format).rawValue)
-        cfg.fps = Int32(settings.fps)
-        cfg.gop = Int32(settings.keyframeFrames)
-        cfg.video_bitrate = Int64(settings.videoBitrate)
-        cfg.crf = Int32(settings.crf)
-        cfg.threads = Int32(settings.threads)
-        cfg.audio_channels = Int32(settings.audioChannels)
-        cfg.audio_sample_rate = Int32(settings.audioSampleRate)
-        cfg.audio_bitrate = Int64(settings.audioBitrate)
+        var cfg = SegmentFile.config(settings: settings, width: width, height: height, format: format)
         var errbuf = [CChar](repeating: 0, count: 256)
         var w: OpaquePointer?
         let r = settings.videoEncoder.withCString { enc in
             settings.preset.withCString { preset in
                 cfg.video_encoder = enc
                 cfg.preset = preset
+                if let packets { return sav_writer_open_packets(&cfg, packets.raw, fd, &w, &errbuf, errbuf.count) }
                 return sav_writer_open(&cfg, fd, &w, &errbuf, errbuf.count)
             }
         }
@@ -88,6 +80,30 @@ final class SegmentFile {
         // 90 kHz, the MP4 video clock: ns * 90000 / 1e9.
         let pts = (frame.timestamp - origin).nanoseconds * 9 / 100_000
         if pts <= lastFramePTS { return false }
+        try check(SegmentFile.withPlanes(of: frame) { p, s in sav_writer_video(writer, p, s, pts) })
+        framesWritten += 1
+        lastFramePTS = pts
+        return true
+    }
+
+    /// The pre-roll encoder this file takes packets of (nil: it encodes frames itself).
+    let packets: PacketSource?
+
+    /// Writes a pre-roll packet at its capture time on this file's timeline. False when
+    /// not after the previous one on the 90 kHz clock (skipped).
+    func packet(_ p: EncodedPacket) throws(RecordingError) -> Bool {
+        guard let writer else { return false }
+        let pts = (p.time - origin).nanoseconds * 9 / 100_000
+        if pts <= lastFramePTS || pts < 0 { return false }
+        try check(sav_writer_packet(writer, p.raw, pts))
+        framesWritten += 1
+        lastFramePTS = pts
+        return true
+    }
+
+    /// The C view of a queued frame's planes.
+    static func withPlanes(of frame: QueuedFrame,
+                           _ body: (UnsafePointer<UnsafePointer<UInt8>?>, UnsafePointer<Int32>) -> Int32) -> Int32 {
         let base = UnsafePointer<UInt8>(frame.buffer.bytes.assumingMemoryBound(to: UInt8.self))
         var planes: (UnsafePointer<UInt8>?, UnsafePointer<UInt8>?, UnsafePointer<UInt8>?) = (nil, nil, nil)
         var strides: (Int32, Int32, Int32) = (0, 0, 0)
@@ -96,19 +112,30 @@ final class SegmentFile {
         strides.0 = Int32(frame.strides[0])
         if n > 1 { planes.1 = base + frame.offsets[1]; strides.1 = Int32(frame.strides[1]) }
         if n > 2 { planes.2 = base + frame.offsets[2]; strides.2 = Int32(frame.strides[2]) }
-        let r = withUnsafePointer(to: &planes) { pp in
+        return withUnsafePointer(to: &planes) { pp in
             withUnsafePointer(to: &strides) { sp in
                 pp.withMemoryRebound(to: UnsafePointer<UInt8>?.self, capacity: 3) { p in
-                    sp.withMemoryRebound(to: Int32.self, capacity: 3) { s in
-                        sav_writer_video(writer, p, s, pts)
-                    }
+                    sp.withMemoryRebound(to: Int32.self, capacity: 3) { s in body(p, s) }
                 }
             }
         }
-        try check(r)
-        framesWritten += 1
-        lastFramePTS = pts
-        return true
+    }
+
+    /// The shim's configuration for these settings and this picture.
+    static func config(settings: RecordingSettings, width: Int, height: Int, format: PixelFormat) -> sav_config {
+        var cfg = sav_config()
+        cfg.width = Int32(width)
+        cfg.height = Int32(height)
+        cfg.input_format = Int32(SegmentFile.savFormat(format).rawValue)
+        cfg.fps = Int32(settings.fps)
+        cfg.gop = Int32(settings.keyframeFrames)
+        cfg.video_bitrate = Int64(settings.videoBitrate)
+        cfg.crf = Int32(settings.crf)
+        cfg.threads = Int32(settings.threads)
+        cfg.audio_channels = Int32(settings.audioChannels)
+        cfg.audio_sample_rate = Int32(settings.audioSampleRate)
+        cfg.audio_bitrate = Int64(settings.audioBitrate)
+        return cfg
     }
 
     /// `samples` interleaved; `pts` in samples from `origin`.

@@ -204,6 +204,33 @@ public struct ServiceStatus: Codable, Sendable, Equatable {
     public var uptimeSeconds: Double
     /// The last photo's moment and timing; absent before one.
     public var lastPhoto: PhotoReport? = nil
+    /// The pre-roll ring (`video.prerollSeconds`); absent when pre-roll is off.
+    public var preroll: PrerollReport? = nil
+}
+
+/// What the pre-roll ring holds now and the most it may (README "The moment of the press").
+public struct PrerollReport: Codable, Sendable, Equatable {
+    /// `video.prerollSeconds`.
+    public var seconds: Int
+    /// Video held, first packet to newest (the pre-roll plus up to the slack).
+    public var heldSeconds: Double
+    /// Encoded video and raw audio held.
+    public var bytes: Int
+    /// The ring never holds more: beyond it the oldest keyframe intervals go first.
+    public var boundBytes: Int
+    /// Keyframe intervals dropped at the bound since the start (the pre-roll was shorter then).
+    public var capEvictions: Int
+    /// Why the pre-roll encoder stopped, if it did.
+    public var error: String?
+
+    public init(seconds: Int, heldSeconds: Double, bytes: Int, boundBytes: Int, capEvictions: Int, error: String?) {
+        self.seconds = seconds
+        self.heldSeconds = heldSeconds
+        self.bytes = bytes
+        self.boundBytes = boundBytes
+        self.capEvictions = capEvictions
+        self.error = error
+    }
 }
 
 public struct ControlReply: Codable, Sendable, Equatable {

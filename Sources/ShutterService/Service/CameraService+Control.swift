@@ -163,7 +163,8 @@ extension CameraService {
                 var p = p
                 p.videoGapMs = videoGap.exactMilliseconds
                 return p
-            })
+            },
+            preroll: clips.prerollReport)
     }
 
     static func describe(_ s: CaptureState) -> String {

@@ -167,7 +167,8 @@ public actor CameraService {
             audioSampleRate: config.audio.sampleRate, audioBitrate: config.audio.bitrateKbps * 1000,
             segmentSeconds: Double(config.video.segmentSeconds))
         settings.keyframeInterval = .milliseconds(Int64(config.video.keyframeIntervalMs))
-        clips = ClipRecorder(storage: storage, settings: settings, clock: clock)
+        clips = ClipRecorder(storage: storage, settings: settings, clock: clock,
+                             prerollSeconds: config.video.prerollSeconds)
         (jobs, jobsIn) = AsyncStream.makeStream(of: Job.self)
     }
 
@@ -444,7 +445,7 @@ public actor CameraService {
         ring.push(f)
         noteVideoFrame(f)
         if !pins.isEmpty { choosePinnedFrames() }
-        if clip != nil { clips.offer(f) }
+        if clip != nil || clips.hasPreroll { clips.offer(f) }
         if let t = clips.progress.lastAccepted, clip?.id != nil { watchdog.encoderProgress(at: t) }
         if !pendingSnapshots.isEmpty { saveSnapshots(f) }
         finishClipIfStopped(now: now, frameAfterStop: f.timestamp > (clip?.stopAt ?? f.timestamp))

@@ -10,6 +10,11 @@ import Synchronization
 /// DCF name (`commit`); the release or the max ends it (`stop`, then `finish`);
 /// a tap throws it away (`discard`).
 ///
+/// With pre-roll (`video.prerollSeconds` > 0) one encoder runs all the time
+/// (`PrerollEncoder`) and its packets go into a `PrerollRing`; a press's clip then
+/// starts at the ring's keyframe nearest press − N and takes packets, not frames:
+/// no encoder starts at the press, and a tap only ends the clip's file.
+///
 /// The service actor only enqueues: frame and audio copies run on this type's
 /// serial queue, renames and fsyncs too, and finalising (which waits for the
 /// encoder thread) on a queue of its own, so a clip being finalised never holds
@@ -56,10 +61,63 @@ final class ClipRecorder: Sendable {
     private let progressState = Mutex(Progress())
     private let serial = Mutex(0)
 
-    init(storage: Storage, settings: RecordingSettings, clock: any MonotonicClock) {
+    /// The pre-roll encoder and ring (nil when off). The ring is touched on `queue` only.
+    private let preroll: PrerollEncoder?
+    private let prerollSeconds: Int
+    private let ring: Mutex<PrerollRing<EncodedPacket>>
+    private let prerollState = Mutex<PrerollReport?>(nil)
+    /// Capture time of the newest packet received (on `queue`).
+    private let newestPacket = Mutex<MonotonicTime?>(nil)
+
+    init(storage: Storage, settings: RecordingSettings, clock: any MonotonicClock, prerollSeconds: Int = 0) {
         self.storage = storage
         self.settings = settings
         self.clock = clock
+        self.prerollSeconds = prerollSeconds
+        let retain = PrerollBound.retain(seconds: prerollSeconds)
+        ring = Mutex(PrerollRing(retain: retain, byteLimit: PrerollBound.bytes(settings: settings, retain: retain)))
+        if prerollSeconds > 0 {
+            let box = WeakBox()
+            preroll = PrerollEncoder(settings: settings) { p in box.recorder?.received(p) }
+            box.recorder = self
+            prerollState.withLock {
+                $0 = PrerollReport(seconds: prerollSeconds, heldSeconds: 0, bytes: 0,
+                                   boundBytes: ring.withLock { $0.byteLimit }, capEvictions: 0, error: nil)
+            }
+        } else {
+            preroll = nil
+        }
+    }
+
+    var hasPreroll: Bool { preroll != nil }
+
+    /// The ring as `status` reports it; nil when pre-roll is off.
+    var prerollReport: PrerollReport? {
+        guard var r = prerollState.withLock({ $0 }) else { return nil }
+        r.error = preroll?.error
+        return r
+    }
+
+    private final class WeakBox: @unchecked Sendable {
+        // Unchecked: set once before the encoder produces its first packet.
+        weak var recorder: ClipRecorder?
+    }
+
+    /// A packet of the pre-roll encoder (its thread): into the ring and the clip, on `queue`.
+    private func received(_ p: EncodedPacket) {
+        queue.async { [self] in
+            newestPacket.withLock { $0 = p.time }
+            let report = ring.withLock { ring -> PrerollReport in
+                if let last = ring.video.last, last.source !== p.source { ring.removeAll() }  // a new encoder
+                ring.push(p)
+                return PrerollReport(seconds: prerollSeconds, heldSeconds: ring.heldSeconds, bytes: ring.bytes,
+                                     boundBytes: ring.byteLimit, capEvictions: ring.capEvictions, error: nil)
+            }
+            prerollState.withLock { $0 = report }
+            guard let s = session.withLock({ $0 }), let r = s.recorder else { return }
+            if let stop = s.stopAt, p.time > stop { return }
+            if r.append(packet: p), s.committed { progressState.withLock { $0.lastAccepted = clock.now() } }
+        }
     }
 
     var progress: Progress { progressState.withLock { $0 } }
@@ -74,6 +132,7 @@ final class ClipRecorder: Sendable {
         queue.async { [self] in
             if let old = session.withLock({ $0 }), old.committed { return }
             if let old = detach() { finalise(old, discard: true) { _ in } }
+            if let preroll { return beginFromRing(from: from, serial: n, settings: settings, encoder: preroll) }
             let files = ClipFiles(storage: storage, serial: n)
             let start = kept.first.map { min($0.timestamp, from) } ?? from
             let s = Session(files: files, start: start, exposureStart: kept.first?.exposureStart ?? from)
@@ -90,7 +149,33 @@ final class ClipRecorder: Sendable {
         }
     }
 
+    /// On `queue`: a clip from the ring's keyframe nearest press − N, then the live packets.
+    private func beginFromRing(from: MonotonicTime, serial: Int, settings: RecordingSettings,
+                               encoder: PrerollEncoder) {
+        let files = ClipFiles(storage: storage, serial: serial)
+        let target = from - .seconds(prerollSeconds)
+        let held = ring.withLock { $0.clip(from: target) }
+        let first = held?.video.first
+        let s = Session(files: files, start: first?.time ?? from, exposureStart: first?.exposureStart ?? from)
+        do {
+            let r = try Recorder(settings: settings, start: s.start, nextPath: { try files.nextPath() })
+            if settings.audioChannels > 0 { for a in held?.audio ?? [] { r.append(prerollAudio: a) } }
+            for p in held?.video ?? [] { r.append(packet: p) }
+            s.recorder = r
+        } catch {
+            s.setupError = "\(error)"
+            log.error("cannot record: \(error)")
+        }
+        encoder.clipOpen = true  // keyframes at the normal interval while the clip is written
+        session.withLock { $0 = s }
+        progressState.withLock { $0 = Progress() }
+    }
+
     func offer(_ frame: Frame) {
+        if let preroll {
+            preroll.append(frame)
+            return
+        }
         let now = clock.now()
         queue.async { [self] in
             guard let s = session.withLock({ $0 }), let r = s.recorder else { return }
@@ -104,6 +189,7 @@ final class ClipRecorder: Sendable {
 
     func offer(_ audio: AudioChunk) {
         queue.async { [self] in
+            if preroll != nil { ring.withLock { $0.push(audio) } }
             guard let s = session.withLock({ $0 }), let r = s.recorder else { return }
             if let stop = s.stopAt, audio.timestamp > stop { return }
             r.append(audio)
@@ -150,11 +236,20 @@ final class ClipRecorder: Sendable {
     /// Finalises the clip (flush, sync): its files with their final names.
     func finish() -> Eventually<Outcome> {
         let result = Eventually<Outcome>()
-        queue.async { [self] in
-            guard let s = detach() else { return result.set(Outcome(paths: [], summary: RecordingSummary())) }
-            finalise(s, discard: false) { result.set($0) }
-        }
+        queue.async { [self] in finishWhenCaughtUp(result, tries: 0) }
         return result
+    }
+
+    /// With pre-roll the packets trail the frames by the encoder's queue: wait (briefly)
+    /// for the packet of the last frame before the stop, so the clip ends at the release.
+    private func finishWhenCaughtUp(_ result: Eventually<Outcome>, tries: Int) {
+        if preroll != nil, tries < 10, let s = session.withLock({ $0 }), let stop = s.stopAt,
+           (newestPacket.withLock { $0 }.map { $0 < stop } ?? false) {
+            queue.asyncAfter(deadline: .now() + .milliseconds(50)) { [self] in finishWhenCaughtUp(result, tries: tries + 1) }
+            return
+        }
+        guard let s = detach() else { return result.set(Outcome(paths: [], summary: RecordingSummary())) }
+        finalise(s, discard: false) { result.set($0) }
     }
 
     /// The press was a tap (or the clip could not be committed): stop encoding
@@ -173,7 +268,8 @@ final class ClipRecorder: Sendable {
 
     // On `queue`.
     private func detach() -> Session? {
-        session.withLock { s in defer { s = nil }; return s }
+        preroll?.clipOpen = false  // back to the short keyframe interval for the ring
+        return session.withLock { s in defer { s = nil }; return s }
     }
 
     private func finalise(_ s: Session, discard: Bool, _ done: @escaping @Sendable (Outcome) -> Void) {
