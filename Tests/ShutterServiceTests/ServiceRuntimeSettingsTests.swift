@@ -221,6 +221,84 @@ final class ServiceRuntimeSettingsTests: XCTestCase {
         await fourth.stop()
     }
 
+    /// A value away from the rig's configuration for every settable key. The test
+    /// fails when a key is added without one here, so "every setting survives a
+    /// restart" stays true of every setting.
+    private static let awayFromConfig: [String: JSONValue] = [
+        "video.sizes": .array([.string("640x480"), .string("320x240")]),
+        "video.torch": .bool(true),
+        "still.sizes": .array([.string("800x600")]),
+        "flash.mode": .string("on"),
+        "camera.exposure.shutterUs": .int(10000),
+        "camera.exposure.gain": .double(2.5),
+        "camera.exposure.ev": .double(1.5),
+        "camera.exposure.metering": .string("spot"),
+        "camera.exposure.mode": .string("short"),
+        "camera.exposure.flicker": .string("50hz"),
+        "camera.exposure.window": .array([.double(0.1), .double(0.1), .double(0.25), .double(0.25)]),
+        "camera.whiteBalance.mode": .string("daylight"),
+        "camera.whiteBalance.gains": .array([.double(1.5), .double(2.0)]),
+        "camera.focus.mode": .string("manual"),
+        "camera.focus.range": .string("macro"),
+        "camera.focus.speed": .string("fast"),
+        "camera.focus.window": .array([.double(0.2), .double(0.2), .double(0.3), .double(0.3)]),
+        "camera.focus.lensPosition": .double(2.5),
+        "camera.image.brightness": .double(0.2),
+        "camera.image.contrast": .double(1.5),
+        "camera.image.saturation": .double(0.5),
+        "camera.image.sharpness": .double(2),
+        "camera.image.denoise": .string("cdn_hq"),
+        "camera.zoom": .double(2),
+        "camera.roi": .array([.double(0.1), .double(0.1), .double(0.8), .double(0.8)]),
+        "camera.hdr": .string("single-exp"),
+    ]
+
+    func testEverySettableKeySurvivesARestartAndResetReturnsEveryOneToTheConfig() async throws {
+        XCTAssertEqual(Set(Self.awayFromConfig.keys), Set(RuntimeSettings.settableKeys),
+                       "a settable key without a test value (or a value for a key that is not settable)")
+        let base = try Self.config()
+        let first = try await start(base)
+        var asSet: [String: JSONValue] = [:]
+        for key in RuntimeSettings.settableKeys {
+            let before = await first.ask("get", key)
+            let reply = await first.ask("set", key, Self.awayFromConfig[key])
+            XCTAssertTrue(reply.ok, "\(key): \(reply.error ?? "")")
+            XCTAssertNotEqual(reply.value, before.value, "\(key): the test value is the configuration's")
+            asSet[key] = reply.value
+        }
+        await first.stop()
+
+        // A new service on the same card: every change is back, from the camera's first start.
+        let second = try await start(base)
+        for key in RuntimeSettings.settableKeys {
+            let got = await second.ask("get", key)
+            XCTAssertEqual(got.value, asSet[key], key)
+            XCTAssertEqual(got.source, "runtime", key)
+        }
+        // The camera in use (with other sizes the board opens it anew): what status shows.
+        let asked = await second.service.status().camera.asked
+        XCTAssertEqual(asked.exposure.ev, 1.5)
+        XCTAssertEqual(asked.whiteBalance.gains, [1.5, 2.0])
+        XCTAssertEqual(asked.focus.lensPosition, 2.5)
+        XCTAssertEqual(asked.zoom, 2)
+        let flash = await second.service.status().flashMode
+        XCTAssertEqual(flash, "on")
+
+        // reset: every key back to the configuration's value, and nothing left to remember.
+        let reset = await second.ask("reset")
+        XCTAssertTrue(reset.ok, reset.error ?? "")
+        XCTAssertEqual(Set(reset.settings?.map(\.key) ?? []), Set(RuntimeSettings.settableKeys))
+        for key in RuntimeSettings.settableKeys {
+            let got = await second.ask("get", key)
+            XCTAssertEqual(got.source, "config", key)
+            XCTAssertNotEqual(got.value, asSet[key], key)
+        }
+        let askedAfterReset = await second.service.status().camera.asked
+        XCTAssertEqual(askedAfterReset, base.camera.controls)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: SettingsFile.path(root: base.storage.root)))
+        await second.stop()
+    }
+
     func testSIGHUPAppliesTheRereadFileUnderTheRuntimeChangesAndABadFileKeepsThem() async throws {
         let root = try DaemonHarness.makeTempDir()
         let file = root + "/shutter.json"
