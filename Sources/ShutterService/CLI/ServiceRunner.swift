@@ -19,6 +19,7 @@ enum ServiceRunner {
         } catch {
             log.error("control socket unavailable (\(error)); shutterctl will not reach this service. Check control.socketPath or --control-socket.")
         }
+        let web = WebFrontend.start(config: config, service: service)
         let signals = SignalHandlers()
         var terminal: TerminalButton?
         if roles.sim != nil, isatty(0) == 1 {
@@ -29,6 +30,7 @@ enum ServiceRunner {
         let code = await service.run(signals: signals.stream)
         terminal?.restore()
         server?.close()
+        web?.stop()
         withExtendedLifetime(signals) {}
         return code
     }
