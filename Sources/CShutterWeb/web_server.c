@@ -42,6 +42,13 @@ struct shutter_web_exchange {
     unsigned status;
 };
 
+static int hexval(char c) {
+    if (c >= '0' && c <= '9') return c - '0';
+    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+    return -1;
+}
+
 static enum MHD_Result queue_text(struct MHD_Connection *c, unsigned status, const char *json) {
     struct MHD_Response *r = MHD_create_response_from_buffer(strlen(json), (void *)json, MHD_RESPMEM_PERSISTENT);
     if (!r) return MHD_NO;
@@ -106,6 +113,25 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *connection, 
     return ret;
 }
 
+/// Percent-decoding for paths and query arguments, as MHD's own, except that
+/// "%00" stays as it is: a decoded NUL would end the C string early and make
+/// "/files/1000001%00.txt" name /files/1000001.
+static size_t unescape(void *cls, struct MHD_Connection *c, char *s) {
+    (void)cls; (void)c;
+    char *w = s;
+    for (const char *r = s; *r; ) {
+        int hi, lo;
+        if (r[0] == '%' && r[1] && r[2] && (hi = hexval(r[1])) >= 0 && (lo = hexval(r[2])) >= 0 && (hi | lo) != 0) {
+            *w++ = (char)(hi * 16 + lo);
+            r += 3;
+        } else {
+            *w++ = *r++;
+        }
+    }
+    *w = 0;
+    return (size_t)(w - s);
+}
+
 static void on_completed(void *cls, struct MHD_Connection *connection, void **con_cls,
                          enum MHD_RequestTerminationCode toe) {
     (void)cls; (void)connection; (void)toe;
@@ -164,6 +190,7 @@ shutter_web_server *shutter_web_start(const shutter_web_options *o, shutter_web_
     opts[n++] = (struct MHD_OptionItem){MHD_OPTION_CONNECTION_TIMEOUT, o->timeout_seconds, NULL};
     opts[n++] = (struct MHD_OptionItem){MHD_OPTION_CONNECTION_MEMORY_LIMIT, (intptr_t)o->memory_limit, NULL};
     opts[n++] = (struct MHD_OptionItem){MHD_OPTION_NOTIFY_COMPLETED, (intptr_t)on_completed, NULL};
+    opts[n++] = (struct MHD_OptionItem){MHD_OPTION_UNESCAPE_CALLBACK, (intptr_t)unescape, NULL};
     opts[n++] = (struct MHD_OptionItem){MHD_OPTION_END, 0, NULL};
 
     errno = 0;

@@ -1,0 +1,78 @@
+import Foundation
+import ShutterWeb
+import XCTest
+
+/// The web page on the real shutterd (simulated board), driven over HTTP by
+/// Tests/web/test_web_api.py (API and security) and, when Debian's chromium,
+/// chromium-driver and python3-selenium are installed, by a headless browser
+/// (Tests/web/test_web_browser.py).
+final class WebEndToEndTests: XCTestCase {
+    static let password = "correct horse battery"
+    static let scripts = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+        .deletingLastPathComponent().appendingPathComponent("web").path
+
+    /// shutterd with the web page on 127.0.0.1 (a free port, read from its log).
+    func startDaemon(extra: String = "") throws -> (DaemonHarness, String) {
+        let hash = try XCTUnwrap(PasswordHash.make(Self.password))
+        let d = try DaemonHarness(config: """
+            {"web": {"enabled": true, "listen": "127.0.0.1:0", "passwordHash": "\(hash)"}\(extra)}
+            """)
+        try d.start()
+        var url = ""
+        try d.waitFor("the web page's address", timeout: 10) {
+            guard let r = d.log().range(of: #"web page on http://127\.0\.0\.1:[0-9]+"#, options: .regularExpression) else { return false }
+            url = String(d.log()[r].dropFirst("web page on ".count))
+            return true
+        }
+        return (d, url)
+    }
+
+    func runScript(_ name: String, _ d: DaemonHarness, _ url: String) throws -> (Int32, String) {
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
+        p.arguments = [Self.scripts + "/" + name]
+        var env = ProcessInfo.processInfo.environment
+        env["BASE_URL"] = url
+        env["STORAGE"] = d.storage
+        env["SHUTTERCTL"] = DaemonHarness.binDir + "/shutterctl"
+        env["SOCKET"] = d.socket
+        env["PASSWORD"] = Self.password
+        env["OUT_DIR"] = DaemonHarness.binDir + "/.."
+        p.environment = env
+        let out = Pipe()
+        p.standardOutput = out
+        p.standardError = out
+        try p.run()
+        let data = out.fileHandleForReading.readDataToEndOfFile()
+        p.waitUntilExit()
+        let text = String(decoding: data, as: UTF8.self)
+        print(text)
+        return (p.terminationStatus, text)
+    }
+
+    func testAPIAndSecurity() throws {
+        let (d, url) = try startDaemon()
+        defer { d.stop() }
+        let (code, text) = try runScript("test_web_api.py", d, url)
+        XCTAssertEqual(code, 0, "\(text.split(separator: "\n").suffix(3).joined(separator: "\n"))\nshutterd log:\n\(d.log().suffix(3000))")
+        XCTAssertTrue(text.contains("checks passed"))
+        // The wrong passwords are in the journal with the address they came from.
+        XCTAssertTrue(d.log().contains("wrong web password from 127.0.0.1"), d.log())
+    }
+
+    func testNoPasswordHashMeansNoWebServer() throws {
+        let d = try DaemonHarness(config: #"{"web": {"enabled": true, "listen": "127.0.0.1:0"}}"#)
+        try d.start()
+        defer { d.stop() }
+        try d.waitFor("the refusal", timeout: 10) { d.log().contains("web page not started: no password set") }
+        XCTAssertTrue(d.log().contains("shutterctl web-password"), d.log())
+        XCTAssertEqual(try d.ctl("tap").0, 0, "the camera works without the web page")
+    }
+
+    func testPlainPasswordInConfigIsAConfigError() throws {
+        let d = try DaemonHarness(config: #"{"web": {"enabled": true, "passwordHash": "hunter2hunter2"}}"#)
+        try d.start(waitReady: false)
+        XCTAssertEqual(d.waitExit(), 78)
+        XCTAssertTrue(d.log().contains("web.passwordHash"), d.log())
+    }
+}
