@@ -206,7 +206,15 @@ shutter_web_server *shutter_web_start(const shutter_web_options *o, shutter_web_
 
 unsigned short shutter_web_port(const shutter_web_server *s) {
     const union MHD_DaemonInfo *info = MHD_get_daemon_info(s->daemon, MHD_DAEMON_INFO_BIND_PORT);
-    return info ? info->port : 0;
+    if (info && info->port) return info->port;
+    // 0.9.75 leaves the port 0 for a socket it was given: ask the socket.
+    info = MHD_get_daemon_info(s->daemon, MHD_DAEMON_INFO_LISTEN_FD);
+    struct sockaddr_storage a;
+    socklen_t len = sizeof a;
+    if (!info || getsockname(info->listen_fd, (struct sockaddr *)&a, &len) != 0) return 0;
+    if (a.ss_family == AF_INET6) return ntohs(((struct sockaddr_in6 *)&a)->sin6_port);
+    if (a.ss_family == AF_INET) return ntohs(((struct sockaddr_in *)&a)->sin_port);
+    return 0;
 }
 
 void shutter_web_stop(shutter_web_server *s) {

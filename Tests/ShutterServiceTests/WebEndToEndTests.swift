@@ -60,6 +60,39 @@ final class WebEndToEndTests: XCTestCase {
         XCTAssertTrue(d.log().contains("wrong web password from 127.0.0.1"), d.log())
     }
 
+    /// systemd's way: the socket is bound by someone else (Tests/web/socket_activate.py,
+    /// as PID 1 does; on IPv6 loopback: MHD 0.9.75 must be told it is AF_INET6) and
+    /// passed as fd 3 with LISTEN_PID/LISTEN_FDS.
+    func testSocketPassedBySystemd() throws {
+        let port = try Self.freePort()
+        let hash = try XCTUnwrap(PasswordHash.make(Self.password))
+        // web.listen names another port: an inherited socket wins.
+        let d = try DaemonHarness(config: """
+            {"web": {"enabled": true, "listen": "127.0.0.1:1", "passwordHash": "\(hash)"}}
+            """)
+        d.launcher = ["/usr/bin/python3", Self.scripts + "/socket_activate.py", "[::1]:\(port)"]
+        try d.start()
+        defer { d.stop() }
+        try d.waitFor("the web page on the passed socket", timeout: 10) { d.log().contains("web page on the socket systemd passed") }
+        XCTAssertTrue(d.log().contains("port \(port)"), d.log())
+        let (code, text) = try runScript("login_once.py", d, "http://[::1]:\(port)")
+        XCTAssertEqual(code, 0, text)
+    }
+
+    static func freePort() throws -> Int {
+        let fd = socket(AF_INET6, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(fd) }
+        var a = sockaddr_in6()
+        a.sin6_family = sa_family_t(AF_INET6)
+        a.sin6_addr = in6addr_loopback
+        var len = socklen_t(MemoryLayout<sockaddr_in6>.size)
+        let rc = withUnsafeMutablePointer(to: &a) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, len) == 0 && getsockname(fd, $0, &len) == 0 }
+        }
+        guard rc else { throw HarnessError("no free port") }
+        return Int(UInt16(bigEndian: a.sin6_port))
+    }
+
     func testNoPasswordHashMeansNoWebServer() throws {
         let d = try DaemonHarness(config: #"{"web": {"enabled": true, "listen": "127.0.0.1:0"}}"#)
         try d.start()
