@@ -9,10 +9,13 @@ import Synchronization
 public struct WebBackend: Sendable {
     public var request: @Sendable (JSONObject) async -> JSONObject
     public var storage: Storage
+    /// The live preview's frames; nil = no preview.
+    public var preview: PreviewFeed?
 
-    public init(request: @escaping @Sendable (JSONObject) async -> JSONObject, storage: Storage) {
+    public init(request: @escaping @Sendable (JSONObject) async -> JSONObject, storage: Storage, preview: PreviewFeed? = nil) {
         self.request = request
         self.storage = storage
+        self.preview = preview
     }
 }
 
@@ -88,6 +91,7 @@ public final class WebApp: Sendable {
         case ("DELETE", 3, "api") where p[1] == "files": return delete(p[2])
         case ("GET", 2, "files"), ("HEAD", 2, "files"): return FileSender.send(backend.storage, p[1], range: r.header("Range"))
         case ("GET", 3, "files") where p[2] == "thumbnail": return FileSender.thumbnail(backend.storage, p[1])
+        case ("GET", 1, "preview.mjpg"): return preview()
         default:
             if p.first == "files" || (p.count >= 2 && p[0] == "api" && p[1] == "files" && r.method != "GET") {
                 return .error(404, "no such file")
@@ -215,6 +219,19 @@ public final class WebApp: Sendable {
         } catch {
             return .error(500, "could not delete \(n): \(error)")
         }
+    }
+
+    /// The live preview: a JPEG part per frame the service publishes (≤ 5 per second).
+    private func preview() -> WebResponse {
+        guard let feed = backend.preview else { return .error(404, "no live preview") }
+        guard let stream = feed.open() else {
+            return .error(503, "too many previews open (at most \(PreviewFeed.maxViewers)); close one")
+        }
+        let id = ObjectIdentifier(stream)
+        streams.withLock { $0[id] = stream }
+        stream.onClose = { [weak self] in _ = self?.streams.withLock { $0.removeValue(forKey: id) } }
+        return WebResponse(status: 200, contentType: "multipart/x-mixed-replace; boundary=\(MJPEGStream.boundary)",
+                           body: .stream(stream), headers: [("Cache-Control", "no-store")])
     }
 
     /// Ends every open stream (before the server stops, so their threads return).

@@ -61,6 +61,7 @@ button.big { width: 48%; padding: 16px; font-size: 1.1rem; }
 button.danger { border-color: #c00; color: #c00; }
 .quiet { opacity: .7; }
 #preview { width: 100%; max-width: 640px; aspect-ratio: 16/9; background: #000; display: block; }
+[hidden], #preview[hidden] { display: none; }
 #items { list-style: none; padding: 0; display: grid; grid-template-columns: repeat(auto-fill, minmax(110px, 1fr)); gap: 8px; }
 #items li { position: relative; cursor: pointer; }
 #items img, #items .noimg { width: 100%; aspect-ratio: 4/3; object-fit: cover; background: #333; display: block; border-radius: 6px; }
@@ -89,11 +90,19 @@ async function api(method, url, body) {
   return [r, await r.json().catch(() => ({}))];
 }
 
-const ledWords = {off: "off", on: "on", blink: "blinking", slowBlink: "blinking slowly", fastBlink: "blinking fast"};
+const ledWords = {off: "off", booting: "blinking: starting", ready: "steady: ready", photoTaken: "blinked: photo taken",
+  recording: "on: recording", saving: "flickering: saving", shutdownCountdown: "counting down to power-off",
+  busyRefused: "flickered: busy, press refused", error: "blinking an error code", errorOnce: "blinked an error code"};
+const stateWords = {idle: "Ready", booting: "Starting", pressed: "Button pressed", "taking-photo": "Taking a photo",
+  recording: "Recording", finalising: "Saving the clip", "camera-unavailable": "Waiting for the camera",
+  "shutdown-countdown": "Powering off soon", "shutting-down": "Shutting down", "powered-off": "Off"};
+let recordingSince = null;
 function describe(s) {
-  const words = {idle: "Ready", recording: "Recording", photo: "Taking a photo", finalizing: "Saving the clip",
-    waitingForCamera: "Waiting for the camera", recovering: "Recovering the camera"};
-  const parts = [(words[s.state] || s.state)];
+  const parts = [stateWords[s.state] || (s.state.startsWith("storage-unavailable") ? "Storage unavailable" : s.state)];
+  if (s.state === "recording") {
+    recordingSince = recordingSince || Date.now();
+    parts[0] += " " + Math.round((Date.now() - recordingSince) / 1000) + " s";
+  } else recordingSince = null;
   const led = s.leds && s.leds.status;
   if (led) parts.push("status light " + (ledWords[led.pattern] || led.pattern));
   if (s.freeBytes != null) parts.push((s.freeBytes / 1e9).toFixed(1) + " GB free");

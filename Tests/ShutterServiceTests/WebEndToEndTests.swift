@@ -37,7 +37,7 @@ final class WebEndToEndTests: XCTestCase {
         env["SHUTTERCTL"] = DaemonHarness.binDir + "/shutterctl"
         env["SOCKET"] = d.socket
         env["PASSWORD"] = Self.password
-        env["OUT_DIR"] = DaemonHarness.binDir + "/.."
+        env["OUT_DIR"] = URL(fileURLWithPath: Self.scripts).deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent(".build").path
         p.environment = env
         let out = Pipe()
         p.standardOutput = out
@@ -91,6 +91,18 @@ final class WebEndToEndTests: XCTestCase {
         }
         guard rc else { throw HarnessError("no free port") }
         return Int(UInt16(bigEndian: a.sin6_port))
+    }
+
+    /// The page in Debian's chromium, headless, at phone size (README "From a phone").
+    func testPageInHeadlessChromium() throws {
+        for tool in ["/usr/bin/chromium", "/usr/bin/chromedriver"] where !FileManager.default.isExecutableFile(atPath: tool) {
+            throw XCTSkip("\(tool) missing: deploy/install-deps.sh installs chromium, chromium-driver, python3-selenium")
+        }
+        let (d, url) = try startDaemon()
+        defer { d.stop() }
+        let (code, text) = try runScript("test_web_browser.py", d, url)
+        XCTAssertEqual(code, 0, "\(text.split(separator: "\n").suffix(12).joined(separator: "\n"))\nshutterd log:\n\(d.log().suffix(3000))")
+        XCTAssertTrue(text.contains("checks passed"))
     }
 
     func testNoPasswordHashMeansNoWebServer() throws {

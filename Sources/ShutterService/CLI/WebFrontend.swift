@@ -7,7 +7,7 @@ import ShutterWeb
 /// activation: shutterd itself has no network), else on `web.listen`. Its
 /// requests go through the control socket's own path to the same service.
 enum WebFrontend {
-    static func start(config: ShutterConfig, service: CameraService) -> WebServer? {
+    static func start(config: ShutterConfig, service: CameraService, preview: PreviewFeed?) -> WebServer? {
         let log = Log("shutter.web")
         let inherited = WebServer.systemdSocket()
         guard config.web.enabled else {
@@ -43,7 +43,7 @@ enum WebFrontend {
                 return ["ok": .bool(false), "error": .string("internal error: unreadable reply")]
             }
             return o
-        }, storage: service.storage)
+        }, storage: service.storage, preview: preview)
         let app = WebApp(backend: backend, passwordHash: hash)
         let listen = ListenAddress(parsing: config.web.listen)!  // validated with the configuration
         do {
