@@ -105,6 +105,22 @@ final class WebEndToEndTests: XCTestCase {
         XCTAssertTrue(text.contains("checks passed"))
     }
 
+    /// The preview watched through a recording: frames reach the viewer, the recorder drops
+    /// none (what shutterd reports), the clip decodes whole. SHUTTER_BENCH=1 records
+    /// 1080p30 for BENCH_REALTIME_SECONDS (default 600) instead of 640x360 for 6 s.
+    func testPreviewNeverSlowsTheRecorder() throws {
+        let bench = ProcessInfo.processInfo.environment["SHUTTER_BENCH"] == "1"
+        let size = bench ? "" : #", "video": {"width": 640, "height": 360}"#
+        let (d, url) = try startDaemon(extra: size)
+        defer { d.stop() }
+        setenv("RECORD_SECONDS", bench ? (ProcessInfo.processInfo.environment["BENCH_REALTIME_SECONDS"] ?? "600") : "6", 1)
+        let (code, text) = try runScript("preview_while_recording.py", d, url)
+        XCTAssertEqual(code, 0, "\(text)\nshutterd log:\n\(d.log().suffix(3000))")
+        let clip = try XCTUnwrap(d.files("MP4").first)
+        let (clean, why) = try decodesCleanly(clip)
+        XCTAssertTrue(clean, why)
+    }
+
     func testNoPasswordHashMeansNoWebServer() throws {
         let d = try DaemonHarness(config: #"{"web": {"enabled": true, "listen": "127.0.0.1:0"}}"#)
         try d.start()

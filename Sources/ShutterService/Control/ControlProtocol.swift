@@ -198,6 +198,14 @@ public struct ServiceStatus: Codable, Sendable, Equatable {
     public var uptimeSeconds: Double
     /// The last photo's moment and timing; absent before one.
     public var lastPhoto: PhotoReport? = nil
+    /// The web page's live preview: frames encoded and frames skipped (the preview
+    /// thread was still busy: the recorder never waits for it); absent without one.
+    public var preview: PreviewFigures? = nil
+
+    public struct PreviewFigures: Codable, Sendable, Equatable {
+        public var encoded: Int
+        public var skipped: Int
+    }
 }
 
 public struct ControlReply: Codable, Sendable, Equatable {
