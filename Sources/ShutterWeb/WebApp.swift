@@ -30,6 +30,7 @@ public final class WebApp: Sendable {
     public let throttle: LoginThrottle
     private let log = Log("shutter.web")
     private let streams = Mutex([ObjectIdentifier: any WebStream]())
+    private let loginLock = NSLock()
     static let perPageDefault = 24, perPageMax = 100
 
     public init(backend: WebBackend, passwordHash: String, sessions: WebSessions = WebSessions(),
@@ -106,6 +107,11 @@ public final class WebApp: Sendable {
 
     private func login(_ r: WebRequest) -> WebResponse {
         if let bad = checkOrigin(r) { return bad }
+        // One login at a time: Argon2id commits 64 MiB per check, and the throttle's
+        // verdict must see the failure of the attempt before (parallel tries from one
+        // address would otherwise all be checked).
+        loginLock.lock()
+        defer { loginLock.unlock() }
         let wait = throttle.wait(for: r.client)
         if wait > 0 {
             let s = Int(wait.rounded(.up))
