@@ -35,6 +35,8 @@ bench: deps
 	.build/release/bench-recording --realtime-seconds $(BENCH_REALTIME_SECONDS) --preroll-seconds $(BENCH_REALTIME_SECONDS)
 	$(SWIFT) build --build-tests
 	SHUTTER_BENCH=1 $(SWIFT) test --skip-build --filter ServiceFiguresTests
+	SHUTTER_BENCH=1 BENCH_REALTIME_SECONDS=$(BENCH_REALTIME_SECONDS) $(SWIFT) test --skip-build --disable-swift-testing \
+		--filter WebEndToEndTests.testPreviewNeverSlowsTheRecorder
 
 clean:
 	rm -rf .build

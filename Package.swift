@@ -42,6 +42,10 @@ let package = Package(
                 linkerSettings: [.linkedLibrary("avformat"), .linkedLibrary("avcodec"),
                                  .linkedLibrary("swscale"), .linkedLibrary("avutil")]),
 
+        // The web page's C side: libmicrohttpd (HTTP) and libsodium (Argon2id, tokens)
+        // behind one plain C header; the shim owns the daemon and its callbacks.
+        .target(name: "CShutterWeb", linkerSettings: [.linkedLibrary("microhttpd"), .linkedLibrary("sodium")]),
+
         // Pure Swift heart: values, roles, state machines, policies. Imports no C module
         // and makes no file system calls. Every executable and test links ShutterCore,
         // so its linker settings reach them all.
@@ -60,9 +64,12 @@ let package = Package(
                 swiftSettings: strict),
         // The simulated board, shipped: runs the whole service on any Linux box.
         .target(name: "ShutterSim", dependencies: ["ShutterCore"], swiftSettings: strict),
-        // Wiring: service loop, control socket, systemd notify, signals.
+        // The phone web page: HTTP routes, sessions, login throttle, files by DCF number, the page.
+        .target(name: "ShutterWeb", dependencies: ["ShutterCore", "ShutterStorage", "CShutterWeb", "CExif"],
+                swiftSettings: strict),
+        // Wiring: service loop, control socket, web server, systemd notify, signals.
         .target(name: "ShutterService",
-                dependencies: ["ShutterCore", "ShutterStorage", "ShutterMedia", "ShutterHardware", "ShutterSim"],
+                dependencies: ["ShutterCore", "ShutterStorage", "ShutterMedia", "ShutterHardware", "ShutterSim", "ShutterWeb"],
                 swiftSettings: strict),
         .executableTarget(name: "shutterd", dependencies: ["ShutterService"], swiftSettings: strict),
         .executableTarget(name: "shutterctl", dependencies: ["ShutterService", "ShutterCore"],
@@ -84,6 +91,8 @@ let package = Package(
         .testTarget(name: "ShutterMediaTests", dependencies: ["ShutterMedia", "ShutterStorage", "ShutterCore"],
                     swiftSettings: strict),
         .testTarget(name: "ShutterServiceTests", dependencies: ["ShutterService", "ShutterStorage", "ShutterMedia", "ShutterSim", "ShutterCore"],
+                    swiftSettings: strict),
+        .testTarget(name: "ShutterWebTests", dependencies: ["ShutterWeb", "ShutterStorage", "ShutterCore"],
                     swiftSettings: strict),
         .testTarget(name: "ShutterHardwareTests", dependencies: ["ShutterHardware", "ShutterCore"],
                     swiftSettings: strict),

@@ -7,7 +7,8 @@ set -eu
 PKGS="pkg-config libturbojpeg0-dev libjpeg62-turbo-dev libexif-dev \
 libavcodec-dev libavformat-dev libavutil-dev libswresample-dev libswscale-dev ffmpeg \
 libcamera-dev libgpiod-dev gpiod libasound2-dev alsa-utils sox tmux \
-libimage-exiftool-perl systemd e2fsprogs"
+libimage-exiftool-perl systemd e2fsprogs \
+libmicrohttpd-dev libsodium-dev chromium chromium-driver python3-selenium"
 [ "${1:-}" = "--list" ] && { echo $PKGS; exit 0; }
 [ $# -gt 0 ] && PKGS="$*"
 missing=""

@@ -4,6 +4,8 @@
 #   the board files           /usr/share/shutter/boards/*.json
 #   the README                /usr/share/shutter/README.md (the unit's Documentation=)
 #   the unit                  /etc/systemd/system/shutterd.service (enabled, started)
+#   the web page's socket     /etc/systemd/system/shutterd.socket (installed disabled:
+#                             README "From a phone" says how to turn it on)
 #   the user and its groups   /etc/sysusers.d/shutter.conf (user shutter in video, audio, gpio)
 #   device access             /etc/udev/rules.d/60-shutter.rules
 #   power-off for the gesture /etc/polkit-1/rules.d/50-shutter-poweroff.rules
@@ -122,6 +124,10 @@ fi
 # 8. The unit: installed, enabled at boot, (re)started.
 install -d -m 0755 "$root/etc/systemd/system"
 install -m 0644 "$here/shutterd.service" "$root/etc/systemd/system/shutterd.service"
+# The web page's socket: installed, never enabled here (an upgrade keeps whatever
+# the person chose). Opt-in: web.enabled + web.passwordHash, then enable it.
+install -m 0644 "$here/shutterd.socket" "$root/etc/systemd/system/shutterd.socket"
+say "installed $root/etc/systemd/system/shutterd.socket (disabled; README \"From a phone\" to turn the web page on)"
 if [ "$live" = yes ]; then
     systemctl daemon-reload
     systemctl enable shutterd.service

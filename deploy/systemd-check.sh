@@ -2,6 +2,8 @@
 # CI check of deploy/shutterd.service, without systemd running as PID 1:
 #  1. `systemd-analyze verify` must print nothing and succeed;
 #  2. `systemd-analyze security --offline=yes` must report an exposure <= 2.5.
+# The web page's socket unit beside it (shutterd.socket) is verified with it; the
+# security score rates services only and does not change with a passed socket.
 # verify refuses a unit whose ExecStart binary is missing, and CI has no
 # /usr/local/bin/shutterd: it checks a temp copy whose ExecStart path is replaced
 # by an existing executable (/bin/true); every other line is the shipped unit.
@@ -35,6 +37,19 @@ if ! out=$(systemd-analyze verify --man=no "$tmp/$name" 2>&1) || [ -n "$out" ]; 
     status=1
 else
     echo "systemd-check: ok   systemd-analyze verify $name: clean"
+fi
+
+# 1b. The web page's socket unit beside it (same stem), verified with its service.
+sock="${unit%.service}.socket"
+if [ -f "$sock" ]; then
+    cp "$sock" "$tmp/"
+    if ! out=$(systemd-analyze verify --man=no "$tmp/$(basename "$sock")" "$tmp/$name" 2>&1) || [ -n "$out" ]; then
+        echo "systemd-check: FAIL systemd-analyze verify $(basename "$sock"):" >&2
+        printf '%s\n' "$out" >&2
+        status=1
+    else
+        echo "systemd-check: ok   systemd-analyze verify $(basename "$sock"): clean"
+    fi
 fi
 
 # 2. security: the overall exposure, compared in tenths (no floating point in sh).

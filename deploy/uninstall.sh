@@ -29,6 +29,13 @@ live=no
 [ "$(id -u)" -eq 0 ] || die "run as root (sudo $0)"
 
 # Stop first: SIGTERM lets a clip being recorded finalise (TimeoutStopSec=30).
+if [ -e "$root/etc/systemd/system/shutterd.socket" ]; then
+    if [ "$live" = yes ]; then
+        systemctl disable --now shutterd.socket || true
+    else
+        systemctl --root="${root:-/}" disable shutterd.socket || true
+    fi
+fi
 if [ -e "$root/etc/systemd/system/shutterd.service" ]; then
     if [ "$live" = yes ]; then
         systemctl disable --now shutterd.service || true
@@ -37,7 +44,7 @@ if [ -e "$root/etc/systemd/system/shutterd.service" ]; then
     fi
 fi
 
-rm -f "$root/etc/systemd/system/shutterd.service" \
+rm -f "$root/etc/systemd/system/shutterd.service" "$root/etc/systemd/system/shutterd.socket" \
       "$root/usr/local/bin/shutterd" "$root/usr/local/bin/shutterctl" \
       "$root/etc/polkit-1/rules.d/50-shutter-poweroff.rules" \
       "$root/etc/udev/rules.d/60-shutter.rules" \

@@ -129,6 +129,11 @@ public final class Storage: Sendable {
                             + "after deleting \(deleted.count) old video(s); photos are never deleted: copy them off the card")
     }
 
+    /// True while `number` is a video being recorded (never deleted, never listed as finished).
+    public func isBeingWritten(_ number: DCFNumber) -> Bool {
+        state.withLock { $0.active.contains(number.ordinal) }
+    }
+
     /// Finished videos (not being recorded), lowest number first. The number,
     /// not the file time, says which is oldest: the wall clock may have jumped.
     func finishedVideosOldestFirst() -> [(number: DCFNumber, path: String)] {

@@ -12,6 +12,8 @@ final class DaemonHarness {
     let logPath: String
     var extraArgs: [String]
     var board = "sim"
+    /// A program that runs shutterd (`systemd-socket-activate -l ADDR`); empty = run it directly.
+    var launcher: [String] = []
 
     static var binDir: String {
         // The test bundle sits beside the products in .build/<triple>/debug.
@@ -47,8 +49,14 @@ final class DaemonHarness {
 
     func start(waitReady: Bool = true) throws {
         let p = Process()
-        p.executableURL = URL(fileURLWithPath: Self.binDir + "/shutterd")
-        p.arguments = ["--board", board, "--storage", storage, "--control-socket", socket] + extraArgs
+        let args = ["--board", board, "--storage", storage, "--control-socket", socket] + extraArgs
+        if let program = launcher.first {
+            p.executableURL = URL(fileURLWithPath: program)
+            p.arguments = Array(launcher.dropFirst()) + [Self.binDir + "/shutterd"] + args
+        } else {
+            p.executableURL = URL(fileURLWithPath: Self.binDir + "/shutterd")
+            p.arguments = args
+        }
         _ = FileManager.default.createFile(atPath: logPath, contents: nil)
         let log = FileHandle(forWritingAtPath: logPath)!
         log.seekToEndOfFile()

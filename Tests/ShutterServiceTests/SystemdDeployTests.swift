@@ -102,7 +102,7 @@ final class SystemdDeployTests: XCTestCase {
         let expectedFiles = [
             "/usr/local/bin/shutterd", "/usr/local/bin/shutterctl",
             "/usr/share/shutter/boards/rpi5.json", "/usr/share/shutter/boards/zero2w.json",
-            "/etc/systemd/system/shutterd.service", "/etc/sysusers.d/shutter.conf",
+            "/etc/systemd/system/shutterd.service", "/etc/systemd/system/shutterd.socket", "/etc/sysusers.d/shutter.conf",
             "/etc/udev/rules.d/60-shutter.rules", "/etc/polkit-1/rules.d/50-shutter-poweroff.rules",
             "/etc/shutter/shutter.json", "/etc/shutter/shutter.json.example",
         ]
@@ -122,6 +122,9 @@ final class SystemdDeployTests: XCTestCase {
         }
         let wants = root + "/etc/systemd/system/multi-user.target.wants/shutterd.service"
         XCTAssertEqual(try FileManager.default.destinationOfSymbolicLink(atPath: wants), "/etc/systemd/system/shutterd.service")
+        // The web page's socket is installed but off: the person turns it on.
+        XCTAssertFalse(FileManager.default.fileExists(atPath: root + "/etc/systemd/system/sockets.target.wants/shutterd.socket"),
+                       "install.sh must not enable the web socket")
 
         // The user: a system account without a login shell, in the three device groups.
         let passwd = try lines(root + "/etc/passwd").filter { $0.hasPrefix("shutter:") }

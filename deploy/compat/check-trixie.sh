@@ -40,7 +40,7 @@ fail() { echo "compat: FAIL $1"; [ -s "$TMP/log" ] && sed 's/^/    /' "$TMP/log"
 # A header that exists on the host but not in the fetched tree would be picked up
 # from /usr/include silently: reject any library header resolved from there.
 host_headers() {
-    tr ' \\' '\n\n' < "$TMP/deps" | grep -E '^/usr/include/(gpiod\.h|libcamera/|([^/]+/)?lib(avcodec|avformat|avutil|swresample|swscale)/)' || true
+    tr ' \\' '\n\n' < "$TMP/deps" | grep -E '^/usr/include/(gpiod\.h|microhttpd\.h|sodium\.h|sodium/|libcamera/|([^/]+/)?lib(avcodec|avformat|avutil|swresample|swscale)/)' || true
 }
 
 # check NAME COMPILER FLAGS... FILE: syntax-check FILE, and list its dependencies
@@ -83,7 +83,7 @@ check "headers: libcamera 0.4" "$CXX" -std=c++17 $TRIXIE "$TMP/versions.cpp"
 
 # 2. Every shim source that exists (other branches add theirs).
 found=0
-for dir in Sources/C*Shim* Sources/CShutterAV Sources/CShutterSys; do
+for dir in Sources/C*Shim* Sources/CShutterAV Sources/CShutterSys Sources/CShutterWeb; do
     [ -d "$dir" ] || continue
     own="-I$dir"
     [ -d "$dir/include" ] && own="$own -I$dir/include"

@@ -29,6 +29,10 @@ public enum ConfigSchema {
         case simCameras
         /// [width, height] in pixels, each even and in the range, or null.
         case pixelSize(ClosedRange<Int>, nullable: Bool)
+        /// "HOST:PORT" with a numeric IPv4 host or a bracketed IPv6 one.
+        case listenAddress
+        /// "" or an Argon2id hash string ("$argon2id$v=19$m=…").
+        case passwordHash
 
         /// What is allowed, in words, for error messages.
         public var allowed: String {
@@ -59,6 +63,10 @@ public enum ConfigSchema {
                     + "\"maxSize\": \"WIDTHxHEIGHT\", \"sensorHdr\": true|false, \"startDelayMs\": 0...30000}"
             case .pixelSize(let r, let nullable):
                 return "[width, height], each an even integer in \(r.lowerBound)...\(r.upperBound)" + (nullable ? ", or null" : "")
+            case .listenAddress:
+                return "\"HOST:PORT\" with a numeric IPv4 address or a bracketed IPv6 one (\"0.0.0.0:8080\", \"[::]:8080\"), port 0...65535"
+            case .passwordHash:
+                return "\"\" or an Argon2id hash as `shutterctl web-password` prints it (\"$argon2id$v=19$m=…\")"
             }
         }
 
@@ -160,6 +168,11 @@ public enum ConfigSchema {
         Key(path: "sim.subjectDioptres", kind: .double(0...32)),
         Key(path: "sim.cameras", kind: .simCameras),
         Key(path: "sim.stillStream", kind: .pixelSize(16...16384, nullable: true)),
+        Key(path: "web.enabled", kind: .bool),
+        Key(path: "web.listen", kind: .listenAddress),
+        Key(path: "web.passwordHash", kind: .passwordHash),
+        Key(path: "web.tlsCertificate", kind: .string(allowEmpty: true)),
+        Key(path: "web.tlsKey", kind: .string(allowEmpty: true)),
     ]
 
     public static let byPath: [String: Key] = Dictionary(uniqueKeysWithValues: keys.map { ($0.path, $0) })
@@ -305,6 +318,15 @@ public enum ConfigSchema {
             return .array(v.map(JSONValue.double))
         case (.sizeList, .null), (.simCameras, .null):
             return value
+        case (.listenAddress, .string(let s)):
+            guard ListenAddress(parsing: s) != nil else { throw bad(.notAllowed, "\"\(s)\"") }
+            return value
+        case (.passwordHash, .string(let s)):
+            // The shape only (ShutterCore links no crypto); the web server checks it with libsodium.
+            guard s.isEmpty || (s.hasPrefix("$argon2id$v=19$m=") && s.split(separator: "$").count == 5) else {
+                throw bad(.notAllowed, s.hasPrefix("$") ? "not an Argon2id hash" : "not a hash (a plain password is never stored)")
+            }
+            return value
         case (.sizeList, .string):
             return try check(.array([value]), for: key)
         case (.sizeList(let w, let h, let even), .array(let items)):
@@ -437,7 +459,7 @@ public enum ConfigSchema {
                 }
                 value = .array([.int(w), .int(h)])
             }
-        case .string, .choice, .identifier, .gpioLine:
+        case .string, .choice, .identifier, .gpioLine, .listenAddress, .passwordHash:
             value = .string(text)
         case .sizeList:
             // JSON, or "1920x1080,1280x720" as a shell user would type it.
@@ -460,6 +482,11 @@ public enum ConfigSchema {
     /// Rules between keys, checked on the merged configuration. Returns the
     /// offending key path and message, if any.
     public static func crossCheck(_ config: ShutterConfig) -> Violation? {
+        if config.web.tlsCertificate.isEmpty != config.web.tlsKey.isEmpty {
+            let missing = config.web.tlsKey.isEmpty ? "web.tlsKey" : "web.tlsCertificate"
+            return Violation(code: .outOfRange, keyPath: missing,
+                             message: "\"\(missing)\" is empty; HTTPS needs both web.tlsCertificate and web.tlsKey (or neither for plain HTTP)")
+        }
         if config.video.segmentSeconds > config.video.maxSeconds {
             return Violation(code: .outOfRange, keyPath: "video.segmentSeconds",
                              message: "\"video.segmentSeconds\" is \(config.video.segmentSeconds); allowed: "

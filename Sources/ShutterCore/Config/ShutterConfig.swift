@@ -19,6 +19,7 @@ public struct ShutterConfig: Codable, Equatable, Sendable {
     public var control = Control()
     public var board = Board()
     public var sim = Sim()
+    public var web = Web()
 
     public init() {}
 
@@ -235,6 +236,21 @@ public struct ShutterConfig: Codable, Equatable, Sendable {
     public struct Control: Codable, Equatable, Sendable {
         /// Unix socket for shutterctl. Default "/run/shutter/control.sock", not empty.
         public var socketPath = "/run/shutter/control.sock"
+    }
+
+    /// The phone web page (README "From a phone"); off unless enabled and a password hash is set.
+    public struct Web: Codable, Equatable, Sendable {
+        /// Serve the web page and API. Default false.
+        public var enabled = false
+        /// Address and port to listen on ("0.0.0.0:8080", "[::]:8080", "127.0.0.1:0" = any free port);
+        /// ignored when systemd passes the socket. Default "0.0.0.0:8080".
+        public var listen = "0.0.0.0:8080"
+        /// The password as an Argon2id hash (`shutterctl web-password` prints one); "" = none,
+        /// and then the web server does not start. Default "".
+        public var passwordHash = ""
+        /// PEM certificate and private key files for HTTPS; both or neither. Default "" (plain HTTP).
+        public var tlsCertificate = ""
+        public var tlsKey = ""
     }
 
     public struct Board: Codable, Equatable, Sendable {

@@ -1,6 +1,7 @@
 import Dispatch
 import Foundation
 import ShutterCore
+import ShutterWeb
 
 /// Starts the service with its control socket, signals and (on a terminal) the
 /// keyboard button, and returns the exit code when it stops.
@@ -19,6 +20,9 @@ enum ServiceRunner {
         } catch {
             log.error("control socket unavailable (\(error)); shutterctl will not reach this service. Check control.socketPath or --control-socket.")
         }
+        let feed = PreviewFeed()
+        if let tap = PreviewTap(feed: feed) { await service.attachPreview(tap) }
+        let web = WebFrontend.start(config: config, service: service, preview: feed)
         let signals = SignalHandlers()
         var terminal: TerminalButton?
         if roles.sim != nil, isatty(0) == 1 {
@@ -29,6 +33,7 @@ enum ServiceRunner {
         let code = await service.run(signals: signals.stream)
         terminal?.restore()
         server?.close()
+        web?.stop()
         withExtendedLifetime(signals) {}
         return code
     }

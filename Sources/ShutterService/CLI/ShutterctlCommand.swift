@@ -30,6 +30,9 @@ public enum ShutterctlCommand {
                                  Without an argument: list the cameras (index, model, in use)
           sim [--fault none|stall|disappear|error] [--lux N] [--led-failing true|false]
                                  simulated board only: inject faults, set the light level
+          web-password [--stdin]
+                                 print the Argon2id hash of a new web page password for
+                                 web.passwordHash (asked twice on the terminal, or once on stdin)
           gestures FILE [--config CFG]
                                  replay a button trace offline (`<ms> <0|1>` per line) and
                                  print one JSON object per gesture
@@ -49,6 +52,7 @@ public enum ShutterctlCommand {
         let rest = Array(args.dropFirst())
         if cmd == "-h" || cmd == "--help" { print(usage); return 0 }
         if cmd == "gestures" { return gestures(rest) }
+        if cmd == "web-password" { return WebPasswordCommand.run(rest) }
 
         var request: ControlRequest
         switch cmd {

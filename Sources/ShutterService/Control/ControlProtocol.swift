@@ -206,6 +206,14 @@ public struct ServiceStatus: Codable, Sendable, Equatable {
     public var lastPhoto: PhotoReport? = nil
     /// The pre-roll ring (`video.prerollSeconds`); absent when pre-roll is off.
     public var preroll: PrerollReport? = nil
+    /// The web page's live preview: frames encoded and frames skipped (the preview
+    /// thread was still busy: the recorder never waits for it); absent without one.
+    public var preview: PreviewFigures? = nil
+
+    public struct PreviewFigures: Codable, Sendable, Equatable {
+        public var encoded: Int
+        public var skipped: Int
+    }
 }
 
 /// What the pre-roll ring holds now and the most it may (README "The moment of the press").

@@ -102,26 +102,32 @@ public final class ControlServer: Sendable {
     }
 
     private func respond(to line: Data) -> ControlReply {
-        let request: ControlRequest
-        do {
-            request = try JSONDecoder().decode(ControlRequest.self, from: line)
-        } catch {
-            log.warning("malformed control request: \(String(decoding: line.prefix(200), as: UTF8.self))")
-            return .failure("malformed request: expected one JSON object per line like {\"cmd\":\"status\"}")
-        }
-        guard ControlRequest.commands.contains(request.cmd) else {
-            return .failure("unknown command \"\(request.cmd)\" (known: \(ControlRequest.commands.joined(separator: ", ")))")
-        }
         // Bridge to the async handler; this thread is ours to block.
         let box = ReplyBox()
         let done = DispatchSemaphore(value: 0)
         let handler = self.handler
         Task {
-            box.set(await handler(request))
+            box.set(await Self.reply(to: line, handler: handler))
             done.signal()
         }
         done.wait()
         return box.get() ?? .failure("internal error: no reply")
+    }
+
+    /// One request line to its reply: decoded and checked here, answered by `handler`.
+    /// The web API's requests take this same path (WebFrontend).
+    static func reply(to line: Data, handler: Handler) async -> ControlReply {
+        let request: ControlRequest
+        do {
+            request = try JSONDecoder().decode(ControlRequest.self, from: line)
+        } catch {
+            Log("shutter.control").warning("malformed control request: \(String(decoding: line.prefix(200), as: UTF8.self))")
+            return .failure("malformed request: expected one JSON object per line like {\"cmd\":\"status\"}")
+        }
+        guard ControlRequest.commands.contains(request.cmd) else {
+            return .failure("unknown command \"\(request.cmd)\" (known: \(ControlRequest.commands.joined(separator: ", ")))")
+        }
+        return await handler(request)
     }
 
     private enum LineResult { case success(Data), failure(String) }

@@ -254,6 +254,7 @@ extension CameraService {
         } else {
             counters.clips += 1
             lastFiles = paths
+            if let first = paths.first { previewTap?.savePoster(for: id, beside: first) }
             log.notice("clip saved: \(paths.joined(separator: ", ")) (\(summary.framesWritten) frames, \(summary.duration.milliseconds) ms)")
             apply(machine.handle(.recordingFinalised(id: id, paths: paths), at: now))
             requests.resolve(id, .success(paths), at: now, clipStart: start)

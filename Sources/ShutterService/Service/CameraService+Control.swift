@@ -154,7 +154,7 @@ extension CameraService {
         if let d = flashDriver { leds["flash"] = .init(on: await d.level ?? false, pattern: flashPatternName) }
         counters.audioOverruns = roles.microphone?.overruns ?? 0
         let cameras = camera == nil ? [] : ((try? await roles.listCameras()) ?? [])
-        return ServiceStatus(
+        var status = ServiceStatus(
             state: Self.describe(machine.state), board: roles.name, camera: cameraStatus(cameras: cameras),
             leds: leds, flashMode: machine.flashMode.rawValue, counters: counters, freeBytes: freeBytes,
             storageRoot: storage.root, lastError: lastError, lastFiles: lastFiles,
@@ -165,6 +165,8 @@ extension CameraService {
                 return p
             },
             preroll: clips.prerollReport)
+        status.preview = previewTap.map { t in let f = t.figures; return .init(encoded: f.encoded, skipped: f.skipped) }
+        return status
     }
 
     static func describe(_ s: CaptureState) -> String {

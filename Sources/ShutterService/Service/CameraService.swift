@@ -65,6 +65,8 @@ public actor CameraService {
         var stopAt: MonotonicTime?
     }
     var clip: ClipState?
+    /// The web page's live preview and clips' poster frames (PreviewTap); nil = none.
+    var previewTap: PreviewTap?
     /// The last speculative clip thrown away (a tap's): its photo is reported once it is gone.
     var lastDiscard: Eventually<Void>?
     /// Clips get an audio track only while the microphone delivers.
@@ -425,6 +427,8 @@ public actor CameraService {
         publishStatus("waiting for camera")
     }
 
+    func attachPreview(_ tap: PreviewTap) { previewTap = tap }
+
     func frame(_ f: Frame) {
         if reopenPending { return }
         let now = clock.now()
@@ -446,6 +450,7 @@ public actor CameraService {
         noteVideoFrame(f)
         if !pins.isEmpty { choosePinnedFrames() }
         if clip != nil || clips.hasPreroll { clips.offer(f) }
+        previewTap?.offer(f, now: now, recording: clip?.id)
         if let t = clips.progress.lastAccepted, clip?.id != nil { watchdog.encoderProgress(at: t) }
         if !pendingSnapshots.isEmpty { saveSnapshots(f) }
         finishClipIfStopped(now: now, frameAfterStop: f.timestamp > (clip?.stopAt ?? f.timestamp))

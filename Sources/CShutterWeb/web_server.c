@@ -1,0 +1,288 @@
+// The HTTP server: libmicrohttpd owns sockets, parsing and threads; this file
+// gathers one request (with a small body) and hands it to the Swift handler.
+#define _GNU_SOURCE
+#include "shutter_web.h"
+
+#include <microhttpd.h>
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <netdb.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+struct shutter_web_server {
+    struct MHD_Daemon *daemon;
+    shutter_web_handler handler;
+    void *ctx;
+    size_t max_body;
+    int tls;
+    char *cert;
+    char *key;
+};
+
+/// What one connection gathered for the request in progress.
+struct pending {
+    char *body;
+    size_t length;
+};
+
+struct shutter_web_exchange {
+    shutter_web_server *server;
+    struct MHD_Connection *connection;
+    const char *method;
+    const char *url;
+    const struct pending *pending;
+    char client[INET6_ADDRSTRLEN + 8];
+    struct MHD_Response *response;
+    unsigned status;
+};
+
+static int hexval(char c) {
+    if (c >= '0' && c <= '9') return c - '0';
+    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+    return -1;
+}
+
+static enum MHD_Result queue_text(struct MHD_Connection *c, unsigned status, const char *json) {
+    struct MHD_Response *r = MHD_create_response_from_buffer(strlen(json), (void *)json, MHD_RESPMEM_PERSISTENT);
+    if (!r) return MHD_NO;
+    MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, "application/json");
+    MHD_add_response_header(r, MHD_HTTP_HEADER_CONNECTION, "close");
+    enum MHD_Result ret = MHD_queue_response(c, status, r);
+    MHD_destroy_response(r);
+    return ret;
+}
+
+static void client_address(struct MHD_Connection *c, char *out, size_t len) {
+    const union MHD_ConnectionInfo *info = MHD_get_connection_info(c, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
+    snprintf(out, len, "unknown");
+    if (!info || !info->client_addr) return;
+    const struct sockaddr *sa = info->client_addr;
+    socklen_t salen = sa->sa_family == AF_INET6 ? sizeof(struct sockaddr_in6) : sizeof(struct sockaddr_in);
+    if (getnameinfo(sa, salen, out, (socklen_t)len, NULL, 0, NI_NUMERICHOST) != 0) snprintf(out, len, "unknown");
+    // An IPv4 client on a dual-stack socket: show (and throttle) it as IPv4.
+    if (strncmp(out, "::ffff:", 7) == 0 && strchr(out + 7, '.')) memmove(out, out + 7, strlen(out + 7) + 1);
+}
+
+static enum MHD_Result on_request(void *cls, struct MHD_Connection *connection, const char *url,
+                                  const char *method, const char *version, const char *upload_data,
+                                  size_t *upload_data_size, void **con_cls) {
+    (void)version;
+    shutter_web_server *s = cls;
+    struct pending *p = *con_cls;
+    if (!p) {
+        p = calloc(1, sizeof *p);
+        if (!p) return MHD_NO;
+        *con_cls = p;
+        // A body announced larger than allowed is refused before any of it is read.
+        const char *cl = MHD_lookup_connection_value(connection, MHD_HEADER_KIND, MHD_HTTP_HEADER_CONTENT_LENGTH);
+        if (cl) {
+            errno = 0;
+            char *end = NULL;
+            unsigned long long n = strtoull(cl, &end, 10);
+            if (errno != 0 || end == cl || n > s->max_body)
+                return queue_text(connection, MHD_HTTP_CONTENT_TOO_LARGE,
+                                  "{\"ok\":false,\"error\":\"request body too large\"}");
+        }
+        return MHD_YES;
+    }
+    if (*upload_data_size != 0) {
+        // Chunked bodies have no length up front: past the limit the connection is dropped.
+        if (p->length + *upload_data_size > s->max_body) return MHD_NO;
+        char *grown = realloc(p->body, p->length + *upload_data_size + 1);
+        if (!grown) return MHD_NO;
+        memcpy(grown + p->length, upload_data, *upload_data_size);
+        p->body = grown;
+        p->length += *upload_data_size;
+        p->body[p->length] = 0;
+        *upload_data_size = 0;
+        return MHD_YES;
+    }
+    shutter_web_exchange ex = {.server = s, .connection = connection, .method = method, .url = url, .pending = p};
+    client_address(connection, ex.client, sizeof ex.client);
+    s->handler(s->ctx, &ex);
+    if (!ex.response) return queue_text(connection, MHD_HTTP_INTERNAL_SERVER_ERROR, "{\"ok\":false,\"error\":\"no reply\"}");
+    enum MHD_Result ret = MHD_queue_response(connection, ex.status, ex.response);
+    MHD_destroy_response(ex.response);
+    return ret;
+}
+
+/// Percent-decoding for paths and query arguments, as MHD's own, except that
+/// "%00" stays as it is: a decoded NUL would end the C string early and make
+/// "/files/1000001%00.txt" name /files/1000001.
+static size_t unescape(void *cls, struct MHD_Connection *c, char *s) {
+    (void)cls; (void)c;
+    char *w = s;
+    for (const char *r = s; *r; ) {
+        int hi, lo;
+        if (r[0] == '%' && r[1] && r[2] && (hi = hexval(r[1])) >= 0 && (lo = hexval(r[2])) >= 0 && (hi | lo) != 0) {
+            *w++ = (char)(hi * 16 + lo);
+            r += 3;
+        } else {
+            *w++ = *r++;
+        }
+    }
+    *w = 0;
+    return (size_t)(w - s);
+}
+
+static void on_completed(void *cls, struct MHD_Connection *connection, void **con_cls,
+                         enum MHD_RequestTerminationCode toe) {
+    (void)cls; (void)connection; (void)toe;
+    struct pending *p = *con_cls;
+    if (p) { free(p->body); free(p); }
+    *con_cls = NULL;
+}
+
+shutter_web_server *shutter_web_start(const shutter_web_options *o, shutter_web_handler handler, void *ctx,
+                                      char *err, size_t errlen) {
+    shutter_web_server *s = calloc(1, sizeof *s);
+    if (!s) { snprintf(err, errlen, "out of memory"); return NULL; }
+    s->handler = handler;
+    s->ctx = ctx;
+    s->max_body = o->max_body;
+    unsigned flags = MHD_USE_THREAD_PER_CONNECTION | MHD_USE_POLL_INTERNAL_THREAD;
+
+    struct MHD_OptionItem opts[16];
+    int n = 0;
+    struct sockaddr_storage addr;
+    memset(&addr, 0, sizeof addr);
+    if (o->listen_fd >= 0) {
+        int domain = 0;
+        socklen_t dl = sizeof domain;
+        // 0.9.75 does not derive IPv6 from the socket (1.0.1 does): say so for AF_INET6.
+        if (getsockopt(o->listen_fd, SOL_SOCKET, SO_DOMAIN, &domain, &dl) == 0 && domain == AF_INET6)
+            flags |= MHD_USE_IPv6;
+        opts[n++] = (struct MHD_OptionItem){MHD_OPTION_LISTEN_SOCKET, o->listen_fd, NULL};
+    } else {
+        struct sockaddr_in *v4 = (struct sockaddr_in *)&addr;
+        struct sockaddr_in6 *v6 = (struct sockaddr_in6 *)&addr;
+        if (inet_pton(AF_INET, o->host, &v4->sin_addr) == 1) {
+            v4->sin_family = AF_INET;
+            v4->sin_port = htons(o->port);
+        } else if (inet_pton(AF_INET6, o->host, &v6->sin6_addr) == 1) {
+            v6->sin6_family = AF_INET6;
+            v6->sin6_port = htons(o->port);
+            flags |= MHD_USE_IPv6;
+        } else {
+            snprintf(err, errlen, "\"%s\" is not a numeric IPv4 or IPv6 address", o->host);
+            free(s);
+            return NULL;
+        }
+        opts[n++] = (struct MHD_OptionItem){MHD_OPTION_SOCK_ADDR, 0, &addr};
+    }
+    if (o->tls_cert_pem && o->tls_key_pem) {
+        s->cert = strdup(o->tls_cert_pem);
+        s->key = strdup(o->tls_key_pem);
+        s->tls = 1;
+        flags |= MHD_USE_TLS;
+        opts[n++] = (struct MHD_OptionItem){MHD_OPTION_HTTPS_MEM_CERT, 0, s->cert};
+        opts[n++] = (struct MHD_OptionItem){MHD_OPTION_HTTPS_MEM_KEY, 0, s->key};
+    }
+    opts[n++] = (struct MHD_OptionItem){MHD_OPTION_CONNECTION_LIMIT, o->connection_limit, NULL};
+    opts[n++] = (struct MHD_OptionItem){MHD_OPTION_PER_IP_CONNECTION_LIMIT, o->per_ip_limit, NULL};
+    opts[n++] = (struct MHD_OptionItem){MHD_OPTION_CONNECTION_TIMEOUT, o->timeout_seconds, NULL};
+    opts[n++] = (struct MHD_OptionItem){MHD_OPTION_CONNECTION_MEMORY_LIMIT, (intptr_t)o->memory_limit, NULL};
+    opts[n++] = (struct MHD_OptionItem){MHD_OPTION_NOTIFY_COMPLETED, (intptr_t)on_completed, NULL};
+    opts[n++] = (struct MHD_OptionItem){MHD_OPTION_UNESCAPE_CALLBACK, (intptr_t)unescape, NULL};
+    opts[n++] = (struct MHD_OptionItem){MHD_OPTION_END, 0, NULL};
+
+    errno = 0;
+    s->daemon = MHD_start_daemon(flags, o->port, NULL, NULL, on_request, s, MHD_OPTION_ARRAY, opts, MHD_OPTION_END);
+    if (!s->daemon) {
+        int e = errno;
+        snprintf(err, errlen, "libmicrohttpd did not start%s%s", e ? ": " : "", e ? strerror(e) : "");
+        free(s->cert); free(s->key); free(s);
+        return NULL;
+    }
+    return s;
+}
+
+unsigned short shutter_web_port(const shutter_web_server *s) {
+    const union MHD_DaemonInfo *info = MHD_get_daemon_info(s->daemon, MHD_DAEMON_INFO_BIND_PORT);
+    if (info && info->port) return info->port;
+    // 0.9.75 leaves the port 0 for a socket it was given: ask the socket.
+    info = MHD_get_daemon_info(s->daemon, MHD_DAEMON_INFO_LISTEN_FD);
+    struct sockaddr_storage a;
+    socklen_t len = sizeof a;
+    if (!info || getsockname(info->listen_fd, (struct sockaddr *)&a, &len) != 0) return 0;
+    if (a.ss_family == AF_INET6) return ntohs(((struct sockaddr_in6 *)&a)->sin6_port);
+    if (a.ss_family == AF_INET) return ntohs(((struct sockaddr_in *)&a)->sin_port);
+    return 0;
+}
+
+void shutter_web_stop(shutter_web_server *s) {
+    if (!s) return;
+    MHD_stop_daemon(s->daemon);
+    free(s->cert); free(s->key); free(s);
+}
+
+int shutter_web_systemd_socket(int *is_ipv6) {
+    *is_ipv6 = 0;
+    const char *pid = getenv("LISTEN_PID"), *fds = getenv("LISTEN_FDS");
+    if (!pid || !fds) return -1;
+    long p = strtol(pid, NULL, 10), n = strtol(fds, NULL, 10);
+    unsetenv("LISTEN_PID"); unsetenv("LISTEN_FDS"); unsetenv("LISTEN_FDNAMES");
+    if (p != (long)getpid() || n < 1) return -1;
+    int fd = 3;  // SD_LISTEN_FDS_START
+    int flags = fcntl(fd, F_GETFD);
+    if (flags < 0) return -1;
+    fcntl(fd, F_SETFD, flags | FD_CLOEXEC);
+    int domain = 0;
+    socklen_t dl = sizeof domain;
+    if (getsockopt(fd, SOL_SOCKET, SO_DOMAIN, &domain, &dl) == 0) *is_ipv6 = domain == AF_INET6;
+    return fd;
+}
+
+const char *shutter_web_method(const shutter_web_exchange *ex) { return ex->method; }
+const char *shutter_web_url(const shutter_web_exchange *ex) { return ex->url; }
+const char *shutter_web_header(const shutter_web_exchange *ex, const char *name) {
+    return MHD_lookup_connection_value(ex->connection, MHD_HEADER_KIND, name);
+}
+const char *shutter_web_query(const shutter_web_exchange *ex, const char *name) {
+    return MHD_lookup_connection_value(ex->connection, MHD_GET_ARGUMENT_KIND, name);
+}
+const char *shutter_web_client(const shutter_web_exchange *ex) { return ex->client; }
+const void *shutter_web_body(const shutter_web_exchange *ex, size_t *length) {
+    *length = ex->pending->length;
+    return ex->pending->body ? ex->pending->body : "";
+}
+int shutter_web_is_tls(const shutter_web_exchange *ex) { return ex->server->tls; }
+
+static void set_reply(shutter_web_exchange *ex, unsigned status, const char *content_type, struct MHD_Response *r) {
+    if (ex->response) MHD_destroy_response(ex->response);
+    ex->response = r;
+    ex->status = status;
+    if (r && content_type) MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, content_type);
+}
+
+void shutter_web_reply_bytes(shutter_web_exchange *ex, unsigned status, const char *content_type,
+                             const void *data, size_t length) {
+    set_reply(ex, status, content_type,
+              MHD_create_response_from_buffer(length, (void *)data, MHD_RESPMEM_MUST_COPY));
+}
+
+int shutter_web_reply_file(shutter_web_exchange *ex, unsigned status, const char *content_type,
+                           int fd, uint64_t offset, uint64_t length) {
+    struct MHD_Response *r = MHD_create_response_from_fd_at_offset64(length, fd, offset);
+    if (!r) { close(fd); return 0; }
+    set_reply(ex, status, content_type, r);
+    return 1;
+}
+
+void shutter_web_reply_stream(shutter_web_exchange *ex, unsigned status, const char *content_type,
+                              shutter_web_reader reader, void *ctx, shutter_web_reader_free release) {
+    set_reply(ex, status, content_type,
+              MHD_create_response_from_callback(MHD_SIZE_UNKNOWN, 16 * 1024, (MHD_ContentReaderCallback)reader,
+                                                ctx, (MHD_ContentReaderFreeCallback)release));
+}
+
+void shutter_web_add_header(shutter_web_exchange *ex, const char *name, const char *value) {
+    if (ex->response) MHD_add_response_header(ex->response, name, value);
+}

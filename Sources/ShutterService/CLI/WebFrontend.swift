@@ -1,0 +1,64 @@
+import Foundation
+import ShutterCore
+import ShutterStorage
+import ShutterWeb
+
+/// Starts the web page when `web.enabled`: on the socket systemd passed (socket
+/// activation: shutterd itself has no network), else on `web.listen`. Its
+/// requests go through the control socket's own path to the same service.
+enum WebFrontend {
+    static func start(config: ShutterConfig, service: CameraService, preview: PreviewFeed?) -> WebServer? {
+        let log = Log("shutter.web")
+        let inherited = WebServer.systemdSocket()
+        guard config.web.enabled else {
+            if inherited != nil { log.warning("systemd passed a web socket but web.enabled is false: the web page stays off") }
+            return nil
+        }
+        let hash = config.web.passwordHash
+        guard !hash.isEmpty else {
+            log.error("web page not started: no password set. Run `shutterctl web-password`, put the hash it prints in "
+                      + "web.passwordHash, and restart shutterd")
+            return nil
+        }
+        guard PasswordHash.isValid(hash) else {
+            log.error("web page not started: web.passwordHash is not an Argon2id hash libsodium can read; "
+                      + "make a new one with `shutterctl web-password`")
+            return nil
+        }
+        var tls: (certificatePEM: String, keyPEM: String)?
+        if !config.web.tlsCertificate.isEmpty {
+            do {
+                tls = (try String(contentsOfFile: config.web.tlsCertificate, encoding: .utf8),
+                       try String(contentsOfFile: config.web.tlsKey, encoding: .utf8))
+            } catch {
+                log.error("web page not started: cannot read web.tlsCertificate/web.tlsKey (\(error.localizedDescription))")
+                return nil
+            }
+        }
+        let backend = WebBackend(request: { request in
+            let line = Data(JSONValue.object(request).rendered(pretty: false).utf8)
+            let reply = await ControlServer.reply(to: line, handler: { await service.handle($0) })
+            let data = ControlCoding.encode(reply)
+            guard case .object(let o)? = try? JSONParser.parse(String(decoding: data, as: UTF8.self)).value else {
+                return ["ok": .bool(false), "error": .string("internal error: unreadable reply")]
+            }
+            return o
+        }, storage: service.storage, preview: preview)
+        let app = WebApp(backend: backend, passwordHash: hash)
+        let listen = ListenAddress(parsing: config.web.listen)!  // validated with the configuration
+        do {
+            let server = try WebServer(app: app, listener: inherited.map { .inherited(fd: $0) } ?? .address(listen), tls: tls)
+            let scheme = tls == nil ? "http" : "https"
+            if inherited != nil {
+                log.notice("web page on the socket systemd passed (\(scheme), port \(server.port))")
+            } else {
+                let shown = ListenAddress(parsing: "\(listen.host.contains(":") ? "[\(listen.host)]" : listen.host):\(server.port)")!
+                log.notice("web page on \(scheme)://\(shown)/")
+            }
+            return server
+        } catch {
+            log.error("web page not started: cannot listen on \(config.web.listen): \(error)")
+            return nil
+        }
+    }
+}

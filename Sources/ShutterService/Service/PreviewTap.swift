@@ -1,0 +1,84 @@
+import Foundation
+import ShutterCore
+import ShutterMedia
+import ShutterWeb
+
+/// Small JPEGs from the video frames, off the service's actor: the web page's live
+/// preview (~640 px, at most 5 per second, only while someone watches) and each
+/// clip's poster frame, saved beside it as a DCF `.THM` when the clip is saved.
+/// A frame is handed over only when the preview thread is idle and one is due;
+/// otherwise it is skipped (and counted): the recorder never waits for it.
+final class PreviewTap: @unchecked Sendable {
+    static let previewInterval = Duration.milliseconds(200)
+    static let previewSide = 640
+    static let posterSide = 160
+
+    let feed: PreviewFeed
+    private let encoder: PreviewEncoder
+    private let queue = DispatchQueue(label: "shutter.preview", qos: .utility)
+    private let log = Log("shutter.preview")
+    // Unchecked: `lock` guards everything below.
+    private let lock = NSLock()
+    private var busy = false
+    private var lastPreview: MonotonicTime?
+    private var posterClip: CaptureID?
+    private var poster: [UInt8]?
+    private(set) var encoded = 0
+    private(set) var skipped = 0
+
+    init?(feed: PreviewFeed) {
+        guard let e = try? PreviewEncoder() else { return nil }
+        self.feed = feed
+        encoder = e
+    }
+
+    /// Called for every video frame; returns at once.
+    func offer(_ frame: Frame, now: MonotonicTime, recording clip: CaptureID?) {
+        let watched = feed.watched
+        lock.lock()
+        if clip != posterClip { posterClip = clip; poster = nil }
+        let wantPoster = clip != nil && poster == nil
+        let previewDue = watched && (lastPreview.map { now >= $0 + Self.previewInterval } ?? true)
+        guard wantPoster || previewDue else { lock.unlock(); return }
+        guard !busy else {
+            if previewDue { skipped += 1 }
+            lock.unlock()
+            return
+        }
+        busy = true
+        if previewDue { lastPreview = now }
+        lock.unlock()
+        queue.async { [self] in
+            var posterJPEG: [UInt8]?
+            if wantPoster { posterJPEG = try? encoder.encode(frame, maxSide: Self.posterSide, quality: 80) }
+            var previewJPEG: [UInt8]?
+            if previewDue { previewJPEG = try? encoder.encode(frame, maxSide: Self.previewSide) }
+            lock.lock()
+            if let posterJPEG, posterClip == clip { poster = posterJPEG }
+            if previewJPEG != nil { encoded += 1 }
+            busy = false
+            lock.unlock()
+            if let previewJPEG { feed.publish(jpeg: Data(previewJPEG)) }
+        }
+    }
+
+    /// The saved clip's poster frame as `SHTRnnnn.THM` beside its (first) file.
+    func savePoster(for clip: CaptureID, beside path: String) {
+        lock.lock()
+        let jpeg = posterClip == clip ? poster : nil
+        lock.unlock()
+        guard let jpeg else { return }
+        let thm = ((path as NSString).deletingPathExtension) + ".THM"
+        do {
+            try Data(jpeg).write(to: URL(fileURLWithPath: thm), options: .atomic)
+        } catch {
+            log.warning("no poster frame for \(path): \(error.localizedDescription)")
+        }
+    }
+
+    /// (encoded, skipped) preview frames so far.
+    var figures: (encoded: Int, skipped: Int) {
+        lock.lock(); defer { lock.unlock() }
+        return (encoded, skipped)
+    }
+}

@@ -1,0 +1,256 @@
+import Foundation
+import ShutterCore
+import ShutterStorage
+import Synchronization
+
+/// What the web app needs from the service: the control socket's own request
+/// path (one JSON request in, its one JSON reply out: the same rule, the same
+/// answers as shutterctl) and the card's files.
+public struct WebBackend: Sendable {
+    public var request: @Sendable (JSONObject) async -> JSONObject
+    public var storage: Storage
+    /// The live preview's frames; nil = no preview.
+    public var preview: PreviewFeed?
+
+    public init(request: @escaping @Sendable (JSONObject) async -> JSONObject, storage: Storage, preview: PreviewFeed? = nil) {
+        self.request = request
+        self.storage = storage
+        self.preview = preview
+    }
+}
+
+/// The routes. Public: the login page, its script and style, `POST /api/login`.
+/// Everything else needs a session; POST and DELETE also need the session's CSRF
+/// token in `X-CSRF-Token` and, when the browser sends `Origin`, the same origin
+/// as `Host`. Files are named by their DCF number only.
+public final class WebApp: Sendable {
+    let backend: WebBackend
+    let passwordHash: String
+    public let sessions: WebSessions
+    public let throttle: LoginThrottle
+    private let log = Log("shutter.web")
+    private let streams = Mutex([ObjectIdentifier: any WebStream]())
+    private let loginLock = NSLock()
+    static let perPageDefault = 24, perPageMax = 100
+
+    public init(backend: WebBackend, passwordHash: String, sessions: WebSessions = WebSessions(),
+                throttle: LoginThrottle = LoginThrottle()) {
+        self.backend = backend
+        self.passwordHash = passwordHash
+        self.sessions = sessions
+        self.throttle = throttle
+    }
+
+    public func handle(_ r: WebRequest) -> WebResponse {
+        var response = route(r)
+        response.headers += [("X-Content-Type-Options", "nosniff"), ("Referrer-Policy", "no-referrer"),
+                             ("X-Frame-Options", "DENY")]
+        if response.contentType.hasPrefix("text/html") {
+            response.headers.append(("Content-Security-Policy",
+                                     "default-src 'self'; img-src 'self' blob:; media-src 'self'; frame-ancestors 'none'; form-action 'self'"))
+        }
+        return response
+    }
+
+    private func route(_ r: WebRequest) -> WebResponse {
+        let parts = r.path.split(separator: "/", omittingEmptySubsequences: false).dropFirst()
+        let path = Array(parts)
+        // Public.
+        switch (r.method, r.path) {
+        case ("GET", "/login"), ("HEAD", "/login"): return WebPage.response(.login)
+        case ("GET", "/static/style.css"): return WebPage.response(.style)
+        case ("GET", "/static/login.js"): return WebPage.response(.loginScript)
+        case ("POST", "/api/login"): return login(r)
+        default: break
+        }
+        guard let (sessionID, session) = sessions.session(cookieHeader: r.header("Cookie")) else {
+            if r.method == "GET" && r.path == "/" {
+                return WebResponse(status: 303, contentType: "text/plain", body: .bytes(Data()), headers: [("Location", "/login")])
+            }
+            return .error(401, "not logged in: POST /api/login with {\"password\":…} first")
+        }
+        if r.method == "POST" || r.method == "DELETE" {
+            if let refusal = checkStateChange(r, session: session) { return refusal }
+        }
+        let p = path.map(String.init)
+        switch (r.method, p.count, p.first ?? "") {
+        case ("GET", 1, "") where p == [""]: return WebPage.response(.app)
+        case ("GET", _, "static") where p == ["static", "app.js"]: return WebPage.response(.appScript)
+        case ("POST", _, "api") where p == ["api", "logout"]:
+            sessions.end(sessionID)
+            return WebResponse.json(200, ["ok": .bool(true)]).with(header: ("Set-Cookie", cookie("", r, maxAge: 0)))
+        case ("GET", _, "api") where p == ["api", "session"]: return .json(200, ["ok": .bool(true), "csrf": .string(session.csrf)])
+        case ("GET", _, "api") where p == ["api", "status"]: return service(["cmd": .string("status")])
+        case ("POST", _, "api") where p == ["api", "photo"]: return service(["cmd": .string("photo")])
+        case ("POST", _, "api") where p == ["api", "record"]:
+            guard case .object(let o)? = try? JSONParser.parse(String(decoding: r.body, as: UTF8.self)).value,
+                  case .string(let action)? = o["action"], action == "start" || action == "stop" else {
+                return .error(400, "expected {\"action\":\"start\"} or {\"action\":\"stop\"}")
+            }
+            return service(["cmd": .string("record"), "action": .string(action)])
+        case ("GET", _, "api") where p == ["api", "files"]: return list(r)
+        case ("DELETE", 3, "api") where p[1] == "files": return delete(p[2])
+        case ("GET", 2, "files"), ("HEAD", 2, "files"): return FileSender.send(backend.storage, p[1], range: r.header("Range"))
+        case ("GET", 3, "files") where p[2] == "thumbnail": return FileSender.thumbnail(backend.storage, p[1])
+        case ("GET", 1, "preview.mjpg"): return preview()
+        default:
+            if p.first == "files" || (p.count >= 2 && p[0] == "api" && p[1] == "files" && r.method != "GET") {
+                return .error(404, "no such file")
+            }
+            let routes = [["api", "status"], ["api", "photo"], ["api", "record"], ["api", "files"], ["api", "logout"], [""]]
+            if routes.contains(p) { return .error(405, "method \(r.method) not allowed here") }
+            return .error(404, "not found")
+        }
+    }
+
+    // MARK: Login and CSRF
+
+    private func login(_ r: WebRequest) -> WebResponse {
+        if let bad = checkOrigin(r) { return bad }
+        // One login at a time: Argon2id commits 64 MiB per check, and the throttle's
+        // verdict must see the failure of the attempt before (parallel tries from one
+        // address would otherwise all be checked).
+        loginLock.lock()
+        defer { loginLock.unlock() }
+        let wait = throttle.wait(for: r.client)
+        if wait > 0 {
+            let s = Int(wait.rounded(.up))
+            return WebResponse.error(429, "too many wrong passwords from \(r.client): try again in \(s) s",
+                                     ["retryAfterSeconds": .int(s)]).with(header: ("Retry-After", String(s)))
+        }
+        guard case .object(let o)? = try? JSONParser.parse(String(decoding: r.body, as: UTF8.self)).value,
+              case .string(let password)? = o["password"] else {
+            return .error(400, "expected {\"password\":\"…\"}")
+        }
+        guard PasswordHash.verify(password, against: passwordHash) else {
+            let delay = Int(throttle.failed(r.client))
+            log.warning("wrong web password from \(r.client); next try allowed in \(delay) s")
+            return WebResponse.error(401, "wrong password; try again in \(delay) s", ["retryAfterSeconds": .int(delay)])
+                .with(header: ("Retry-After", String(delay)))
+        }
+        throttle.succeeded(r.client)
+        let (id, csrf) = sessions.create()
+        log.notice("web login from \(r.client)")
+        return WebResponse.json(200, ["ok": .bool(true), "csrf": .string(csrf)])
+            .with(header: ("Set-Cookie", cookie(id, r, maxAge: Int(WebSessions.idleSeconds))))
+    }
+
+    private func cookie(_ value: String, _ r: WebRequest, maxAge: Int) -> String {
+        "\(WebSessions.cookieName)=\(value); Path=/; Max-Age=\(maxAge); HttpOnly; SameSite=Strict" + (r.tls ? "; Secure" : "")
+    }
+
+    /// A browser's cross-site request carries its Origin: it must be this server's own.
+    private func checkOrigin(_ r: WebRequest) -> WebResponse? {
+        guard let origin = r.header("Origin") else { return nil }
+        let host = r.header("Host") ?? ""
+        let expected = [(r.tls ? "https://" : "http://") + host]
+        guard !host.isEmpty, expected.contains(origin) else {
+            return .error(403, "cross-origin request refused (Origin \(origin), Host \(host))")
+        }
+        return nil
+    }
+
+    private func checkStateChange(_ r: WebRequest, session: WebSessions.Session) -> WebResponse? {
+        if let bad = checkOrigin(r) { return bad }
+        guard let token = r.header("X-CSRF-Token"), token == session.csrf else {
+            return .error(403, "missing or wrong X-CSRF-Token (the csrf value /api/login answered)")
+        }
+        return nil
+    }
+
+    // MARK: The service's requests
+
+    /// One request on the control socket's path; its reply as it is, plus the
+    /// files' numbers and URLs.
+    private func service(_ request: JSONObject) -> WebResponse {
+        let backend = self.backend
+        let box = Mutex<JSONObject?>(nil)
+        let done = DispatchSemaphore(value: 0)
+        Task {
+            let reply = await backend.request(request)
+            box.withLock { $0 = reply }
+            done.signal()
+        }
+        done.wait()
+        var reply = box.withLock { $0 } ?? ["ok": .bool(false), "error": .string("internal error: no reply")]
+        if case .array(let files)? = reply["files"] {
+            reply["items"] = .array(files.compactMap { f -> JSONValue? in
+                guard case .string(let path) = f, let n = Self.number(ofPath: path) else { return nil }
+                return .object(["number": .int(n.webNumber), "url": .string("/files/\(n.webNumber)")])
+            })
+        }
+        let ok = reply["ok"] == .bool(true)
+        let status = ok ? 200 : (reply["busy"] == .bool(true) ? 409 : 500)
+        return .json(status, reply)
+    }
+
+    static func number(ofPath path: String) -> DCFNumber? {
+        let comps = path.split(separator: "/")
+        guard comps.count >= 2, let d = DCFNumber.directoryNumber(String(comps[comps.count - 2])),
+              let f = DCFNumber.fileNumber(String(comps[comps.count - 1])) else { return nil }
+        return DCFNumber(directory: d, file: f.file)
+    }
+
+    // MARK: Files
+
+    private func list(_ r: WebRequest) -> WebResponse {
+        let page = max(1, Int(r.query("page") ?? "") ?? 1)
+        let perPage = min(Self.perPageMax, max(1, Int(r.query("perPage") ?? "") ?? Self.perPageDefault))
+        let all = backend.storage.finishedMedia()
+        let pageCount = max(1, (all.count + perPage - 1) / perPage)
+        let items = all.dropFirst((page - 1) * perPage).prefix(perPage).map { item -> JSONValue in
+            var o: JSONObject = ["number": .int(item.number.webNumber), "name": .string(item.fileName),
+                                 "directory": .string(item.number.directoryName),
+                                 "kind": .string(item.kind.rawValue), "bytes": .int(Int(item.bytes)),
+                                 "modified": .double(item.modified), "url": .string("/files/\(item.number.webNumber)")]
+            if item.kind == .photo || item.posterPath != nil {
+                o["thumbnail"] = .string("/files/\(item.number.webNumber)/thumbnail")
+            }
+            return .object(o)
+        }
+        return .json(200, ["ok": .bool(true), "page": .int(page), "perPage": .int(perPage), "pageCount": .int(pageCount),
+                           "itemCount": .int(all.count), "items": .array(items)])
+    }
+
+    private func delete(_ text: String) -> WebResponse {
+        guard let n = DCFNumber(webNumber: Substring(text)) else { return .error(404, "no such file") }
+        do {
+            switch try backend.storage.deleteMedia(n) {
+            case .deleted:
+                log.notice("web: deleted \(n)")
+                return .json(200, ["ok": .bool(true), "deleted": .int(n.webNumber)])
+            case .notFound: return .error(404, "no such file")
+            case .beingWritten: return .error(409, "\(n) is being recorded; stop the recording first")
+            }
+        } catch {
+            return .error(500, "could not delete \(n): \(error)")
+        }
+    }
+
+    /// The live preview: a JPEG part per frame the service publishes (≤ 5 per second).
+    private func preview() -> WebResponse {
+        guard let feed = backend.preview else { return .error(404, "no live preview") }
+        guard let stream = feed.open() else {
+            return .error(503, "too many previews open (at most \(PreviewFeed.maxViewers)); close one")
+        }
+        let id = ObjectIdentifier(stream)
+        streams.withLock { $0[id] = stream }
+        stream.onClose = { [weak self] in _ = self?.streams.withLock { $0.removeValue(forKey: id) } }
+        return WebResponse(status: 200, contentType: "multipart/x-mixed-replace; boundary=\(MJPEGStream.boundary)",
+                           body: .stream(stream), headers: [("Cache-Control", "no-store")])
+    }
+
+    /// Ends every open stream (before the server stops, so their threads return).
+    func closeStreams() {
+        let open = streams.withLock { s -> [any WebStream] in let v = Array(s.values); s.removeAll(); return v }
+        open.forEach { $0.close() }
+    }
+}
+
+extension WebResponse {
+    func with(header: (String, String)) -> WebResponse {
+        var r = self
+        r.headers.append(header)
+        return r
+    }
+}

@@ -1,0 +1,131 @@
+import CShutterWeb
+import Foundation
+import ShutterCore
+
+/// The HTTP server: libmicrohttpd through the CShutterWeb shim, a thread per
+/// connection, bounded connections, bodies and time; each request goes to the
+/// `WebApp` whole, on its connection's thread.
+public final class WebServer: @unchecked Sendable {
+    /// Limits (README "From a phone"): a phone opens up to 6 connections, the preview holds one.
+    public struct Limits: Sendable {
+        public var connections: UInt32 = 16
+        public var perClient: UInt32 = 8
+        public var timeoutSeconds: UInt32 = 30
+        public var memoryPerConnection = 32 * 1024
+        public var maxBody = 4 * 1024
+        public init() {}
+    }
+
+    public enum Listener: Sendable {
+        /// Bind this address ourselves (outside systemd, tests, `make run`).
+        case address(ListenAddress)
+        /// A socket systemd passed (socket activation).
+        case inherited(fd: Int32)
+    }
+
+    public let app: WebApp
+    private var handle: OpaquePointer?
+    public let port: Int
+
+    /// Starts listening. Throws a message for the log when it cannot.
+    public init(app: WebApp, listener: Listener, tls: (certificatePEM: String, keyPEM: String)?, limits: Limits = Limits()) throws {
+        self.app = app
+        var o = shutter_web_options()
+        o.listen_fd = -1
+        o.connection_limit = limits.connections
+        o.per_ip_limit = limits.perClient
+        o.timeout_seconds = limits.timeoutSeconds
+        o.memory_limit = limits.memoryPerConnection
+        o.max_body = limits.maxBody
+        var err = [CChar](repeating: 0, count: 256)
+        let host: String
+        switch listener {
+        case .address(let a): host = a.host; o.port = UInt16(a.port)
+        case .inherited(let fd): host = ""; o.listen_fd = fd
+        }
+        let ctx = Unmanaged.passUnretained(app).toOpaque()
+        let started: OpaquePointer? = host.withCString { h in
+            o.host = h
+            return (tls?.certificatePEM ?? "").withCString { cert in
+                (tls?.keyPEM ?? "").withCString { key in
+                    if tls != nil { o.tls_cert_pem = cert; o.tls_key_pem = key }
+                    return shutter_web_start(&o, webServerHandler, ctx, &err, err.count)
+                }
+            }
+        }
+        guard let started else { throw WebServerError(cString(err)) }
+        handle = started
+        port = Int(shutter_web_port(started))
+    }
+
+    /// Stops accepting and ends the connections (open previews first, so their threads return).
+    public func stop() {
+        guard let h = handle else { return }
+        app.closeStreams()
+        shutter_web_stop(h)
+        handle = nil
+    }
+
+    deinit { stop() }
+
+    /// The socket systemd passed to this process, if any (unsets LISTEN_*).
+    public static func systemdSocket() -> Int32? {
+        var v6: Int32 = 0
+        let fd = shutter_web_systemd_socket(&v6)
+        return fd >= 0 ? fd : nil
+    }
+}
+
+public struct WebServerError: Error, CustomStringConvertible {
+    public var description: String
+    init(_ d: String) { description = d }
+}
+
+/// The shim's callback: one whole request, answered on this (the connection's) thread.
+private let webServerHandler: shutter_web_handler = { ctx, ex in
+    guard let ctx, let ex else { return }
+    let app = Unmanaged<WebApp>.fromOpaque(ctx).takeUnretainedValue()
+    var length = 0
+    let bodyPointer = shutter_web_body(ex, &length)
+    let request = WebRequest(
+        method: String(cString: shutter_web_method(ex)),
+        path: String(cString: shutter_web_url(ex)),
+        client: String(cString: shutter_web_client(ex)),
+        body: bodyPointer.map { Data(bytes: $0, count: length) } ?? Data(),
+        tls: shutter_web_is_tls(ex) == 1,
+        header: { name in shutter_web_header(ex, name).map { String(cString: $0) } },
+        query: { name in shutter_web_query(ex, name).map { String(cString: $0) } })
+    let response = app.handle(request)
+    switch response.body {
+    case .bytes(let data):
+        data.withUnsafeBytes { buf in
+            shutter_web_reply_bytes(ex, UInt32(response.status), response.contentType, buf.baseAddress, buf.count)
+        }
+    case .file(let fd, let offset, let length):
+        if shutter_web_reply_file(ex, UInt32(response.status), response.contentType, fd, offset, length) == 0 {
+            return  // no reply: the shim answers 500
+        }
+    case .stream(let stream):
+        let box = Unmanaged.passRetained(StreamBox(stream)).toOpaque()
+        shutter_web_reply_stream(ex, UInt32(response.status), response.contentType, streamReader, box, streamRelease)
+    }
+    for (name, value) in response.headers { shutter_web_add_header(ex, name, value) }
+}
+
+private final class StreamBox {
+    let stream: any WebStream
+    init(_ s: any WebStream) { stream = s }
+}
+
+private let streamReader: shutter_web_reader = { ctx, _, buf, max in
+    guard let ctx, let buf else { return -2 }
+    let box = Unmanaged<StreamBox>.fromOpaque(ctx).takeUnretainedValue()
+    guard let n = box.stream.read(into: UnsafeMutableRawBufferPointer(start: buf, count: max)) else { return -1 }
+    return n
+}
+
+private let streamRelease: shutter_web_reader_free = { ctx in
+    guard let ctx else { return }
+    let box = Unmanaged<StreamBox>.fromOpaque(ctx).takeRetainedValue()
+    box.stream.close()
+}

@@ -1,0 +1,139 @@
+import Foundation
+import ShutterWeb
+import XCTest
+
+/// The web page on the real shutterd (simulated board), driven over HTTP by
+/// Tests/web/test_web_api.py (API and security) and, when Debian's chromium,
+/// chromium-driver and python3-selenium are installed, by a headless browser
+/// (Tests/web/test_web_browser.py).
+final class WebEndToEndTests: XCTestCase {
+    static let password = "correct horse battery"
+    static let scripts = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+        .deletingLastPathComponent().appendingPathComponent("web").path
+
+    /// shutterd with the web page on 127.0.0.1 (a free port, read from its log).
+    func startDaemon(extra: String = "") throws -> (DaemonHarness, String) {
+        let hash = try XCTUnwrap(PasswordHash.make(Self.password))
+        let d = try DaemonHarness(config: """
+            {"web": {"enabled": true, "listen": "127.0.0.1:0", "passwordHash": "\(hash)"}\(extra)}
+            """)
+        try d.start()
+        var url = ""
+        try d.waitFor("the web page's address", timeout: 10) {
+            guard let r = d.log().range(of: #"web page on http://127\.0\.0\.1:[0-9]+"#, options: .regularExpression) else { return false }
+            url = String(d.log()[r].dropFirst("web page on ".count))
+            return true
+        }
+        return (d, url)
+    }
+
+    func runScript(_ name: String, _ d: DaemonHarness, _ url: String) throws -> (Int32, String) {
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
+        p.arguments = [Self.scripts + "/" + name]
+        var env = ProcessInfo.processInfo.environment
+        env["BASE_URL"] = url
+        env["STORAGE"] = d.storage
+        env["SHUTTERCTL"] = DaemonHarness.binDir + "/shutterctl"
+        env["SOCKET"] = d.socket
+        env["PASSWORD"] = Self.password
+        env["OUT_DIR"] = URL(fileURLWithPath: Self.scripts).deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent(".build").path
+        p.environment = env
+        let out = Pipe()
+        p.standardOutput = out
+        p.standardError = out
+        try p.run()
+        let data = out.fileHandleForReading.readDataToEndOfFile()
+        p.waitUntilExit()
+        let text = String(decoding: data, as: UTF8.self)
+        print(text)
+        return (p.terminationStatus, text)
+    }
+
+    func testAPIAndSecurity() throws {
+        let (d, url) = try startDaemon()
+        defer { d.stop() }
+        let (code, text) = try runScript("test_web_api.py", d, url)
+        XCTAssertEqual(code, 0, "\(text.split(separator: "\n").suffix(3).joined(separator: "\n"))\nshutterd log:\n\(d.log().suffix(3000))")
+        XCTAssertTrue(text.contains("checks passed"))
+        // The wrong passwords are in the journal with the address they came from.
+        XCTAssertTrue(d.log().contains("wrong web password from 127.0.0.1"), d.log())
+    }
+
+    /// systemd's way: the socket is bound by someone else (Tests/web/socket_activate.py,
+    /// as PID 1 does; on IPv6 loopback: MHD 0.9.75 must be told it is AF_INET6) and
+    /// passed as fd 3 with LISTEN_PID/LISTEN_FDS.
+    func testSocketPassedBySystemd() throws {
+        let port = try Self.freePort()
+        let hash = try XCTUnwrap(PasswordHash.make(Self.password))
+        // web.listen names another port: an inherited socket wins.
+        let d = try DaemonHarness(config: """
+            {"web": {"enabled": true, "listen": "127.0.0.1:1", "passwordHash": "\(hash)"}}
+            """)
+        d.launcher = ["/usr/bin/python3", Self.scripts + "/socket_activate.py", "[::1]:\(port)"]
+        try d.start()
+        defer { d.stop() }
+        try d.waitFor("the web page on the passed socket", timeout: 10) { d.log().contains("web page on the socket systemd passed") }
+        XCTAssertTrue(d.log().contains("port \(port)"), d.log())
+        let (code, text) = try runScript("login_once.py", d, "http://[::1]:\(port)")
+        XCTAssertEqual(code, 0, text)
+    }
+
+    static func freePort() throws -> Int {
+        let fd = socket(AF_INET6, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(fd) }
+        var a = sockaddr_in6()
+        a.sin6_family = sa_family_t(AF_INET6)
+        a.sin6_addr = in6addr_loopback
+        var len = socklen_t(MemoryLayout<sockaddr_in6>.size)
+        let rc = withUnsafeMutablePointer(to: &a) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, len) == 0 && getsockname(fd, $0, &len) == 0 }
+        }
+        guard rc else { throw HarnessError("no free port") }
+        return Int(UInt16(bigEndian: a.sin6_port))
+    }
+
+    /// The page in Debian's chromium, headless, at phone size (README "From a phone").
+    func testPageInHeadlessChromium() throws {
+        for tool in ["/usr/bin/chromium", "/usr/bin/chromedriver"] where !FileManager.default.isExecutableFile(atPath: tool) {
+            throw XCTSkip("\(tool) missing: deploy/install-deps.sh installs chromium, chromium-driver, python3-selenium")
+        }
+        let (d, url) = try startDaemon()
+        defer { d.stop() }
+        let (code, text) = try runScript("test_web_browser.py", d, url)
+        XCTAssertEqual(code, 0, "\(text.split(separator: "\n").suffix(12).joined(separator: "\n"))\nshutterd log:\n\(d.log().suffix(3000))")
+        XCTAssertTrue(text.contains("checks passed"))
+    }
+
+    /// The preview watched through a recording: frames reach the viewer, the recorder drops
+    /// none (what shutterd reports), the clip decodes whole. SHUTTER_BENCH=1 records
+    /// 1080p30 for BENCH_REALTIME_SECONDS (default 600) instead of 640x360 for 6 s.
+    func testPreviewNeverSlowsTheRecorder() throws {
+        let bench = ProcessInfo.processInfo.environment["SHUTTER_BENCH"] == "1"
+        let size = bench ? "" : #", "video": {"width": 640, "height": 360}"#
+        let (d, url) = try startDaemon(extra: size)
+        defer { d.stop() }
+        setenv("RECORD_SECONDS", bench ? (ProcessInfo.processInfo.environment["BENCH_REALTIME_SECONDS"] ?? "600") : "6", 1)
+        let (code, text) = try runScript("preview_while_recording.py", d, url)
+        XCTAssertEqual(code, 0, "\(text)\nshutterd log:\n\(d.log().suffix(3000))")
+        let clip = try XCTUnwrap(d.files("MP4").first)
+        let (clean, why) = try decodesCleanly(clip)
+        XCTAssertTrue(clean, why)
+    }
+
+    func testNoPasswordHashMeansNoWebServer() throws {
+        let d = try DaemonHarness(config: #"{"web": {"enabled": true, "listen": "127.0.0.1:0"}}"#)
+        try d.start()
+        defer { d.stop() }
+        try d.waitFor("the refusal", timeout: 10) { d.log().contains("web page not started: no password set") }
+        XCTAssertTrue(d.log().contains("shutterctl web-password"), d.log())
+        XCTAssertEqual(try d.ctl("tap").0, 0, "the camera works without the web page")
+    }
+
+    func testPlainPasswordInConfigIsAConfigError() throws {
+        let d = try DaemonHarness(config: #"{"web": {"enabled": true, "passwordHash": "hunter2hunter2"}}"#)
+        try d.start(waitReady: false)
+        XCTAssertEqual(d.waitExit(), 78)
+        XCTAssertTrue(d.log().contains("web.passwordHash"), d.log())
+    }
+}

@@ -1,0 +1,297 @@
+#!/usr/bin/env python3
+"""The web API and its security, against a real shutterd on the simulated board.
+
+Run by Tests/ShutterServiceTests/WebEndToEndTests.swift, which starts shutterd with
+the web server on 127.0.0.1 and passes: BASE_URL, STORAGE (storage.root), SHUTTERCTL,
+SOCKET, PASSWORD. Plain http.client (raw paths, headers as sent). One line per check;
+exit 1 on the first failure. Verdicts come from what the server answers, never from
+how long it took.
+"""
+import hashlib, http.client, json, os, socket, subprocess, sys, time, urllib.parse
+
+BASE = urllib.parse.urlparse(os.environ["BASE_URL"])
+HOST, PORT = BASE.hostname, BASE.port
+STORAGE = os.environ["STORAGE"]
+DCIM = os.path.join(STORAGE, "DCIM")
+PASSWORD = os.environ["PASSWORD"]
+checks = 0
+
+
+def ok(cond, what, detail=""):
+    global checks
+    checks += 1
+    if not cond:
+        print(f"FAIL {what} {detail}")
+        sys.exit(1)
+    print(f"ok   {what}")
+
+
+def request(method, path, body=None, headers=None, source="127.0.0.1"):
+    c = http.client.HTTPConnection(HOST, PORT, timeout=30, source_address=(source, 0))
+    h = dict(headers or {})
+    if isinstance(body, (dict, list)):
+        body = json.dumps(body).encode()
+        h.setdefault("Content-Type", "application/json")
+    c.putrequest(method, path, skip_accept_encoding=True)
+    for k, v in h.items():
+        c.putheader(k, v)
+    if body is not None:
+        c.putheader("Content-Length", str(len(body)))
+    c.endheaders(body)
+    r = c.getresponse()
+    data = r.read()
+    c.close()
+    return r.status, {k.lower(): v for k, v in r.getheaders()}, data
+
+
+def js(data):
+    try:
+        return json.loads(data)
+    except ValueError:
+        return {}
+
+
+def media_files():
+    out = []
+    for d in sorted(os.listdir(DCIM)) if os.path.isdir(DCIM) else []:
+        out += [os.path.join(DCIM, d, f) for f in sorted(os.listdir(os.path.join(DCIM, d)))]
+    return out
+
+
+def shutterctl(*args):
+    p = subprocess.run([os.environ["SHUTTERCTL"], "--socket", os.environ["SOCKET"], *args],
+                       capture_output=True, text=True, timeout=60)
+    return p.returncode, js(p.stdout)
+
+
+def login(source="127.0.0.1"):
+    s, h, d = request("POST", "/api/login", {"password": PASSWORD}, source=source)
+    ok(s == 200, f"login from {source}", f"{s} {d[:200]}")
+    cookie = h["set-cookie"].split(";")[0]
+    ok("HttpOnly" in h["set-cookie"] and "SameSite=Strict" in h["set-cookie"], "session cookie HttpOnly, SameSite=Strict",
+       h["set-cookie"])
+    ok(len(cookie.split("=", 1)[1]) == 43, "session id: 32 random bytes (43 base64url characters)")
+    return cookie, js(d)["csrf"]
+
+
+# --- 1. Nothing without a session. A photo first, so there is a file to ask for.
+code, reply = shutterctl("tap")
+ok(code == 0 and reply.get("ok"), "a photo by shutterctl tap", reply)
+before = media_files()
+for method, path in [("GET", "/api/status"), ("GET", "/api/files"), ("GET", "/files/1000001"),
+                     ("HEAD", "/files/1000001"), ("GET", "/files/1000001/thumbnail"), ("GET", "/static/app.js"),
+                     ("POST", "/api/photo"), ("POST", "/api/record"), ("POST", "/api/logout"),
+                     ("DELETE", "/api/files/1000001"), ("GET", "/api/session"), ("GET", "/preview.mjpg"),
+                     ("GET", "/nonexistent"), ("GET", "/files/")]:
+    s, h, d = request(method, path, {"action": "start"} if path == "/api/record" else None,
+                      headers={"Cookie": "shutter_session=forged-" + "x" * 36})
+    ok(s == 401, f"{method} {path} without a session: 401", f"got {s}")
+s, h, _ = request("GET", "/")
+ok(s == 303 and h.get("location") == "/login", "GET / without a session: 303 to /login", f"{s} {h}")
+s, _, d = request("GET", "/login")
+ok(s == 200 and b"password" in d, "the login page is public")
+ok(media_files() == before, "no file taken or deleted without a session")
+
+# --- 2. Wrong passwords slow down, per client address.
+s, h, d = request("POST", "/api/login", {"password": "wrong-1"})
+ok(s == 401 and js(d).get("retryAfterSeconds") == 1, "first wrong password: 401, retry after 1 s", d)
+s, h, d = request("POST", "/api/login", {"password": PASSWORD})
+ok(s == 429 and int(h.get("retry-after", "0")) >= 1, "an attempt before then is refused unchecked (even the right one): 429",
+   f"{s} {d}")
+s, h, d = request("POST", "/api/login", {"password": "wrong-x"}, source="127.0.0.2")
+ok(s == 401 and js(d).get("retryAfterSeconds") == 1, "another address is not slowed by the first one's failures", d)
+time.sleep(1.1)
+s, h, d = request("POST", "/api/login", {"password": "wrong-2"})
+ok(s == 401 and js(d).get("retryAfterSeconds") == 2, "second wrong password in a row: retry after 2 s", d)
+time.sleep(2.1)
+s, h, d = request("POST", "/api/login", {"password": "wrong-3"})
+ok(s == 401 and js(d).get("retryAfterSeconds") == 4, "third: 4 s (doubling)", d)
+s, h, d = request("POST", "/api/login", {"nopassword": 1}, source="127.0.0.3")
+ok(s == 400, "a login body without a password: 400")
+time.sleep(4.1)
+cookie, csrf = login()
+auth = {"Cookie": cookie}
+s, h, d = request("POST", "/api/login", {"password": "wrong-4"})
+ok(s == 401 and js(d).get("retryAfterSeconds") == 1, "a right password clears the address's record", d)
+
+# --- 3. State changes need the CSRF token and the same origin.
+before = media_files()
+s, _, d = request("POST", "/api/photo", headers=auth)
+ok(s == 403, "POST /api/photo without X-CSRF-Token: 403", f"{s} {d}")
+s, _, d = request("POST", "/api/photo", headers={**auth, "X-CSRF-Token": csrf[:-1] + ("A" if csrf[-1] != "A" else "B")})
+ok(s == 403, "POST with a wrong X-CSRF-Token: 403", f"{s} {d}")
+s, _, d = request("POST", "/api/photo", headers={**auth, "X-CSRF-Token": csrf, "Origin": "http://evil.example"})
+ok(s == 403, "POST with the token but another site's Origin: 403", f"{s} {d}")
+s, _, d = request("POST", "/api/login", {"password": PASSWORD}, headers={"Origin": "http://evil.example"}, source="127.0.0.4")
+ok(s == 403, "login from another site's page (Origin): 403", f"{s} {d}")
+s, _, d = request("DELETE", f"/api/files/1000001", headers=auth)
+ok(s == 403, "DELETE without X-CSRF-Token: 403")
+ok(media_files() == before, "nothing taken or deleted by the refused requests")
+post = {**auth, "X-CSRF-Token": csrf, "Origin": f"http://{HOST}:{PORT}"}
+
+# --- 4. The API answers like shutterctl.
+s, _, d = request("GET", "/api/status", headers=auth)
+ok(s == 200 and js(d)["status"]["state"] == "idle", "GET /api/status: the service's status", d[:200])
+s, _, d = request("POST", "/api/photo", headers=post)
+j = js(d)
+ok(s == 200 and j["ok"] and len(j["files"]) == 1 and j["files"][0].endswith(".JPG") and j["moment"], "POST /api/photo: the photo it took", d)
+photo_path, photo_number = j["files"][0], j["items"][0]["number"]
+ok(os.path.exists(photo_path) and j["items"][0]["url"] == f"/files/{photo_number}", "its file and URL")
+s, _, d = request("POST", "/api/record", {"action": "start"}, headers=post)
+j = js(d)
+ok(s == 200 and j["ok"] and j["note"] == "recording" and j["files"][0].endswith(".MP4"), "POST /api/record start: the clip's name", d)
+clip_number = j["items"][0]["number"]
+s, _, d = request("POST", "/api/record", {"action": "start"}, headers=post)
+ok(s == 409 and js(d).get("busy"), "a second record start: 409 busy, as shutterctl", d)
+s, _, d = request("DELETE", f"/api/files/{clip_number}", headers=post)
+ok(s in (404, 409), "the clip being recorded cannot be deleted", f"{s} {d}")
+s, _, d = request("GET", f"/files/{clip_number}", headers=auth)
+ok(s == 404, "nor downloaded while it is written")
+time.sleep(2.5)
+s, _, d = request("POST", "/api/record", {"action": "stop"}, headers=post)
+j = js(d)
+ok(s == 200 and j["ok"] and j["files"] and j["files"][0].endswith(".MP4"), "POST /api/record stop: the clip's files", d)
+clip_path = j["files"][0]
+s, _, d = request("POST", "/api/record", {"action": "sideways"}, headers=post)
+ok(s == 400, "record with a bad action: 400")
+
+# --- 5. Files: newest first, paged; downloads byte-identical; Range.
+s, _, d = request("GET", "/api/files?page=1&perPage=2", headers=auth)
+j = js(d)
+numbers = [i["number"] for i in j["items"]]
+ok(s == 200 and j["itemCount"] == 3 and j["pageCount"] == 2 and numbers == sorted(numbers, reverse=True)
+   and numbers[0] == clip_number, "GET /api/files: newest first, paged", d)
+s, _, d = request("GET", "/api/files?page=2&perPage=2", headers=auth)
+ok([i["number"] for i in js(d)["items"]] == [1000001], "page 2 holds the oldest")
+for number, path, ctype in [(photo_number, photo_path, "image/jpeg"), (clip_number, clip_path, "video/mp4")]:
+    disk = open(path, "rb").read()
+    s, h, d = request("GET", f"/files/{number}", headers=auth)
+    ok(s == 200 and hashlib.sha256(d).digest() == hashlib.sha256(disk).digest() and h["content-type"] == ctype
+       and h.get("accept-ranges") == "bytes", f"download {os.path.basename(path)} byte-identical ({len(d)} bytes)")
+    size = len(disk)
+    s, h, d = request("GET", f"/files/{number}", headers={**auth, "Range": "bytes=100-1099"})
+    ok(s == 206 and d == disk[100:1100] and h["content-range"] == f"bytes 100-1099/{size}", "Range bytes=100-1099: 206")
+    s, h, d = request("GET", f"/files/{number}", headers={**auth, "Range": f"bytes={size - 10}-"})
+    ok(s == 206 and d == disk[-10:] and h["content-range"] == f"bytes {size - 10}-{size - 1}/{size}", "open-ended range")
+    s, h, d = request("GET", f"/files/{number}", headers={**auth, "Range": "bytes=-300"})
+    ok(s == 206 and d == disk[-300:], "suffix range bytes=-300")
+    s, h, d = request("GET", f"/files/{number}", headers={**auth, "Range": f"bytes={size}-"})
+    ok(s == 416 and h["content-range"] == f"bytes */{size}", "a range past the end: 416 bytes */size")
+    s, h, d = request("GET", f"/files/{number}", headers={**auth, "Range": "bytes=0-1,5-6"})
+    ok(s == 200 and d == disk, "several ranges: the whole file (allowed by RFC 9110)")
+    s, h, d = request("HEAD", f"/files/{number}", headers=auth)
+    ok(s == 200 and d == b"" and int(h["content-length"]) == size, "HEAD: the length, no body")
+s, h, d = request("GET", f"/files/{photo_number}/thumbnail", headers=auth)
+ok(s == 200 and d[:2] == b"\xff\xd8" and 0 < len(d) < 65536, "a photo's thumbnail is its EXIF JPEG thumbnail")
+
+# --- 6. Crafted names: 404, nothing outside DCIM read.
+secret = os.path.join(STORAGE, "secret.txt")
+open(secret, "w").write("TOP-SECRET-CONTENT")
+os.makedirs(os.path.join(DCIM, "100SHUTR"), exist_ok=True)
+os.symlink(secret, os.path.join(DCIM, "100SHUTR", "SHTR0099.JPG"))
+os.symlink(secret, os.path.join(DCIM, "100SHUTR", "SHTR0098.MP4"))
+for path in ["/files/../secret.txt", "/files/..%2fsecret.txt", "/files/%2e%2e%2fsecret.txt", "/files//etc/passwd",
+             "/files/%2Fetc%2Fpasswd", "/files/0", "/files/-1", "/files/1000000", "/files/9999999", "/files/99999999",
+             "/files/1000001%00", "/files/1000001/../../secret.txt", "/files/100SHUTR%2FSHTR0001.JPG",
+             "/files/SHTR0001.JPG", "/files/1000099", "/files/1000098", "/files/1000099/thumbnail", "/files/1009999",
+             "/files/%201000001", "/files/1000001%00.txt", "/files/1e6", "/files/0x0F4241", "/api/files/../../secret.txt"]:
+    s, _, d = request("GET", path, headers=auth)
+    ok(s == 404 and b"TOP-SECRET" not in d, f"GET {path}: 404", f"{s} {d[:100]}")
+for path in ["/api/files/1000099", "/api/files/..%2f..%2fsecret.txt", "/api/files/9999999"]:
+    s, _, d = request("DELETE", path, headers=post)
+    ok(s == 404, f"DELETE {path}: 404", f"{s}")
+ok(open(secret).read() == "TOP-SECRET-CONTENT" and os.path.islink(os.path.join(DCIM, "100SHUTR", "SHTR0099.JPG")),
+   "the file outside DCIM and the planted links are untouched")
+s, _, d = request("GET", "/api/files?perPage=100", headers=auth)
+ok(all(i["number"] not in (1000098, 1000099) for i in js(d)["items"]), "symlinks are not listed")
+s, _, d = request("GET", "/static/", headers=auth)
+ok(s == 404, "no directory listings")
+
+# --- 7. Delete after the clip is finished.
+s, _, d = request("DELETE", f"/api/files/{clip_number}", headers=post)
+ok(s == 200 and not os.path.exists(clip_path), "DELETE a finished clip: gone from the card", d)
+s, _, d = request("GET", f"/files/{clip_number}", headers=auth)
+ok(s == 404, "and no longer served")
+
+# --- 8. A 1 GB body is cut off before it is read.
+def huge(path, extra):
+    sock = socket.create_connection((HOST, PORT), timeout=30)
+    sock.sendall((f"POST {path} HTTP/1.1\r\nHost: {HOST}:{PORT}\r\nContent-Type: application/json\r\n{extra}"
+                  f"Content-Length: 1000000000\r\n\r\n").encode() + b"{" + b" " * 4096)
+    resp = b""
+    sent = 4097
+    sock.settimeout(30)
+    while b"\r\n\r\n" not in resp:
+        chunk = sock.recv(4096)
+        if not chunk:
+            break
+        resp += chunk
+    # The server answered and closes: further bytes cannot be delivered for long.
+    try:
+        for _ in range(64):
+            sock.sendall(b" " * 65536)
+            sent += 65536
+    except OSError:
+        pass
+    sock.close()
+    return resp, sent
+resp, sent = huge("/api/login", "")
+ok(resp.startswith(b"HTTP/1.1 413"), "a login claiming a 1 GB body: 413 before it is sent", resp[:60])
+ok(sent < 10_000_000, f"the connection ended after {sent} of 1000000000 bytes")
+resp, sent = huge("/api/photo", f"Cookie: {cookie}\r\nX-CSRF-Token: {csrf}\r\n")
+ok(resp.startswith(b"HTTP/1.1 413"), "the same with a session: 413", resp[:60])
+s, _, d = request("POST", "/api/record", b'{"action":"start"' + b" " * 8000 + b"}", headers={**post, "Content-Type": "application/json"})
+ok(s == 413, "an 8 KB body: 413 (limit 4 KiB)")
+# Chunked: no length up front; the connection is dropped once past the limit.
+sock = socket.create_connection((HOST, PORT), timeout=30)
+sock.sendall((f"POST /api/login HTTP/1.1\r\nHost: {HOST}\r\nTransfer-Encoding: chunked\r\n\r\n").encode())
+dropped = False
+try:
+    for _ in range(2000):
+        sock.sendall(b"1000\r\n" + b" " * 4096 + b"\r\n")
+except OSError:
+    dropped = True
+if not dropped:
+    sock.settimeout(10)
+    try:
+        dropped = sock.recv(100) in (b"",) or True
+    except OSError:
+        dropped = True
+sock.close()
+ok(dropped, "a chunked body past the limit: the connection is dropped")
+
+# --- 9. 200 idle connections do not stop a photo by the button.
+idle = []
+for _ in range(200):
+    try:
+        idle.append(socket.create_connection((HOST, PORT), timeout=5))
+    except OSError:
+        pass
+n_before = len(media_files())
+code, reply = shutterctl("press")
+code2, reply2 = shutterctl("release")
+ok(code == 0 and code2 == 0 and reply2.get("ok") and reply2["files"] and reply2["files"][0].endswith(".JPG"),
+   f"with {len(idle)} idle web connections open, press/release takes a photo", reply2)
+code, reply = shutterctl("tap")
+ok(code == 0 and reply.get("ok") and len(media_files()) == n_before + 2, "and tap another")
+for sock in idle:
+    sock.close()
+deadline = time.time() + 40
+while True:
+    try:
+        s, _, d = request("GET", "/api/status", headers=auth)
+        if s == 200:
+            break
+    except OSError:
+        pass
+    if time.time() > deadline:
+        ok(False, "the web server serves again once the idle connections are gone")
+    time.sleep(0.2)
+ok(True, "the web server serves again once the idle connections are gone")
+
+# --- 10. Logout ends the session.
+s, _, _ = request("POST", "/api/logout", headers=post)
+ok(s == 200, "logout")
+s, _, _ = request("GET", "/api/status", headers=auth)
+ok(s == 401, "the old cookie no longer works")
+print(f"web api: {checks} checks passed")

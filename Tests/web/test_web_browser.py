@@ -1,0 +1,158 @@
+#!/usr/bin/env python3
+"""The web page in a real browser: Debian's chromium + chromium-driver, headless,
+through python3-selenium, against a real shutterd on the simulated board (started by
+Tests/ShutterServiceTests/WebEndToEndTests.swift with BASE_URL, STORAGE, SHUTTERCTL,
+SOCKET, PASSWORD, OUT_DIR). Phone-sized window (390x844); a screenshot of the gallery
+goes to OUT_DIR/web-gallery-390x844.png. One line per check; exit 1 on the first failure.
+"""
+import glob, hashlib, os, subprocess, sys, time
+from selenium import webdriver
+from selenium.webdriver.chrome.service import Service
+from selenium.webdriver.common.by import By
+from selenium.webdriver.support.ui import WebDriverWait
+
+BASE, STORAGE = os.environ["BASE_URL"], os.environ["STORAGE"]
+checks = 0
+
+
+def ok(cond, what, detail=""):
+    global checks
+    checks += 1
+    if not cond:
+        print(f"FAIL {what} {detail}")
+        sys.exit(1)
+    print(f"ok   {what}")
+
+
+def ctl(*args):
+    return subprocess.run([os.environ["SHUTTERCTL"], "--socket", os.environ["SOCKET"], *args],
+                          capture_output=True, text=True, timeout=60)
+
+
+def on_disk():
+    return sorted(glob.glob(os.path.join(STORAGE, "DCIM", "*", "SHTR*.*")))
+
+
+def sha(path):
+    return hashlib.sha256(open(path, "rb").read()).hexdigest()
+
+
+ok(ctl("tap").returncode == 0, "a photo by the button (shutterctl tap)")
+ok(ctl("hold", "2").returncode == 0, "a 2 s clip (shutterctl hold 2)")
+clip = [f for f in on_disk() if f.endswith(".MP4")][0]
+ok(os.path.exists(clip[:-4] + ".THM"), "the clip's poster frame is saved beside it as .THM")
+
+opts = webdriver.ChromeOptions()
+opts.binary_location = "/usr/bin/chromium"
+for a in ["--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--autoplay-policy=no-user-gesture-required"]:
+    opts.add_argument(a)
+opts.add_experimental_option("mobileEmulation", {"deviceMetrics": {"width": 390, "height": 844, "pixelRatio": 1}})
+driver = webdriver.Chrome(service=Service("/usr/bin/chromedriver"), options=opts)
+driver.set_window_size(390, 844)
+wait = WebDriverWait(driver, 30)
+try:
+    driver.get(BASE + "/")
+    wait.until(lambda d: d.current_url.endswith("/login"))
+    ok(True, "without a session / goes to the login page")
+    driver.find_element(By.ID, "password").send_keys("not the password")
+    driver.find_element(By.CSS_SELECTOR, "button[type=submit]").click()
+    wait.until(lambda d: "wrong password" in d.find_element(By.ID, "message").text)
+    ok(True, "a wrong password is refused in the page: " + driver.find_element(By.ID, "message").text)
+    time.sleep(1.2)  # the address waits 1 s after one wrong password
+    box = driver.find_element(By.ID, "password")
+    box.clear()
+    box.send_keys(os.environ["PASSWORD"])
+    driver.find_element(By.CSS_SELECTOR, "button[type=submit]").click()
+    wait.until(lambda d: d.current_url.rstrip("/") == BASE and len(d.find_elements(By.CSS_SELECTOR, "#items li")) >= 2)
+    ok(True, "logged in: the gallery shows the photo and the clip")
+    wait.until(lambda d: "Ready" in d.find_element(By.ID, "status").text)
+    ok(True, "the status in words: " + driver.find_element(By.ID, "status").text)
+    kinds = driver.execute_script(
+        "return [...document.querySelectorAll('#items li')].map(li => [li.dataset.kind, (li.querySelector('img')||{}).naturalWidth||0])")
+    ok(kinds[0][0] == "video" and kinds[1][0] == "photo", "newest first (the clip, then the photo)", kinds)
+    wait.until(lambda d: all(w > 0 for _, w in d.execute_script(
+        "return [...document.querySelectorAll('#items li')].map(li => [li.dataset.kind, (li.querySelector('img')||{}).naturalWidth||0])")))
+    ok(True, "a thumbnail for the photo (EXIF) and for the clip (.THM) is shown")
+    shot = os.path.join(os.environ["OUT_DIR"], "web-gallery-390x844.png")
+    driver.save_screenshot(shot)
+    ok(os.path.getsize(shot) > 1000, f"screenshot of the gallery at 390x844: {shot}")
+
+    # Take a photo from the page and see it appear.
+    before = on_disk()
+    driver.find_element(By.ID, "photo").click()
+    wait.until(lambda d: "Saved SHTR" in d.find_element(By.ID, "result").text)
+    new = [f for f in on_disk() if f not in before]
+    ok(len(new) == 1 and new[0].endswith(".JPG"), "the page's photo button took one photo: " + os.path.basename(new[0]))
+    wait.until(lambda d: d.find_element(By.CSS_SELECTOR, "#items li .tag").text == os.path.basename(new[0]))
+    ok(True, "and it appears first in the gallery")
+
+    # Download: the bytes the page gets are the file's.
+    fetch_hash = """
+      const [url, done] = arguments;
+      fetch(url).then(r => r.arrayBuffer()).then(b => crypto.subtle.digest('SHA-256', b))
+        .then(h => done([...new Uint8Array(h)].map(x => x.toString(16).padStart(2, '0')).join('')))
+        .catch(e => done('error ' + e));"""
+    driver.set_script_timeout(60)
+    number = driver.execute_script("return document.querySelector('#items li').dataset.number")
+    ok(driver.execute_async_script(fetch_hash, f"/files/{number}") == sha(new[0]), "download of the photo is byte-identical")
+    driver.find_element(By.CSS_SELECTOR, "#items li").click()
+    href = driver.find_element(By.ID, "download").get_attribute("href")
+    ok(href.endswith(f"/files/{number}") and driver.find_element(By.ID, "download").get_attribute("download") == os.path.basename(new[0]),
+       "the viewer's Download link names the file")
+    driver.find_element(By.ID, "close").click()
+
+    # Play the clip in the page's <video>.
+    clip_li = driver.find_element(By.CSS_SELECTOR, "#items li[data-kind=video]")
+    clip_number = clip_li.get_attribute("data-number")
+    ok(driver.execute_async_script(fetch_hash, f"/files/{clip_number}") == sha(clip), "download of the clip is byte-identical")
+    clip_li.click()
+    can = driver.execute_script("return document.createElement('video').canPlayType('video/mp4; codecs=\"avc1.42E01E, mp4a.40.2\"')")
+    if can:
+        wait.until(lambda d: d.execute_script("const v=document.querySelector('#view video'); return v && v.readyState >= 2"))
+        driver.execute_script("const v=document.querySelector('#view video'); v.muted=true; v.play()")
+        wait.until(lambda d: d.execute_script("return document.querySelector('#view video').currentTime") > 0.3)
+        duration = driver.execute_script("return document.querySelector('#view video').duration")
+        ok(True, f"the clip plays in the page's <video> (canPlayType: {can!r}, duration {duration:.2f} s)")
+    else:
+        print("note this chromium cannot decode H.264 (canPlayType is empty): checking the bytes and Range answers instead")
+        ranged = driver.execute_async_script("""
+          const [url, done] = arguments;
+          fetch(url, {headers: {Range: 'bytes=0-99'}}).then(async r => done([r.status, r.headers.get('content-range'), (await r.arrayBuffer()).byteLength]));""",
+          f"/files/{clip_number}")
+        ok(ranged[0] == 206 and ranged[1] == f"bytes 0-99/{os.path.getsize(clip)}" and ranged[2] == 100, "Range from the page: 206", ranged)
+    driver.find_element(By.ID, "close").click()
+
+    # The live preview: several JPEG parts.
+    driver.find_element(By.ID, "preview-toggle").click()
+    wait.until(lambda d: d.execute_script("return document.getElementById('preview').naturalWidth") > 0)
+    width = driver.execute_script("return document.getElementById('preview').naturalWidth")
+    ok(0 < width <= 640, f"the live preview shows in the page ({width} px wide)")
+    parts = driver.execute_async_script("""
+      const done = arguments[0];
+      fetch('/preview.mjpg').then(async r => {
+        const reader = r.body.getReader(); let text = '', jpegs = 0;
+        const ct = r.headers.get('content-type');
+        while (jpegs < 3) {
+          const {value, done: end} = await reader.read(); if (end) break;
+          for (let i = 0; i + 1 < value.length; i++) if (value[i] === 0xff && value[i+1] === 0xd8) jpegs++;
+        }
+        reader.cancel(); done([ct, jpegs]);
+      }).catch(e => done(['error ' + e, 0]));""")
+    ok(parts[0].startswith("multipart/x-mixed-replace") and parts[1] >= 3, "the preview stream sends several JPEG parts", parts)
+    driver.find_element(By.ID, "preview-toggle").click()
+
+    # Delete after confirming (and not when the confirmation is dismissed).
+    driver.find_element(By.CSS_SELECTOR, "#items li").click()
+    driver.find_element(By.ID, "delete").click()
+    driver.switch_to.alert.dismiss()
+    time.sleep(0.5)
+    ok(os.path.exists(new[0]) and driver.find_element(By.ID, "viewer").get_attribute("open") is not None,
+       "delete dismissed: the file stays, the viewer stays open")
+    driver.find_element(By.ID, "delete").click()
+    driver.switch_to.alert.accept()
+    wait.until(lambda d: not os.path.exists(new[0]))
+    wait.until(lambda d: d.find_element(By.CSS_SELECTOR, "#items li .tag").text != os.path.basename(new[0]))
+    ok(True, "delete confirmed: the file is gone from the card and the gallery")
+finally:
+    driver.quit()
+print(f"web browser: {checks} checks passed")
