@@ -1,17 +1,21 @@
 # Shutter: `make run` starts the service on the simulated board, `make test` runs every test.
 SWIFT ?= swift
 
-.PHONY: all deps build test run bench clean
+.PHONY: all deps test-deps build test run bench clean
 
 all: build
 
 deps:
 	@sh deploy/install-deps.sh
 
+# deps, and what only the tests use (a headless browser for the web page's test).
+test-deps:
+	@sh deploy/install-deps.sh --test
+
 build: deps
 	$(SWIFT) build
 
-test: deps
+test: test-deps
 	@$(MAKE) --no-print-directory compat
 	$(SWIFT) build --build-tests
 	@$(MAKE) --no-print-directory check-scripts
