@@ -88,6 +88,10 @@ public final class WebApp: Sendable {
                 return .error(400, "expected {\"action\":\"start\"} or {\"action\":\"stop\"}")
             }
             return service(["cmd": .string("record"), "action": .string(action)])
+        case ("GET", _, "api") where p == ["api", "settings"]: return settings()
+        case ("POST", _, "api") where p == ["api", "settings"]: return setSetting(r)
+        case ("POST", _, "api") where p == ["api", "settings", "reset"]: return resetSetting(r)
+        case ("POST", _, "api") where p == ["api", "focus"]: return focus(r)
         case ("GET", _, "api") where p == ["api", "files"]: return list(r)
         case ("DELETE", 3, "api") where p[1] == "files": return delete(p[2])
         case ("GET", 2, "files"), ("HEAD", 2, "files"): return FileSender.send(backend.storage, p[1], range: r.header("Range"))
@@ -97,7 +101,8 @@ public final class WebApp: Sendable {
             if p.first == "files" || (p.count >= 2 && p[0] == "api" && p[1] == "files" && r.method != "GET") {
                 return .error(404, "no such file")
             }
-            let routes = [["api", "status"], ["api", "photo"], ["api", "record"], ["api", "files"], ["api", "logout"], [""]]
+            let routes = [["api", "status"], ["api", "photo"], ["api", "record"], ["api", "files"], ["api", "logout"],
+                          ["api", "settings"], ["api", "settings", "reset"], ["api", "focus"], [""]]
             if routes.contains(p) { return .error(405, "method \(r.method) not allowed here") }
             return .error(404, "not found")
         }
@@ -161,8 +166,25 @@ public final class WebApp: Sendable {
     // MARK: The service's requests
 
     /// One request on the control socket's path; its reply as it is, plus the
-    /// files' numbers and URLs.
-    private func service(_ request: JSONObject) -> WebResponse {
+    /// files' numbers and URLs. `refused`: the status of a refusal that is not
+    /// "busy" (a bad setting is the client's: 400; a failed capture the service's: 500).
+    func service(_ request: JSONObject, refused: Int = 500) -> WebResponse {
+        var reply = ask(request)
+        if case .array(let files)? = reply["files"] {
+            reply["items"] = .array(files.compactMap { f -> JSONValue? in
+                guard case .string(let path) = f, let n = Self.number(ofPath: path) else { return nil }
+                return .object(["number": .int(n.webNumber), "url": .string("/files/\(n.webNumber)")])
+            })
+        }
+        return .json(Self.status(of: reply, refused: refused), reply)
+    }
+
+    static func status(of reply: JSONObject, refused: Int) -> Int {
+        reply["ok"] == .bool(true) ? 200 : (reply["busy"] == .bool(true) ? 409 : refused)
+    }
+
+    /// The service's reply to one request, waited for on this connection's thread.
+    func ask(_ request: JSONObject) -> JSONObject {
         let backend = self.backend
         let box = Mutex<JSONObject?>(nil)
         let done = DispatchSemaphore(value: 0)
@@ -172,16 +194,7 @@ public final class WebApp: Sendable {
             done.signal()
         }
         done.wait()
-        var reply = box.withLock { $0 } ?? ["ok": .bool(false), "error": .string("internal error: no reply")]
-        if case .array(let files)? = reply["files"] {
-            reply["items"] = .array(files.compactMap { f -> JSONValue? in
-                guard case .string(let path) = f, let n = Self.number(ofPath: path) else { return nil }
-                return .object(["number": .int(n.webNumber), "url": .string("/files/\(n.webNumber)")])
-            })
-        }
-        let ok = reply["ok"] == .bool(true)
-        let status = ok ? 200 : (reply["busy"] == .bool(true) ? 409 : 500)
-        return .json(status, reply)
+        return box.withLock { $0 } ?? ["ok": .bool(false), "error": .string("internal error: no reply")]
     }
 
     static func number(ofPath path: String) -> DCFNumber? {

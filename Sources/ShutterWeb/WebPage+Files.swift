@@ -36,12 +36,17 @@ document.getElementById("login").addEventListener("submit", async (e) => {
 <body>
 <header><h1>Shutter</h1><button id="logout" class="quiet">Log out</button></header>
 <section id="live"><img id="preview" alt="Live preview" hidden><p id="preview-off" class="quiet">Live preview off</p>
-<button id="preview-toggle">Show live preview</button></section>
+<button id="preview-toggle">Show live preview</button> <span id="focus-hint" class="quiet" hidden>Tap the picture to focus and meter there</span></section>
 <section id="controls">
 <button id="photo" class="big">Take photo</button>
 <button id="record" class="big">Start recording</button>
 <p id="status" role="status">…</p><p id="result" role="status"></p>
 </section>
+<details id="settings-panel"><summary>Camera settings</summary>
+<p class="quiet">Changes hold until reset (also across a restart); a refused value changes nothing.</p>
+<div id="settings"></div>
+<p><button id="reset-all">Reset every setting</button></p><p id="settings-result" role="status"></p>
+</details>
 <section id="gallery"><h2>Photos and clips</h2>
 <ul id="items"></ul>
 <nav><button id="prev">Newer</button><span id="page"></span><button id="next">Older</button></nav>
@@ -69,6 +74,16 @@ button.danger { border-color: #c00; color: #c00; }
 #items .tag { position: absolute; left: 4px; bottom: 4px; background: rgba(0,0,0,.6); color: #fff; font-size: .75rem; padding: 1px 5px; border-radius: 4px; }
 nav { display: flex; justify-content: space-between; align-items: center; }
 dialog { width: 92vw; max-width: 700px; } #view img, #view video { width: 100%; }
+#preview { cursor: crosshair; }
+details#settings-panel { margin: 12px 0; } summary { font-size: 1.1rem; padding: 8px 0; cursor: pointer; }
+.setting { border-top: 1px solid #8884; padding: 8px 0; }
+.setting form { display: flex; gap: 6px; align-items: center; flex-wrap: wrap; margin: 4px 0; }
+.setting label { font-family: ui-monospace, monospace; font-size: .9rem; width: 100%; }
+.setting input[type=number], .setting input[type=text], .setting select { font-size: 1rem; padding: 6px; flex: 1 1 8em; min-width: 0; }
+.setting input[type=checkbox] { width: 1.4rem; height: 1.4rem; }
+.setting button { padding: 6px 10px; }
+.setting .info, .setting .allowed { font-size: .85rem; margin: 2px 0; opacity: .8; }
+.setting .error { color: #c00; font-size: .9rem; margin: 2px 0; }
 .login { max-width: 340px; margin: 20vh auto; } .login input { width: 100%; font-size: 1.1rem; padding: 8px; margin: 8px 0; box-sizing: border-box; }
 """#
 
@@ -174,12 +189,91 @@ $("next").addEventListener("click", () => { if (page < pageCount) { page++; load
 $("logout").addEventListener("click", async () => { await api("POST", "/api/logout"); sessionStorage.removeItem("csrf"); location.replace("/login"); });
 $("preview-toggle").addEventListener("click", () => {
   const img = $("preview");
-  if (img.hidden) { img.src = "/preview.mjpg?t=" + Date.now(); img.hidden = false; $("preview-off").hidden = true; $("preview-toggle").textContent = "Hide live preview"; }
-  else { img.removeAttribute("src"); img.hidden = true; $("preview-off").hidden = false; $("preview-toggle").textContent = "Show live preview"; }
+  if (img.hidden) { img.src = "/preview.mjpg?t=" + Date.now(); img.hidden = false; $("preview-off").hidden = true; $("focus-hint").hidden = false; $("preview-toggle").textContent = "Hide live preview"; }
+  else { img.removeAttribute("src"); img.hidden = true; $("preview-off").hidden = false; $("focus-hint").hidden = true; $("preview-toggle").textContent = "Show live preview"; }
 });
 $("preview").addEventListener("error", () => { $("preview").hidden = true; $("preview-off").hidden = false; $("preview-off").textContent = "No live preview"; });
 // The preview is only streamed while the page is visible.
 document.addEventListener("visibilitychange", () => { if (document.hidden && !$("preview").hidden) $("preview-toggle").click(); });
+
+// Camera settings: one row per runtime setting, the control its schema names.
+const show = (v) => v === undefined ? "—" : JSON.stringify(v);
+function valueOf(input, kind) {
+  if (kind === "bool") return input.checked;
+  if (kind === "number") return input.value.trim() === "" ? input.value : Number(input.value);
+  if (kind === "choice") return JSON.parse(input.value);
+  // JSON text; a bare word is a string, as shutterctl takes it.
+  try { return JSON.parse(input.value); } catch (e) { return input.value; }
+}
+function settingRow(s) {
+  const row = document.createElement("div"); row.className = "setting"; row.dataset.key = s.key;
+  const form = document.createElement("form"); form.noValidate = true;
+  const id = "set-" + s.key.replace(/\./g, "-");
+  const label = document.createElement("label"); label.htmlFor = id; label.textContent = s.key;
+  const kind = (s.input && s.input.type) || "json";
+  let input;
+  if (kind === "choice") {
+    input = document.createElement("select");
+    for (const c of s.input.choices) { const o = document.createElement("option"); o.value = JSON.stringify(c); o.textContent = c; input.append(o); }
+    input.value = JSON.stringify(s.value);
+  } else {
+    input = document.createElement("input");
+    if (kind === "bool") { input.type = "checkbox"; input.checked = s.value === true; }
+    else if (kind === "number") {
+      input.type = "number"; input.inputMode = "decimal";
+      input.min = s.input.min; input.max = s.input.max; input.step = s.input.step || "any"; input.value = s.value;
+    } else { input.type = "text"; input.value = JSON.stringify(s.value); input.spellcheck = false; input.autocapitalize = "off"; }
+  }
+  input.id = id; input.dataset.kind = kind;
+  form.append(label, input);
+  if (kind === "number" || kind === "json") { const b = document.createElement("button"); b.type = "submit"; b.className = "apply"; b.textContent = "Set"; form.append(b); }
+  const reset = document.createElement("button"); reset.type = "button"; reset.className = "reset"; reset.textContent = "Reset";
+  reset.disabled = s.source !== "runtime"; form.append(reset);
+  const info = document.createElement("p"); info.className = "info";
+  info.textContent = "value " + show(s.value) + " · " + (s.source === "runtime" ? "set at runtime (runtime)" : "from the configuration (config)")
+    + (("effective" in s) ? " · in effect " + show(s.effective) : "");
+  const allowed = document.createElement("p"); allowed.className = "allowed"; allowed.textContent = "allowed: " + s.allowed;
+  const error = document.createElement("p"); error.className = "error"; error.setAttribute("role", "alert");
+  row.append(form, info, allowed, error);
+  const apply = () => change("/api/settings", {key: s.key, value: valueOf(input, kind)}, s.key);
+  form.addEventListener("submit", (e) => { e.preventDefault(); apply(); });
+  if (kind === "choice" || kind === "bool") input.addEventListener("change", apply);
+  reset.addEventListener("click", () => change("/api/settings/reset", {key: s.key}, s.key));
+  return row;
+}
+async function loadSettings() {
+  const [r, j] = await api("GET", "/api/settings");
+  const box = $("settings");
+  if (!r.ok) { $("settings-result").textContent = j.error || "No settings"; return; }
+  box.textContent = "";
+  for (const s of j.settings) box.append(settingRow(s));
+}
+async function change(url, body, key) {
+  const [r, j] = await api("POST", url, body);
+  if (r.ok) {
+    await loadSettings();
+    const what = key ? (j.key ? key + " is " + show(j.value) + (j.source === "runtime" ? "" : " (the configuration's)") : key + " reset")
+      : "every setting back to the configuration's";
+    $("settings-result").textContent = what + (j.note ? " — " + j.note : "");
+  } else {
+    const row = key && document.querySelector('.setting[data-key="' + key + '"] .error');
+    const words = j.error || ("Refused (" + r.status + ")");
+    if (row) row.textContent = words;
+    $("settings-result").textContent = words;
+  }
+}
+$("settings-panel").addEventListener("toggle", () => { if ($("settings-panel").open) loadSettings(); });
+$("reset-all").addEventListener("click", () => change("/api/settings/reset", {}, null));
+
+// Tap-to-focus: the point as fractions of the picture (the preview is drawn over the whole box).
+$("preview").addEventListener("click", async (e) => {
+  const box = $("preview").getBoundingClientRect();
+  const x = Math.min(1, Math.max(0, (e.clientX - box.left) / box.width)), y = Math.min(1, Math.max(0, (e.clientY - box.top) / box.height));
+  $("result").textContent = "Focusing at " + x.toFixed(2) + ", " + y.toFixed(2) + "…";
+  const [, j] = await api("POST", "/api/focus", {x, y});
+  $("result").textContent = j.ok ? ("Focus and exposure at " + x.toFixed(2) + ", " + y.toFixed(2) + (j.note ? ": " + j.note : "")) : (j.error || "Refused");
+  if ($("settings-panel").open) loadSettings();
+});
 
 refreshStatus(); loadPage();
 setInterval(refreshStatus, 3000);

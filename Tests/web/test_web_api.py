@@ -82,8 +82,11 @@ for method, path in [("GET", "/api/status"), ("GET", "/api/files"), ("GET", "/fi
                      ("HEAD", "/files/1000001"), ("GET", "/files/1000001/thumbnail"), ("GET", "/static/app.js"),
                      ("POST", "/api/photo"), ("POST", "/api/record"), ("POST", "/api/logout"),
                      ("DELETE", "/api/files/1000001"), ("GET", "/api/session"), ("GET", "/preview.mjpg"),
-                     ("GET", "/nonexistent"), ("GET", "/files/")]:
-    s, h, d = request(method, path, {"action": "start"} if path == "/api/record" else None,
+                     ("GET", "/nonexistent"), ("GET", "/files/"), ("GET", "/api/settings"), ("POST", "/api/settings"),
+                     ("POST", "/api/settings/reset"), ("POST", "/api/focus")]:
+    body = {"action": "start"} if path == "/api/record" else None
+    body = {"key": "camera.exposure.ev", "value": 3} if path == "/api/settings" and method == "POST" else body
+    s, h, d = request(method, path, body,
                       headers={"Cookie": "shutter_session=forged-" + "x" * 36})
     ok(s == 401, f"{method} {path} without a session: 401", f"got {s}")
 s, h, _ = request("GET", "/")
@@ -91,6 +94,8 @@ ok(s == 303 and h.get("location") == "/login", "GET / without a session: 303 to 
 s, _, d = request("GET", "/login")
 ok(s == 200 and b"password" in d, "the login page is public")
 ok(media_files() == before, "no file taken or deleted without a session")
+code, reply = shutterctl("get", "camera.exposure.ev")
+ok(reply.get("value") == 0 and reply.get("source") == "config", "no setting changed without a session", reply)
 
 # --- 2. Wrong passwords slow down, per client address.
 s, h, d = request("POST", "/api/login", {"password": "wrong-1"})
@@ -126,6 +131,14 @@ s, _, d = request("POST", "/api/login", {"password": PASSWORD}, headers={"Origin
 ok(s == 403, "login from another site's page (Origin): 403", f"{s} {d}")
 s, _, d = request("DELETE", f"/api/files/1000001", headers=auth)
 ok(s == 403, "DELETE without X-CSRF-Token: 403")
+for path, body in [("/api/settings", {"key": "camera.exposure.ev", "value": 3}), ("/api/settings/reset", {}),
+                   ("/api/focus", {"x": 0.5, "y": 0.5})]:
+    s, _, d = request("POST", path, body, headers=auth)
+    ok(s == 403, f"POST {path} without X-CSRF-Token: 403", f"{s} {d}")
+    s, _, d = request("POST", path, body, headers={**auth, "X-CSRF-Token": csrf, "Origin": "http://evil.example"})
+    ok(s == 403, f"POST {path} from another site's Origin: 403", f"{s} {d}")
+code, reply = shutterctl("get")
+ok(all(x["source"] == "config" for x in reply["settings"]), "no setting changed by the refused requests")
 ok(media_files() == before, "nothing taken or deleted by the refused requests")
 post = {**auth, "X-CSRF-Token": csrf, "Origin": f"http://{HOST}:{PORT}"}
 
@@ -154,6 +167,65 @@ ok(s == 200 and j["ok"] and j["files"] and j["files"][0].endswith(".MP4"), "POST
 clip_path = j["files"][0]
 s, _, d = request("POST", "/api/record", {"action": "sideways"}, headers=post)
 ok(s == 400, "record with a bad action: 400")
+
+# --- 4b. Camera settings: get, set, reset and focus on the control socket's path.
+s, _, d = request("GET", "/api/settings", headers=auth)
+j = js(d)
+keys = [x["key"] for x in j.get("settings", [])]
+code, reply = shutterctl("get")
+ok(s == 200 and j["ok"] and keys == [x["key"] for x in reply["settings"]] and "camera.exposure.ev" in keys
+   and "flash.mode" in keys, f"GET /api/settings: every runtime setting, as shutterctl get ({len(keys)})", d[:200])
+by = {x["key"]: x for x in j["settings"]}
+ok(by["camera.exposure.ev"]["value"] == 0 and by["camera.exposure.ev"]["source"] == "config"
+   and by["camera.exposure.ev"]["input"] == {"type": "number", "min": -8, "max": 8}
+   and "-8...8" in by["camera.exposure.ev"]["allowed"], "ev: its value, source, the number input and what is allowed",
+   by["camera.exposure.ev"])
+ok(by["camera.whiteBalance.mode"]["input"]["type"] == "choice" and "daylight" in by["camera.whiteBalance.mode"]["input"]["choices"]
+   and by["video.torch"]["input"] == {"type": "bool"} and by["camera.whiteBalance.gains"]["input"] == {"type": "json"},
+   "choices, a checkbox and JSON text where they fit", [by[k]["input"] for k in ("camera.whiteBalance.mode", "video.torch")])
+s, _, d = request("POST", "/api/settings", {"key": "camera.exposure.ev", "value": 1.5}, headers=post)
+j = js(d)
+ok(s == 200 and j["ok"] and j["key"] == "camera.exposure.ev" and j["value"] == 1.5 and j["source"] == "runtime",
+   "POST /api/settings ev 1.5: set at runtime", d)
+s, _, d = request("GET", "/api/settings", headers=auth)
+ev = {x["key"]: x for x in js(d)["settings"]}["camera.exposure.ev"]
+ok(ev["value"] == 1.5 and ev["source"] == "runtime" and ev.get("effective") == 1.5, "GET /api/settings shows it: runtime, in effect", ev)
+code, reply = shutterctl("get", "camera.exposure.ev")
+ok(reply.get("value") == 1.5 and reply.get("source") == "runtime", "and shutterctl get agrees", reply)
+s, _, d = request("POST", "/api/settings", {"key": "camera.whiteBalance.gains", "value": [1.5, 2.0]}, headers=post)
+ok(s == 200 and js(d)["value"] == [1.5, 2.0], "a JSON array value", d)
+s, _, d = request("POST", "/api/settings", {"key": "camera.whiteBalance.gains", "value": None}, headers=post)
+ok(s == 200 and js(d)["value"] is None and js(d)["source"] == "runtime", "null is a value (back to automatic)", d)
+s, _, d = request("POST", "/api/settings", {"key": "camera.exposure.ev", "value": 9}, headers=post)
+err = js(d).get("error", "")
+ok(s == 400 and "camera.exposure.ev" in err and "-8...8" in err, "ev 9 refused (400), naming the key and what is allowed", d)
+s, _, d = request("POST", "/api/settings", {"key": "camera.exposure.evv", "value": 1}, headers=post)
+ok(s == 400 and "did you mean" in js(d).get("error", ""), "an unknown key refused with did you mean", d)
+s, _, d = request("POST", "/api/settings", {"key": "video.fps", "value": 25}, headers=post)
+ok(s == 400 and "restart" in js(d).get("error", ""), "a key that needs a restart refused, saying so", d)
+s, _, d = request("POST", "/api/settings", {"key": "camera.exposure.ev"}, headers=post)
+ok(s == 400 and "value" in js(d).get("error", ""), "a body without a value: 400", d)
+code, reply = shutterctl("get", "camera.exposure.ev")
+ok(reply.get("value") == 1.5, "the refused values changed nothing", reply)
+s, _, d = request("POST", "/api/focus", {"x": 0.3, "y": 0.8}, headers=post)
+j = js(d)
+windows = {x["key"]: x for x in j.get("settings", [])}
+ok(s == 200 and j["ok"] and windows["camera.focus.window"]["source"] == "runtime"
+   and windows["camera.exposure.window"]["source"] == "runtime", "POST /api/focus 0.3 0.8: both windows set", d)
+s, _, d = request("POST", "/api/focus", {"x": 1.5, "y": "middle"}, headers=post)
+ok(s == 400 and "0 to 1" in js(d).get("error", ""), "focus outside the picture refused with what is allowed", d)
+s, _, d = request("POST", "/api/settings/reset", {"key": "camera.exposure.ev"}, headers=post)
+j = js(d)
+ok(s == 200 and j["key"] == "camera.exposure.ev" and j["value"] == 0 and j["source"] == "config", "reset one key: back to config", d)
+s, _, d = request("POST", "/api/settings/reset", {"key": "camera.exposure.nope"}, headers=post)
+ok(s == 400 and "camera.exposure.nope" in js(d).get("error", ""), "reset of an unknown key refused, naming it", d)
+s, _, d = request("POST", "/api/settings/reset", headers=post)
+j = js(d)
+reset_keys = sorted(x["key"] for x in j.get("settings", []))
+ok(s == 200 and reset_keys == ["camera.exposure.window", "camera.focus.window", "camera.whiteBalance.gains"],
+   "reset without a key: every runtime change", d)
+code, reply = shutterctl("get")
+ok(all(x["source"] == "config" for x in reply["settings"]), "nothing left at runtime")
 
 # --- 5. Files: newest first, paged; downloads byte-identical; Range.
 s, _, d = request("GET", "/api/files?page=1&perPage=2", headers=auth)

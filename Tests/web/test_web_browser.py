@@ -5,10 +5,11 @@ Tests/ShutterServiceTests/WebEndToEndTests.swift with BASE_URL, STORAGE, SHUTTER
 SOCKET, PASSWORD, OUT_DIR). Phone-sized window (390x844); a screenshot of the gallery
 goes to OUT_DIR/web-gallery-390x844.png. One line per check; exit 1 on the first failure.
 """
-import glob, hashlib, os, subprocess, sys, time
+import glob, hashlib, json, os, subprocess, sys, time
 from selenium import webdriver
 from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.by import By
+from selenium.webdriver.support.select import Select
 from selenium.webdriver.support.ui import WebDriverWait
 
 BASE, STORAGE = os.environ["BASE_URL"], os.environ["STORAGE"]
@@ -27,6 +28,10 @@ def ok(cond, what, detail=""):
 def ctl(*args):
     return subprocess.run([os.environ["SHUTTERCTL"], "--socket", os.environ["SOCKET"], *args],
                           capture_output=True, text=True, timeout=60)
+
+
+def setting(key=None):
+    return json.loads(ctl("get", *([key] if key else [])).stdout)
 
 
 def on_disk():
@@ -140,6 +145,63 @@ try:
       }).catch(e => done(['error ' + e, 0]));""")
     ok(parts[0].startswith("multipart/x-mixed-replace") and parts[1] >= 3, "the preview stream sends several JPEG parts", parts)
     driver.find_element(By.ID, "preview-toggle").click()
+
+    # Camera settings: change the exposure compensation in the page, see it applied.
+    driver.find_element(By.CSS_SELECTOR, "#settings-panel summary").click()
+    row = '.setting[data-key="camera.exposure.ev"]'
+    wait.until(lambda d: d.find_elements(By.CSS_SELECTOR, row + " input[type=number]"))
+    count = len(driver.find_elements(By.CSS_SELECTOR, ".setting"))
+    ok(count == len(setting()["settings"]), f"the settings list shows every runtime setting ({count})")
+    kinds = driver.execute_script("""return Object.fromEntries(['camera.whiteBalance.mode', 'video.torch', 'camera.roi']
+      .map(k => [k, document.querySelector('.setting[data-key="' + k + '"] [data-kind]').tagName + ':' +
+                    document.querySelector('.setting[data-key="' + k + '"] [data-kind]').type]))""")
+    ok(kinds == {"camera.whiteBalance.mode": "SELECT:select-one", "video.torch": "INPUT:checkbox", "camera.roi": "INPUT:text"},
+       "a select for choices, a checkbox for a bool, text for a rectangle or null", kinds)
+    box = driver.find_element(By.CSS_SELECTOR, row + " input")
+    box.clear()
+    box.send_keys("1")
+    driver.find_element(By.CSS_SELECTOR, row + " button.apply").click()
+    wait.until(lambda d: "runtime" in d.find_element(By.CSS_SELECTOR, row + " .info").text)
+    ok("value 1" in driver.find_element(By.CSS_SELECTOR, row + " .info").text,
+       "the page shows ev 1 set at runtime: " + driver.find_element(By.CSS_SELECTOR, row + " .info").text)
+    got = setting("camera.exposure.ev")
+    ok(got["value"] == 1 and got["source"] == "runtime", "shutterctl get shows it applied (runtime 1)", got)
+    box = driver.find_element(By.CSS_SELECTOR, row + " input")
+    box.clear()
+    box.send_keys("9")
+    driver.find_element(By.CSS_SELECTOR, row + " button.apply").click()
+    wait.until(lambda d: d.find_element(By.CSS_SELECTOR, row + " .error").text)
+    err = driver.find_element(By.CSS_SELECTOR, row + " .error").text
+    ok("camera.exposure.ev" in err and "-8...8" in err, "a bad value (9) shows the service's words: " + err)
+    ok(setting("camera.exposure.ev")["value"] == 1, "and changes nothing")
+    sel = driver.find_element(By.CSS_SELECTOR, '.setting[data-key="camera.whiteBalance.mode"] select')
+    Select(sel).select_by_visible_text("daylight")
+    wait.until(lambda d: setting("camera.whiteBalance.mode")["value"] == "daylight")
+    ok(True, "choosing daylight in the select applies it")
+    driver.find_element(By.CSS_SELECTOR, row + " button.reset").click()
+    wait.until(lambda d: "config" in d.find_element(By.CSS_SELECTOR, row + " .info").text)
+    ok(setting("camera.exposure.ev")["source"] == "config", "Reset: ev back to the configuration's")
+    driver.find_element(By.ID, "reset-all").click()
+    wait.until(lambda d: all(x["source"] == "config" for x in setting()["settings"]))
+    ok(True, "Reset every setting: nothing left at runtime")
+
+    # Tap-to-focus: a click on the live preview sets both windows around the point.
+    driver.find_element(By.ID, "preview-toggle").click()
+    wait.until(lambda d: d.execute_script("return document.getElementById('preview').naturalWidth") > 0)
+    img = driver.find_element(By.ID, "preview")
+    # Wholly in view: WebDriver offsets are from the centre of the element's visible part.
+    driver.execute_script("arguments[0].scrollIntoView({block: 'center'})", img)
+    size = img.size
+    webdriver.ActionChains(driver).move_to_element_with_offset(img, int(size["width"] * 0.25) - size["width"] // 2,
+                                                               int(size["height"] * 0.75) - size["height"] // 2).click().perform()
+    wait.until(lambda d: d.find_element(By.ID, "result").text.startswith("Focus and exposure at"))
+    ok(True, "a tap on the preview: " + driver.find_element(By.ID, "result").text)
+    win = setting("camera.focus.window")
+    cx, cy = win["value"][0] + win["value"][2] / 2, win["value"][1] + win["value"][3] / 2
+    ok(win["source"] == "runtime" and abs(cx - 0.25) < 0.03 and abs(cy - 0.75) < 0.03,
+       f"the focus window is centred where the picture was tapped ({cx:.2f}, {cy:.2f})", win)
+    driver.find_element(By.ID, "preview-toggle").click()
+    ctl("focus", "reset")
 
     # Delete after confirming (and not when the confirmation is dismissed).
     driver.find_element(By.CSS_SELECTOR, "#items li").click()
