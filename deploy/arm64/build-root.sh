@@ -2,19 +2,22 @@
 # Builds (or reuses) a Debian trixie arm64 root for the arm64 check and prints its path.
 # debootstrap --arch=arm64 runs the arm64 half under qemu-user (binfmt_misc, see run.sh);
 # then, inside, apt-get installs trixie's swiftlang (Swift 6.0.3), the -dev packages
-# deploy/install-deps.sh names, build-essential, and the tools the Core and Media unit
-# tests call (ffmpeg/ffprobe, exiftool, exif). The archive is the one this machine's apt
-# uses (deploy/apt-archive-uri.sh). Cached outside the clone, like the emulated-hardware
+# deploy/install-deps.sh names, build-essential (dpkg-dev: the arm64 .deb is built here),
+# and the tools the Core and Media unit tests call (ffmpeg/ffprobe, exiftool, exif).
+# libcamera-dev comes from trixie-backports (libcamera 0.7, soname libcamera.so.0.7): the
+# libcamera Raspberry Pi OS trixie ships, so the arm64 package runs there (issue 21).
+# The archive is the one this machine's apt uses (deploy/apt-archive-uri.sh). Cached outside the clone, like the emulated-hardware
 # kernel, under $ARM64_CACHE/root-<hash>/ where <hash> covers the suite, the package list
 # and RECIPE (bump it when the steps below change what they produce). Root only; ~3 GB.
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 cache=${ARM64_CACHE:-/var/cache/shutter-arm64}
 SUITE=trixie
-RECIPE=1
+RECIPE=2
 # The -dev names (and pkg-config) of the main list; their trixie names are the same
 # (libgpiod-dev is 2.x there, libasound2-dev keeps its name over libasound2t64).
-devs=$(sh "$here/../install-deps.sh" --list | tr ' ' '\n' | grep -E -- '-dev$|^pkg-config$' | tr '\n' ' ')
+devs=$(sh "$here/../install-deps.sh" --list | tr ' ' '\n' | grep -E -- '-dev$|^pkg-config$' |
+    sed 's|^libcamera-dev$|libcamera-dev/trixie-backports|' | tr '\n' ' ')
 PKGS="swiftlang build-essential $devs ffmpeg exif libimage-exiftool-perl mount"
 hash=$(printf 'recipe %s\n%s\narm64\n%s\n' "$RECIPE" "$SUITE" "$PKGS" | sha256sum | cut -c1-16)
 out="$cache/root-$hash"
@@ -39,20 +42,30 @@ echo "arm64: building the trixie arm64 root in $tmp from $archive (log $log)" >&
 unshare --mount --propagation private sh -eu -s "$SUITE" "$tmp" "$archive" "$PKGS" >"$log" 2>&1 <<'INNER' ||
 suite=$1; tmp=$2; archive=$3; pkgs=$4
 E="env -i PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin HOME=/root LANG=C.UTF-8"
-nice -n 15 debootstrap --arch=arm64 --variant=minbase "$suite" "$tmp" "$archive"
+# Each step under a bound about twice its cold time here, so a qemu-user deadlock (one sat
+# 21 min) fails naming the command instead of hanging the build.
+bounded() { # bounded SECONDS COMMAND...
+    secs=$1; shift
+    rc=0
+    timeout --kill-after=30 "$secs" "$@" || rc=$?
+    if [ "$rc" = 124 ] || [ "$rc" = 137 ]; then echo "arm64: TIMEOUT after ${secs} s: $*" >&2; fi
+    return "$rc"
+}
+bounded 2400 nice -n 15 debootstrap --arch=arm64 --variant=minbase "$suite" "$tmp" "$archive"
 # Faster dpkg under emulation; no docs, manuals or translations in a build root.
 echo force-unsafe-io > "$tmp/etc/dpkg/dpkg.cfg.d/shutter-unsafe-io"
 printf 'path-exclude /usr/share/%s/*\n' doc man info locale > "$tmp/etc/dpkg/dpkg.cfg.d/shutter-nodoc"
 echo 'Acquire::Languages "none";' > "$tmp/etc/apt/apt.conf.d/99shutter-nolang"
 cp /etc/resolv.conf "$tmp/etc/"
+echo "deb $archive $suite-backports main" > "$tmp/etc/apt/sources.list.d/backports.list"
 mount --bind /proc "$tmp/proc"  # swift finds itself through /proc/self/exe
 mount --bind /dev "$tmp/dev"
-nice -n 15 chroot "$tmp" $E apt-get update -q
+bounded 600 nice -n 15 chroot "$tmp" $E apt-get update -q
 # shellcheck disable=SC2086
-nice -n 15 chroot "$tmp" $E DEBIAN_FRONTEND=noninteractive \
+bounded 5400 nice -n 15 chroot "$tmp" $E DEBIAN_FRONTEND=noninteractive \
     apt-get install -y -q --no-install-recommends $pkgs
 chroot "$tmp" $E apt-get clean
-chroot "$tmp" $E swift --version
+bounded 300 chroot "$tmp" $E swift --version
 INNER
     { tail -30 "$log" >&2; echo "arm64: FAIL building the root (log $log)" >&2; exit 1; }
 echo "$(( $(date +%s) - start ))" > "$tmp/.build-seconds"
