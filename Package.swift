@@ -42,9 +42,11 @@ let package = Package(
                 linkerSettings: [.linkedLibrary("avformat"), .linkedLibrary("avcodec"),
                                  .linkedLibrary("swscale"), .linkedLibrary("avutil")]),
 
-        // The web page's C side: libmicrohttpd (HTTP) and libsodium (Argon2id, tokens)
+        // The web page's C side: libmicrohttpd (HTTP) and libsodium (session tokens)
         // behind one plain C header; the shim owns the daemon and its callbacks.
         .target(name: "CShutterWeb", linkerSettings: [.linkedLibrary("microhttpd"), .linkedLibrary("sodium")]),
+        // Web page passwords (libsodium Argon2id) apart from the HTTP shim, for shutterctl.
+        .target(name: "CShutterPassword", linkerSettings: [.linkedLibrary("sodium")]),
 
         // Pure Swift heart: values, roles, state machines, policies. Imports no C module
         // and makes no file system calls. Every executable and test links ShutterCore,
@@ -62,18 +64,23 @@ let package = Package(
         .target(name: "ShutterHardware",
                 dependencies: ["ShutterCore", "CGPIODShim", "CALSA", "CLibcameraShim", "CShutterSys"],
                 swiftSettings: strict),
+        // Argon2id password hashes: the web page checks them, `shutterctl web-password` makes them.
+        .target(name: "ShutterPassword", dependencies: ["CShutterPassword"], swiftSettings: strict),
+        // The control protocol, its client and the shutterctl commands: all shutterctl links
+        // (no camera, codec, GPIO, audio or HTTP library; libsodium for web-password).
+        .target(name: "ShutterControl", dependencies: ["ShutterCore", "ShutterPassword"], swiftSettings: strict),
         // The simulated board, shipped: runs the whole service on any Linux box.
         .target(name: "ShutterSim", dependencies: ["ShutterCore"], swiftSettings: strict),
         // The phone web page: HTTP routes, sessions, login throttle, files by DCF number, the page.
-        .target(name: "ShutterWeb", dependencies: ["ShutterCore", "ShutterStorage", "CShutterWeb", "CExif"],
+        .target(name: "ShutterWeb", dependencies: ["ShutterCore", "ShutterStorage", "ShutterPassword", "CShutterWeb", "CExif"],
                 swiftSettings: strict),
         // Wiring: service loop, control socket, web server, systemd notify, signals.
         .target(name: "ShutterService",
-                dependencies: ["ShutterCore", "ShutterStorage", "ShutterMedia", "ShutterHardware", "ShutterSim", "ShutterWeb"],
+                dependencies: ["ShutterCore", "ShutterControl", "ShutterStorage", "ShutterMedia", "ShutterHardware",
+                               "ShutterSim", "ShutterWeb"],
                 swiftSettings: strict),
         .executableTarget(name: "shutterd", dependencies: ["ShutterService"], swiftSettings: strict),
-        .executableTarget(name: "shutterctl", dependencies: ["ShutterService", "ShutterCore"],
-                          swiftSettings: strict),
+        .executableTarget(name: "shutterctl", dependencies: ["ShutterControl"], swiftSettings: strict),
         // Still benchmark: 12 MP I420 -> JPEG + EXIF vs bare libjpeg-turbo (`bench-still`, release).
         .executableTarget(name: "bench-still",
                           dependencies: ["ShutterMedia", "ShutterStorage", "ShutterCore", "CTurboJPEG"],
@@ -90,9 +97,9 @@ let package = Package(
         .testTarget(name: "ShutterSimTests", dependencies: ["ShutterSim", "ShutterCore"], swiftSettings: strict),
         .testTarget(name: "ShutterMediaTests", dependencies: ["ShutterMedia", "ShutterStorage", "ShutterCore"],
                     swiftSettings: strict),
-        .testTarget(name: "ShutterServiceTests", dependencies: ["ShutterService", "ShutterStorage", "ShutterMedia", "ShutterSim", "ShutterCore"],
+        .testTarget(name: "ShutterServiceTests", dependencies: ["ShutterService", "ShutterControl", "ShutterPassword", "ShutterStorage", "ShutterMedia", "ShutterSim", "ShutterCore"],
                     swiftSettings: strict),
-        .testTarget(name: "ShutterWebTests", dependencies: ["ShutterWeb", "ShutterStorage", "ShutterCore"],
+        .testTarget(name: "ShutterWebTests", dependencies: ["ShutterWeb", "ShutterPassword", "ShutterStorage", "ShutterCore"],
                     swiftSettings: strict),
         .testTarget(name: "ShutterHardwareTests", dependencies: ["ShutterHardware", "ShutterCore"],
                     swiftSettings: strict),

@@ -1,5 +1,6 @@
-// shutterctl: the control CLI. Commands live in ShutterService.
+// shutterctl: the control CLI. Commands live in ShutterControl, which links no camera,
+// codec, GPIO, audio or HTTP library.
 import Foundation
-import ShutterService
+import ShutterControl
 
 exit(ShutterctlCommand.main(Array(CommandLine.arguments.dropFirst())))

@@ -83,7 +83,7 @@ check "headers: libcamera 0.4" "$CXX" -std=c++17 $TRIXIE "$TMP/versions.cpp"
 
 # 2. Every shim source that exists (other branches add theirs).
 found=0
-for dir in Sources/C*Shim* Sources/CShutterAV Sources/CShutterSys Sources/CShutterWeb; do
+for dir in Sources/C*Shim* Sources/CShutterAV Sources/CShutterSys Sources/CShutterWeb Sources/CShutterPassword; do
     [ -d "$dir" ] || continue
     own="-I$dir"
     [ -d "$dir/include" ] && own="$own -I$dir/include"

@@ -1,5 +1,5 @@
 // The web page's C side: an HTTP server (GNU libmicrohttpd, 0.9.75 API, which
-// 1.0 also builds) and password hashing (libsodium Argon2id), behind one plain C
+// 1.0 also builds) and session tokens (libsodium), behind one plain C
 // header. Swift cannot call MHD_start_daemon (C variadic) and should not own
 // MHD's callbacks, so this shim owns the daemon; Swift answers one whole request
 // at a time through `shutter_web_handler`, on the connection's own thread.
@@ -85,15 +85,7 @@ void shutter_web_reply_stream(shutter_web_exchange *ex, unsigned status, const c
                               shutter_web_reader reader, void *ctx, shutter_web_reader_free release);
 void shutter_web_add_header(shutter_web_exchange *ex, const char *name, const char *value);
 
-// --- Passwords and tokens (libsodium).
-/// 0 when libsodium is ready.
-int shutter_web_crypto_init(void);
-/// Argon2id at libsodium's INTERACTIVE cost into `out` (128 bytes). 0 on success.
-int shutter_web_hash_password(const char *password, size_t length, char out[128]);
-/// 0 = the password matches the hash, -1 = it does not (or the hash is malformed).
-int shutter_web_verify_password(const char *hash, const char *password, size_t length);
-/// 1 = a well-formed Argon2id hash string (cost read from it), 0 = not.
-int shutter_web_hash_is_valid(const char *hash);
+// --- Session tokens (libsodium). Password hashing is CShutterPassword's.
 /// `count` random bytes as URL-safe base64 without padding into `out` (NUL-terminated).
 void shutter_web_random_token(size_t count, char *out, size_t outlen);
 /// Constant-time equality of two NUL-terminated strings of the same length; 1 = equal.

@@ -517,15 +517,6 @@ public enum ServiceSignal: Sendable {
     case reload
 }
 
-extension GestureSettings {
-    public init(config: ShutterConfig) {
-        self.init(stabilityMs: Int64(config.button.stabilityMs), holdMs: Int64(config.button.holdMs),
-                  doubleTapMs: Int64(config.button.doubleTapMs), maxHoldMs: Int64(config.video.maxSeconds) * 1000,
-                  shutdownTaps: config.shutdown.taps, shutdownGapMs: Int64(config.shutdown.gapMs),
-                  shutdownCountdownMs: Int64(config.shutdown.countdownMs))
-    }
-}
-
 extension FlashMode {
     init(_ mode: ShutterConfig.Flash.Mode) {
         switch mode {

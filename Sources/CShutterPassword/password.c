@@ -1,5 +1,5 @@
-// Passwords and session tokens: libsodium's Argon2id and random bytes.
-#include "shutter_web.h"
+// Web page passwords: libsodium's Argon2id.
+#include "shutter_password.h"
 
 #include <sodium.h>
 #include <string.h>
@@ -20,17 +20,4 @@ int shutter_web_hash_is_valid(const char *hash) {
     // -1 = not a hash libsodium can read; 0/1 = readable (1: other costs than INTERACTIVE).
     return crypto_pwhash_str_needs_rehash(hash, crypto_pwhash_OPSLIMIT_INTERACTIVE,
                                           crypto_pwhash_MEMLIMIT_INTERACTIVE) >= 0;
-}
-
-void shutter_web_random_token(size_t count, char *out, size_t outlen) {
-    unsigned char raw[64];
-    if (count > sizeof raw) count = sizeof raw;
-    randombytes_buf(raw, count);
-    sodium_bin2base64(out, outlen, raw, count, sodium_base64_VARIANT_URLSAFE_NO_PADDING);
-    sodium_memzero(raw, sizeof raw);
-}
-
-int shutter_web_equal(const char *a, const char *b) {
-    size_t la = strlen(a), lb = strlen(b);
-    return la == lb && sodium_memcmp(a, b, la) == 0;
 }

@@ -144,6 +144,11 @@ public struct ServiceStatus: Codable, Sendable, Equatable {
     public struct LEDState: Codable, Sendable, Equatable {
         public var on: Bool
         public var pattern: String
+
+        public init(on: Bool, pattern: String) {
+            self.on = on
+            self.pattern = pattern
+        }
     }
 
     public struct Counters: Codable, Sendable, Equatable {
@@ -154,6 +159,17 @@ public struct ServiceStatus: Codable, Sendable, Equatable {
         public var errors = 0
         public var cameraRestarts = 0
         public var refusedPresses = 0
+
+        public init(photos: Int = 0, clips: Int = 0, droppedFrames: Int = 0, audioOverruns: Int = 0,
+                    errors: Int = 0, cameraRestarts: Int = 0, refusedPresses: Int = 0) {
+            self.photos = photos
+            self.clips = clips
+            self.droppedFrames = droppedFrames
+            self.audioOverruns = audioOverruns
+            self.errors = errors
+            self.cameraRestarts = cameraRestarts
+            self.refusedPresses = refusedPresses
+        }
     }
 
     /// The camera and what it does with the sensor controls.
@@ -189,6 +205,27 @@ public struct ServiceStatus: Codable, Sendable, Equatable {
         /// video as of its last start (`granted`, `size`), or why not (`reason`);
         /// absent when none was asked (`focused`) or reported (the sim without one).
         public var stillStream: StillStreamReport? = nil
+
+        public init(model: String, index: Int? = nil, id: String? = nil, asked: CameraControls,
+                    lacking: [LackingControl], videoSize: PixelSize? = nil, stillSize: PixelSize? = nil,
+                    videoSizesAsked: [PixelSize], stillSizesAsked: [PixelSize], videoSizeEntry: Int? = nil,
+                    stillSizeEntry: Int? = nil, sensorHdr: Bool? = nil, frame: FrameMetadata? = nil,
+                    stillStream: StillStreamReport? = nil) {
+            self.model = model
+            self.index = index
+            self.id = id
+            self.asked = asked
+            self.lacking = lacking
+            self.videoSize = videoSize
+            self.stillSize = stillSize
+            self.videoSizesAsked = videoSizesAsked
+            self.stillSizesAsked = stillSizesAsked
+            self.videoSizeEntry = videoSizeEntry
+            self.stillSizeEntry = stillSizeEntry
+            self.sensorHdr = sensorHdr
+            self.frame = frame
+            self.stillStream = stillStream
+        }
     }
 
     public var state: String
@@ -210,9 +247,36 @@ public struct ServiceStatus: Codable, Sendable, Equatable {
     /// thread was still busy: the recorder never waits for it); absent without one.
     public var preview: PreviewFigures? = nil
 
+    // Public memberwise initializers here and above: the service (another module)
+    // assembles the status, and Swift's implicit ones are internal.
+    public init(state: String, board: String, camera: Camera, leds: [String: LEDState], flashMode: String,
+                counters: Counters, freeBytes: UInt64? = nil, storageRoot: String, lastError: String? = nil,
+                lastFiles: [String], uptimeSeconds: Double, lastPhoto: PhotoReport? = nil,
+                preroll: PrerollReport? = nil, preview: PreviewFigures? = nil) {
+        self.state = state
+        self.board = board
+        self.camera = camera
+        self.leds = leds
+        self.flashMode = flashMode
+        self.counters = counters
+        self.freeBytes = freeBytes
+        self.storageRoot = storageRoot
+        self.lastError = lastError
+        self.lastFiles = lastFiles
+        self.uptimeSeconds = uptimeSeconds
+        self.lastPhoto = lastPhoto
+        self.preroll = preroll
+        self.preview = preview
+    }
+
     public struct PreviewFigures: Codable, Sendable, Equatable {
         public var encoded: Int
         public var skipped: Int
+
+        public init(encoded: Int, skipped: Int) {
+            self.encoded = encoded
+            self.skipped = skipped
+        }
     }
 }
 
@@ -321,8 +385,8 @@ public struct ControlReply: Codable, Sendable, Equatable {
     }
 }
 
-enum ControlCoding {
-    static func encode<T: Encodable>(_ value: T) -> Data {
+public enum ControlCoding {
+    public static func encode<T: Encodable>(_ value: T) -> Data {
         let e = JSONEncoder()
         e.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         var d = (try? e.encode(value)) ?? Data("{\"ok\":false,\"error\":\"encoding failed\"}".utf8)

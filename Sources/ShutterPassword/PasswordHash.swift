@@ -1,4 +1,4 @@
-import CShutterWeb
+import CShutterPassword
 import Foundation
 
 /// Argon2id password hashes (libsodium, INTERACTIVE cost: 64 MiB and ~1 s on a
@@ -13,7 +13,8 @@ public enum PasswordHash {
         guard ready() else { return nil }
         var out = [CChar](repeating: 0, count: 128)
         let ok = password.withCString { shutter_web_hash_password($0, strlen($0), &out) } == 0
-        return ok ? cString(out) : nil
+        // Up to the NUL (String(cString:) on arrays is deprecated).
+        return ok ? String(decoding: out.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self) : nil
     }
 
     public static func verify(_ password: String, against hash: String) -> Bool {

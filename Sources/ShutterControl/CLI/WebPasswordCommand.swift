@@ -2,7 +2,7 @@
 import Glibc
 #endif
 import Foundation
-import ShutterWeb
+import ShutterPassword
 
 /// `shutterctl web-password [--stdin]`: prints the Argon2id hash of a new web
 /// password, for `web.passwordHash`. Reads it twice from the terminal without
