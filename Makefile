@@ -1,7 +1,7 @@
 # Shutter: `make run` starts the service on the simulated board, `make test` runs every test.
 SWIFT ?= swift
 
-.PHONY: all deps test-deps build test run bench clean
+.PHONY: all deps test-deps version build test run bench clean
 
 all: build
 
@@ -12,17 +12,22 @@ deps:
 test-deps:
 	@sh deploy/install-deps.sh --test
 
-build: deps
+# The version (deploy/version.sh: a v* tag, git describe, else VERSION) into a git-ignored
+# Swift file, before every build; rewritten only when it changed (README: Versions).
+version:
+	@sh deploy/version-stamp.sh >/dev/null
+
+build: deps version
 	$(SWIFT) build
 
-test: test-deps
+test: test-deps version
 	@$(MAKE) --no-print-directory compat
 	$(SWIFT) build --build-tests
 	@$(MAKE) --no-print-directory check-scripts
 	$(SWIFT) test --skip-build --disable-swift-testing
 	@$(MAKE) --no-print-directory hil
 
-release: deps
+release: deps version
 	$(SWIFT) build -c release
 
 run: release
@@ -32,7 +37,7 @@ run: release
 # Benchmarks (release build), JSON lines with their references measured in the same run.
 # BENCH_REALTIME_SECONDS shortens the 10-minute real-time recording run.
 BENCH_REALTIME_SECONDS ?= 600
-bench: deps
+bench: deps version
 	$(SWIFT) build -c release --product bench-still
 	$(SWIFT) build -c release --product bench-recording
 	.build/release/bench-still
@@ -58,7 +63,7 @@ check-scripts:
 # qemu-user: release shutterd and shutterctl, the Core and Media unit tests, segment check
 # (README: On arm64). Not in `make test`: cold it takes ~70 min; run it before a release.
 .PHONY: arm64
-arm64:
+arm64: version
 	@sh deploy/arm64/run.sh
 
 # The C/C++ shims against Debian trixie's headers (libgpiod 2.x, libcamera 0.4,
@@ -71,7 +76,7 @@ compat:
 # Emulated hardware: the release shutterd in a QEMU VM on vimc + gpio-sim + snd-aloop
 # (README: Emulated hardware). Cold kernel cache: ~7 min more; scenarios: a few minutes.
 .PHONY: hil hil-probe
-hil: deps
+hil: deps version
 	@sh deploy/hil/run.sh
 
 # The VM's devices alone (gpio-sim, vimc through libcamera, loopback tone), no shutterd.

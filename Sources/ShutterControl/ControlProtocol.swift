@@ -246,6 +246,9 @@ public struct ServiceStatus: Codable, Sendable, Equatable {
     /// The web page's live preview: frames encoded and frames skipped (the preview
     /// thread was still busy: the recorder never waits for it); absent without one.
     public var preview: PreviewFigures? = nil
+    /// The version of the shutterd that answers (`shutterd --version`); absent from one
+    /// older than versions.
+    public var version: String? = ShutterVersion.string
 
     // Public memberwise initializers here and above: the service (another module)
     // assembles the status, and Swift's implicit ones are internal.

@@ -49,6 +49,8 @@ final class ServiceSystemdTests: XCTestCase {
         try d.start()
         unsetenv("NOTIFY_SOCKET")
         try d.waitFor("READY=1", timeout: 10) { !listener.lines(containing: "READY=1").isEmpty }
+        XCTAssertEqual(listener.all().first?.1, "STATUS=Shutter \(ShutterVersion.string) starting",
+                       "the version in systemctl status from the start")
         let ready = listener.lines(containing: "READY=1").first!.1
         XCTAssertTrue(ready.contains("STATUS=ready, 0 photos, 0 clips"), ready)
         XCTAssertTrue(ready.contains("GB free"), ready)

@@ -7,7 +7,7 @@ import ShutterCore
 ///             sim [--fault F] [--lux L] | gestures FILE [--config CFG]`
 public enum ShutterctlCommand {
     static let usage = """
-        usage: shutterctl [--socket PATH] COMMAND
+        usage: shutterctl [--socket PATH] COMMAND | --version
           status                 state, LEDs, counters, free space, last error (JSON)
           tap | photo            take a photo; prints its path once it is durable
           hold SECONDS           record a clip that long from now; prints it once finalised
@@ -51,6 +51,7 @@ public enum ShutterctlCommand {
         guard let cmd = args.first else { return fail(usage, code: 64) }
         let rest = Array(args.dropFirst())
         if cmd == "-h" || cmd == "--help" { print(usage); return 0 }
+        if cmd == "--version" { print("shutterctl \(ShutterVersion.string)"); return 0 }
         if cmd == "gestures" { return gestures(rest) }
         if cmd == "web-password" { return WebPasswordCommand.run(rest) }
 

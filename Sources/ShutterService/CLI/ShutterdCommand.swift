@@ -3,12 +3,13 @@ import ShutterCore
 import ShutterHardware
 
 /// `shutterd [--board NAME|auto] [--config FILE] [--storage DIR] [--control-socket PATH]
-///           [--log-level L] [--print-config]`
+///           [--log-level L] [--print-config] | --version`
 public enum ShutterdCommand {
     static let usage = """
         usage: shutterd [--board NAME|auto] [--config FILE] [--storage DIR]
                         [--control-socket PATH] [--log-level error|warning|notice|info|debug]
                         [--print-config]
+               shutterd --version
         Boards: rpi5 rpi4 rpi3 zero2w qemu sim (auto: the Pi this runs on, else sim).
         Signals: SIGUSR1 takes a photo, SIGUSR2 starts/stops a recording, SIGTERM/SIGINT
         finish the current file and exit, SIGHUP rereads the configuration file.
@@ -54,6 +55,9 @@ public enum ShutterdCommand {
             case "-h", "--help":
                 print(usage)
                 return 0
+            case "--version":
+                print("shutterd \(ShutterVersion.string)")
+                return 0
             default:
                 log.error("unknown option \"\(a)\"\n\(usage)")
                 return 64
@@ -61,6 +65,7 @@ public enum ShutterdCommand {
             i += 1
         }
         if let l = o.logLevel { Log.level = l }
+        if !o.printConfig { log.notice("Shutter \(ShutterVersion.string) starting") }
 
         var overrides: [String: String] = [:]
         var detected: String?

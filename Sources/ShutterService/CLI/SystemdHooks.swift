@@ -8,7 +8,10 @@ enum SystemdHooks {
         let log = Log("shutter.systemd")
         do throws(SystemdNotifyError) {
             if let notifier = try SystemdNotifier.fromEnvironment() {
-                return .systemd(notifier: notifier, powerOff: SystemctlPowerOff(), log: log)
+                let hooks = ServiceHooks.systemd(notifier: notifier, powerOff: SystemctlPowerOff(), log: log)
+                // `systemctl status` names the version from the start, before the camera is up.
+                hooks.status("Shutter \(ShutterVersion.string) starting")
+                return hooks
             }
         } catch {
             log.warning("NOTIFY_SOCKET is set but unusable (\(error)); systemd will not hear READY or watchdog pings")

@@ -124,7 +124,7 @@ final class PhotoTaker: Sendable {
         var meta = StillMetadata(
             make: config.exif.make.isEmpty ? (camera?.make ?? "Shutter") : config.exif.make,
             model: config.exif.model.isEmpty ? (camera?.model ?? "Camera") : config.exif.model,
-            software: "Shutter",
+            software: ShutterVersion.software,
             // The moment the exposure began, not the save: EXIF DateTimeOriginal and SubSecTimeOriginal.
             captureTime: wallClock.now().adding(frame.exposureStart - clock.now()),
             focalLengthMillimetres: config.exif.focalLengthMm, fNumber: config.exif.fNumber,
