@@ -59,6 +59,22 @@ check-scripts:
 	@sh deploy/test-check-segments.sh
 	@sh deploy/test-apt-archive-uri.sh
 
+# Debian package for this machine: .build/shutter_<version>_<arch>.deb, Swift runtime
+# linked statically; lintian (errors fail); size and start time against the dynamic build
+# (README: Install on a Raspberry Pi). `make deb-test` installs, upgrades, removes and
+# purges it in a clean bookworm root (root only; cached root).
+.PHONY: deb deb-test
+deb: deps version
+	@sh deploy/deb/install-deps.sh
+	$(SWIFT) build -c release --product shutterd
+	$(SWIFT) build -c release --product shutterctl
+	@sh deploy/deb/build.sh > .build/deb-path
+	@sh deploy/deb/lint.sh "$$(cat .build/deb-path)"
+	@sh deploy/deb/figures.sh "$$(cat .build/deb-path)" .build/release
+
+deb-test: deb
+	@sh deploy/deb/test-install.sh "$$(cat .build/deb-path)"
+
 # The package on arm64 (the Pi's architecture) in a cached Debian trixie arm64 root under
 # qemu-user: release shutterd and shutterctl, the Core and Media unit tests, segment check
 # (README: On arm64). Not in `make test`: cold it takes ~70 min; run it before a release.

@@ -1,0 +1,129 @@
+#!/bin/sh
+# `make deb`: shutter_<version>_<arch>.deb for the machine (or root) it runs on, with
+# Debian's own tools: dpkg-shlibdeps for Depends, dpkg-deb to build. The Swift runtime
+# and Foundation are linked statically (--static-swift-stdlib), so the target needs no
+# Swift. The version is deploy/version.sh's. Contents (README "Install on a Raspberry Pi"):
+#   /usr/bin/shutterd, /usr/bin/shutterctl          stripped, static Swift runtime
+#   <unitdir>/shutterd.service, shutterd.socket     ExecStart= /usr/bin; the socket disabled
+#   /usr/lib/sysusers.d/shutter.conf                the user shutter (postinst)
+#   <udevdir>/rules.d/60-shutter.rules              gpio and dma_heap groups
+#   /usr/share/polkit-1/rules.d/50-shutter-poweroff.rules
+#   /usr/share/shutter/boards/*.json, README.md, shutter.json.example
+#   /etc/shutter/shutter.json                       conffile (an edited one survives upgrades)
+#   /usr/share/doc/shutter/copyright, changelog.gz
+#   /usr/share/lintian/overrides/shutter            the lintian warnings kept, each with why
+# <unitdir>/<udevdir> are /lib/... on bookworm and /usr/lib/... from trixie on (merged /usr).
+# Environment: DEB_SCRATCH (SwiftPM scratch path, default .build/deb), DEB_OUT (directory
+# for the .deb, default .build), SHUTTER_VERSION (override), DEB_MAINTAINER.
+# Prints the package's path last.
+set -eu
+here=$(cd "$(dirname "$0")" && pwd)
+repo=$(cd "$here/../.." && pwd)
+scratch=${DEB_SCRATCH:-$repo/.build/deb}
+out=${DEB_OUT:-$repo/.build}
+version=$(sh "$repo/deploy/version-stamp.sh")
+arch=$(dpkg --print-architecture)
+maintainer=${DEB_MAINTAINER:-"$(git -C "$repo" config user.name 2>/dev/null || echo Shutter maintainers) <$(git -C "$repo" config user.email 2>/dev/null || echo root@localhost)>"}
+say() { echo "deb: $*" >&2; }
+
+# 1. The static executables, in their own scratch path (the flags differ from `make
+#    release`'s, which would otherwise rebuild each time the other runs).
+for product in shutterd shutterctl; do
+    nice -n 10 swift build --package-path "$repo" --scratch-path "$scratch" -c release \
+        --static-swift-stdlib --product "$product" >&2
+done
+bin="$scratch/release"
+
+# 2. The tree.
+. /etc/os-release
+case "${VERSION_ID:-}" in
+    10|11|12) libdir=/lib ;;  # before merged /usr (lintian on bookworm expects /lib)
+    *) libdir=/usr/lib ;;
+esac
+stage="$scratch/stage"
+rm -rf "$stage"
+pkg="$stage/shutter"
+install -d "$pkg/DEBIAN" "$pkg/usr/bin" "$pkg$libdir/systemd/system" "$pkg/usr/lib/sysusers.d" \
+    "$pkg$libdir/udev/rules.d" "$pkg/usr/share/polkit-1/rules.d" "$pkg/usr/share/shutter/boards" \
+    "$pkg/etc/shutter" "$pkg/usr/share/doc/shutter"
+for exe in shutterd shutterctl; do
+    install -m 0755 "$bin/$exe" "$pkg/usr/bin/$exe"
+    # Symbols only: the Swift metadata sections are allocated and stay.
+    strip --strip-unneeded --remove-section=.comment --remove-section=.note "$pkg/usr/bin/$exe"
+done
+# The unit as install.sh ships it, pointed at /usr/bin and upgraded by dpkg, not install.sh.
+sed -e 's|/usr/local/bin/shutterd|/usr/bin/shutterd|' \
+    -e 's|^# Installed by deploy/install.sh as /etc/systemd/system/shutterd.service.|# Installed by the shutter package (deploy/deb/build.sh).|' \
+    -e 's|^# install.sh overwrites this file on upgrade.|# an upgrade of the package replaces this file.|' \
+    -e 's|a system user created by install.sh|a system user created by the package|' \
+    "$repo/deploy/shutterd.service" > "$pkg$libdir/systemd/system/shutterd.service"
+sed -e 's|^# Installed DISABLED by deploy/install.sh.|# Installed DISABLED by the shutter package.|' \
+    "$repo/deploy/shutterd.socket" > "$pkg$libdir/systemd/system/shutterd.socket"
+grep -q '^ExecStart=/usr/bin/shutterd ' "$pkg$libdir/systemd/system/shutterd.service" ||
+    { say "FAIL the unit's ExecStart= did not move to /usr/bin"; exit 1; }
+install -m 0644 "$repo/deploy/sysusers/shutter.conf" "$pkg/usr/lib/sysusers.d/shutter.conf"
+install -m 0644 "$repo/deploy/udev/60-shutter.rules" "$pkg$libdir/udev/rules.d/60-shutter.rules"
+install -m 0644 "$repo/deploy/polkit/50-shutter-poweroff.rules" "$pkg/usr/share/polkit-1/rules.d/"
+install -m 0644 "$repo"/boards/*.json "$pkg/usr/share/shutter/boards/"
+install -m 0644 "$repo/README.md" "$pkg/usr/share/shutter/README.md"
+install -m 0644 "$repo/deploy/shutter.json.example" "$pkg/usr/share/shutter/shutter.json.example"
+install -m 0644 "$repo/deploy/shutter.json.example" "$pkg/etc/shutter/shutter.json"
+install -m 0644 "$here/copyright" "$pkg/usr/share/doc/shutter/copyright"
+install -d "$pkg/usr/share/lintian/overrides"
+install -m 0644 "$here/lintian-overrides" "$pkg/usr/share/lintian/overrides/shutter"
+{
+    echo "shutter ($version) unstable; urgency=medium"
+    echo
+    echo "  * Built by make deb from $(git -C "$repo" describe --always --dirty 2>/dev/null || echo "a tree without git")."
+    echo
+    echo " -- $maintainer  $(date -R)"
+} | gzip -9n > "$pkg/usr/share/doc/shutter/changelog.gz"
+chmod 0644 "$pkg/usr/share/doc/shutter/changelog.gz"
+for script in postinst prerm postrm; do
+    install -m 0755 "$here/$script" "$pkg/DEBIAN/$script"
+done
+echo /etc/shutter/shutter.json > "$pkg/DEBIAN/conffiles"
+
+# 3. Depends: the shared libraries the executables need (dpkg-shlibdeps reads the
+#    package database), plus what the units and maintainer scripts call: procps for
+#    ExecReload=/bin/kill, systemd (the service manager, systemd-sysusers) and
+#    init-system-helpers (deb-systemd-helper/-invoke).
+mkdir -p "$stage/debian"
+printf 'Source: shutter\n\nPackage: shutter\nArchitecture: any\n' > "$stage/debian/control"
+shlibs=$(cd "$stage" && dpkg-shlibdeps -O -e shutter/usr/bin/shutterd -e shutter/usr/bin/shutterctl \
+    2>"$stage/shlibdeps.log") || { cat "$stage/shlibdeps.log" >&2; say "FAIL dpkg-shlibdeps"; exit 1; }
+shlibs=$(echo "$shlibs" | sed -n 's/^shlibs:Depends=//p')
+[ -n "$shlibs" ] || { say "FAIL dpkg-shlibdeps gave no Depends"; exit 1; }
+rm -rf "$stage/debian" "$stage/shlibdeps.log"
+depends="$shlibs, procps, systemd, init-system-helpers (>= 1.54~)"
+size=$(du -sk --exclude=DEBIAN "$pkg" | cut -f1)
+cat > "$pkg/DEBIAN/control" <<CONTROL
+Package: shutter
+Version: $version
+Architecture: $arch
+Maintainer: $maintainer
+Installed-Size: $size
+Depends: $depends
+Recommends: polkitd
+Section: video
+Priority: optional
+Description: headless camera service for the Raspberry Pi: tap = photo, hold = video
+ One physical button: a tap takes a photo (JPEG with EXIF), a hold records an
+ H.264 clip with microphone audio until release. libcamera drives the sensor,
+ GPIO drives a flash and a status LED, files land in DCF layout under
+ /var/lib/shutter, and systemd keeps it alive (watchdog, notify). shutterctl
+ drives it from a shell; an opt-in web page (shutterd.socket) from a phone.
+ Runs unchanged on a simulated board (shutterd --board sim) on any Linux
+ machine.
+CONTROL
+(cd "$pkg" && find . -path ./DEBIAN -prune -o -type f -print | sed 's|^\./||' | LC_ALL=C sort |
+    xargs md5sum) > "$pkg/DEBIAN/md5sums"
+chmod 0644 "$pkg/DEBIAN/md5sums" "$pkg/DEBIAN/control" "$pkg/DEBIAN/conffiles"
+
+# 4. The package.
+mkdir -p "$out"
+deb="$out/shutter_${version}_${arch}.deb"
+dpkg-deb --root-owner-group -Zxz --build "$pkg" "$deb" >&2
+say "built $deb"
+say "Depends: $depends"
+echo "$deb"
