@@ -63,7 +63,7 @@ check-scripts:
 # linked statically; lintian (errors fail); size and start time against the dynamic build
 # (README: Install on a Raspberry Pi). `make deb-test` installs, upgrades, removes and
 # purges it in a clean bookworm root (root only; cached root).
-.PHONY: deb deb-test
+.PHONY: deb deb-test arm64-deb
 deb: deps version
 	@sh deploy/deb/install-deps.sh
 	$(SWIFT) build -c release --product shutterd
@@ -74,6 +74,15 @@ deb: deps version
 
 deb-test: deb
 	@sh deploy/deb/test-install.sh "$$(cat .build/deb-path)"
+
+# The arm64 package (for Raspberry Pi OS trixie: libcamera 0.7 from trixie-backports) in
+# make arm64's cached trixie root, lintian, and the same install test in a clean trixie
+# arm64 root under qemu-user. Before a release, like make arm64 (cold: over an hour).
+arm64-deb: version
+	@sh deploy/deb/install-deps.sh
+	@ARM64_STEPS=deb sh deploy/arm64/run.sh
+	@sh deploy/deb/lint.sh "$$(cat .build/deb-path-arm64)"
+	@sh deploy/deb/test-install.sh "$$(cat .build/deb-path-arm64)" trixie arm64
 
 # The package on arm64 (the Pi's architecture) in a cached Debian trixie arm64 root under
 # qemu-user: release shutterd and shutterctl, the Core and Media unit tests, segment check

@@ -1,5 +1,8 @@
 #!/bin/sh
-# Installs Shutter as a boot-time systemd service (README.md, "Deploy on a Raspberry Pi"):
+# Installs a SOURCE BUILD of Shutter as a boot-time systemd service (README.md, "Build
+# from source"), for working on Shutter itself. To install Shutter on a Pi, use the Debian
+# package (`make deb`, `apt install ./shutter_*.deb`: versioned, upgrades and removes
+# cleanly; README "Install the package"). This script refuses while that package is installed.
 #   the release binaries      /usr/local/bin/shutterd, /usr/local/bin/shutterctl
 #   the board files           /usr/share/shutter/boards/*.json
 #   the README                /usr/share/shutter/README.md (the unit's Documentation=)
@@ -15,7 +18,8 @@
 #
 # Usage: sudo deploy/install.sh [--binary PATH] [--no-start] [--root DIR]
 #   --binary PATH  the shutterd to install (default: .build/release/shutterd; build it
-#                  first with `swift build -c release`); shutterctl is taken from beside it.
+#                  first with `make release`, which stamps the version); shutterctl is
+#                  taken from beside it.
 #   --no-start     enable the unit but do not (re)start it now.
 #   --root DIR     install into the tree DIR instead of this system (an image being
 #                  prepared, or a test): nothing is started or reloaded.
@@ -35,7 +39,7 @@ while [ $# -gt 0 ]; do
         --binary) [ $# -ge 2 ] || die "--binary needs a path"; binary=$2; shift 2 ;;
         --no-start) start=no; shift ;;
         --root) [ $# -ge 2 ] || die "--root needs a directory"; root=$2; shift 2 ;;
-        -h|--help) sed -n '2,19p' "$0"; exit 0 ;;
+        -h|--help) sed -n '2,25p' "$0"; exit 0 ;;
         *) die "unknown option $1 (see --help)" ;;
     esac
 done
@@ -50,7 +54,11 @@ live=no
 [ -z "$root" ] && [ -d /run/systemd/system ] && live=yes
 
 [ "$(id -u)" -eq 0 ] || die "run as root (sudo $0 $*): it creates a user and writes /etc and /usr/local"
-[ -x "$binary" ] || die "no shutterd binary at $binary; build it with 'swift build -c release' or give --binary PATH"
+# Two copies would fight over the unit (/etc/systemd/system wins over the package's).
+if [ -z "$root" ] && dpkg-query -W -f='${Status}' shutter 2>/dev/null | grep -q 'ok installed'; then
+    die "the shutter package is installed: upgrade it with 'apt install ./shutter_<version>_<arch>.deb' (make deb), or 'apt remove shutter' first"
+fi
+[ -x "$binary" ] || die "no shutterd binary at $binary; build it with 'make release' or give --binary PATH"
 command -v systemd-sysusers >/dev/null 2>&1 || die "systemd-sysusers not found: Shutter needs a systemd system"
 command -v systemctl >/dev/null 2>&1 || die "systemctl not found: Shutter needs a systemd system"
 

@@ -8,10 +8,17 @@
 # .build is untouched and a second run is incremental. Root only (debootstrap, chroot,
 # mounts); everything runs in a private mount namespace, so nothing stays mounted.
 # Cold (no root yet): ~70 min on 2 shared cores; warm: ~10 min (README: On arm64).
-# ARM64_STEPS (default "release tests") limits the steps, e.g. ARM64_STEPS=release.
+# ARM64_STEPS (default "release tests") limits the steps, e.g. ARM64_STEPS=release;
+# "deb" builds the arm64 package there (deploy/deb/build.sh, `make arm64-deb`) and copies
+# it to .build/ (its path in .build/deb-path-arm64). Each step runs under a timeout about
+# twice its cold time, so a qemu-user deadlock (one sat 21 min) fails naming the command.
 set -eu
 here=$(cd "$(dirname "$0")/../.." && pwd)
 [ "$(id -u)" -eq 0 ] || exec sudo ARM64_STEPS="${ARM64_STEPS:-}" ARM64_CACHE="${ARM64_CACHE:-}" sh "$0" "$@"
+# The version and the maintainer come from the host's git (the root has none, /src is
+# read-only): `make` stamped the version before this runs.
+version=$(sh "$here/deploy/version.sh")
+maintainer="$(git -C "$here" config user.name 2>/dev/null || echo Shutter maintainers) <$(git -C "$here" config user.email 2>/dev/null || echo root@localhost)>"
 steps=${ARM64_STEPS:-release tests}
 t0=$(date +%s)
 sh "$here/deploy/arm64/install-deps.sh"
@@ -37,8 +44,8 @@ echo "arm64: root $root"
 # The steps inside the root, in a private mount namespace (all mounts vanish with it).
 # Times go to $logs/times as "step seconds".
 : > "$logs/times"
-unshare --mount --propagation private sh -eu -s "$root" "$here" "$steps" <<'INNER'
-root=$1; here=$2; steps=$3
+unshare --mount --propagation private sh -eu -s "$root" "$here" "$steps" "$version" "$maintainer" <<'INNER'
+root=$1; here=$2; steps=$3; version=$4; maintainer=$5
 mount --bind /proc "$root/proc"
 mount --bind /dev "$root/dev"
 mount --bind "$here" "$root/src"
@@ -47,36 +54,53 @@ E="env -i PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin HOME
 SW="swift build --package-path /src --scratch-path /build"
 logs="$root/build/logs"
 echo "arm64: $(chroot "$root" $E swift --version 2>&1 | head -n1)"
-step() { # step NAME LOG COMMAND: runs COMMAND in the root, its output in LOG, and times it
-    name=$1; log=$2; shift 2
+step() { # step NAME LOG SECONDS COMMAND: runs COMMAND in the root under a SECONDS bound,
+          # its output in LOG, and times it
+    name=$1; log=$2; secs=$3; shift 3
     s=$(date +%s)
     rc=0
     # shellcheck disable=SC2086
-    nice -n 15 chroot "$root" $E bash -c "$*" > "$logs/$log" 2>&1 || rc=$?
+    timeout --kill-after=30 "$secs" nice -n 15 chroot "$root" $E bash -c "$*" > "$logs/$log" 2>&1 || rc=$?
     echo "$name $(( $(date +%s) - s ))" >> "$logs/times"
     tail -n 3 "$logs/$log" | sed "s/^/arm64: [$name] /"
     grep -E 'warning: .*(RWX|LOAD segment)' "$logs/$log" | sort -u | sed "s/^/arm64: [$name] linker: /" || true
+    if [ "$rc" = 124 ] || [ "$rc" = 137 ]; then
+        echo "arm64: FAIL $name TIMEOUT after $secs s (hung?): $* (log $logs/$log)" >&2; exit 1
+    fi
     [ "$rc" = 0 ] || { echo "arm64: FAIL $name (exit $rc, log $logs/$log)" >&2; exit 1; }
 }
 case " $steps " in *" release "*)
-    step release release.log "$SW -c release --product shutterd && $SW -c release --product shutterctl"
+    step release release.log 7200 "$SW -c release --product shutterd && $SW -c release --product shutterctl"
 esac
 case " $steps " in *" tests "*)
-    step build-tests build-tests.log "$SW --build-tests"
-    step unit-tests unit-tests.log "cd /src && swift test --package-path /src --scratch-path /build --skip-build \
+    step build-tests build-tests.log 7200 "$SW --build-tests"
+    step unit-tests unit-tests.log 3600 "cd /src && swift test --package-path /src --scratch-path /build --skip-build \
         --disable-swift-testing --filter '^(ShutterCoreTests|ShutterMediaTests)\.'"
 esac
+case " $steps " in *" deb "*)
+    rm -f "$root"/build/shutter_*.deb
+    step deb deb.log 7200 "SHUTTER_VERSION='$version' DEB_MAINTAINER='$maintainer' DEB_SCRATCH=/build/deb \
+        DEB_OUT=/build sh /src/deploy/deb/build.sh"
+esac
 INNER
+case " $steps " in *" deb "*)
+    deb=$(ls "$root"/build/shutter_*_arm64.deb)
+    mkdir -p "$here/.build"
+    cp "$deb" "$here/.build/"
+    echo "$here/.build/$(basename "$deb")" > "$here/.build/deb-path-arm64"
+    echo "arm64: package $here/.build/$(basename "$deb")"
+esac
 
 echo "arm64: segments of the release executables (readelf -lW, aarch64):"
 for exe in shutterd shutterctl; do
     f="$root/build/release/$exe"
+    [ -f "$f" ] || f="$root/build/deb/release/$exe"
     [ -f "$f" ] || continue
     echo "  $exe ($(stat -c %s "$f") bytes):"
     LC_ALL=C readelf -lW "$f" | awk '/^  (LOAD|GNU_STACK|GNU_RELRO) /' | sed 's/^/  /'
 done
 targets=""
-for d in "$root/build/release" "$root/build/debug"; do
+for d in "$root/build/release" "$root/build/debug" "$root/build/deb/release"; do
     [ -d "$d" ] && targets="$targets $d"
 done
 rc=0

@@ -33,7 +33,7 @@ version=$(dpkg-deb -f "$deb" Version)
 newer="$version+upgradetest1"
 dpkg-deb -R "$deb" "$work/repack"
 sed -i "s/^Version: .*/Version: $newer/" "$work/repack/DEBIAN/control"
-dpkg-deb --root-owner-group -Zxz --build "$work/repack" "$root/tmp/shutter-new.deb" >/dev/null
+dpkg-deb --root-owner-group -Zgzip -z1 --build "$work/repack" "$root/tmp/shutter-new.deb" >/dev/null
 cp "$deb" "$root/tmp/shutter-old.deb"
 # Downloads kept between runs (the Depends: FFmpeg, libcamera, their libraries).
 mkdir -p "$cache/apt-archives-$suite-$arch/partial"
@@ -45,35 +45,36 @@ mount --bind /dev "$root/dev"
 mount -t tmpfs tmpfs "$root/run"
 mount --bind "$archives" "$root/var/cache/apt/archives"
 E="env -i PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin HOME=/root LANG=C.UTF-8 DEBIAN_FRONTEND=noninteractive"
-in() { chroot "$root" $E sh -euc "$*"; }
+inroot() { chroot "$root" $E sh -euc "$*"; }
 ok() { echo "deb-test: ok   $*"; }
 fail() { echo "deb-test: FAIL $*" >&2; exit 1; }
 check() { # check WHAT SHELL-CONDITION (run in the root)
     what=$1; shift
-    if in "$*" >/dev/null 2>&1; then ok "$what"; else fail "$what ($*)"; fi
+    if inroot "$*" >/dev/null 2>&1; then ok "$what"; else fail "$what ($*)"; fi
 }
 # The sim board: photo, clip, status through the installed programs, as the unit runs it.
-capture() { # capture EXPECTED-FIRST-NUMBER VERSION
+capture() { # capture EXPECTED-FIRST-NUMBER VERSION (also sets a runtime setting)
     n=$1; v=$2
-    in 'install -d -m 0750 -o shutter -g shutter /run/shutter
+    inroot 'install -d -m 0750 -o shutter -g shutter /run/shutter
         runuser -u shutter -- shutterd --board sim --config /etc/shutter/shutter.json \
             > /tmp/shutterd.log 2>&1 &
         echo $! > /tmp/shutterd.pid
-        i=0; while [ ! -S /run/shutter/control.sock ] && [ $i -lt 300 ]; do sleep 0.1; i=$((i+1)); done
+        i=0; while [ ! -S /run/shutter/control.sock ] && [ $i -lt 1200 ]; do sleep 0.1; i=$((i+1)); done
         [ -S /run/shutter/control.sock ] || { cat /tmp/shutterd.log; exit 1; }' || fail "shutterd --board sim did not start"
     photo=$(printf 'SHTR%04d.JPG' "$n")
     clip=$(printf 'SHTR%04d.MP4' $((n + 1)))
-    out=$(in 'runuser -u shutter -- shutterctl tap') || fail "shutterctl tap: $out"
+    out=$(inroot 'runuser -u shutter -- shutterctl tap') || fail "shutterctl tap: $out"
     echo "$out" | grep -q "/var/lib/shutter/DCIM/100SHUTR/$photo" || fail "tap gave $out, not $photo"
     ok "installed shutterctl tap -> $photo"
-    out=$(in 'runuser -u shutter -- shutterctl hold 2') || fail "shutterctl hold 2: $out"
+    out=$(inroot 'runuser -u shutter -- shutterctl hold 2') || fail "shutterctl hold 2: $out"
     echo "$out" | grep -q "/var/lib/shutter/DCIM/100SHUTR/$clip" || fail "hold gave $out, not $clip"
     ok "installed shutterctl hold 2 -> $clip"
-    out=$(in 'runuser -u shutter -- shutterctl status')
+    out=$(inroot 'runuser -u shutter -- shutterctl set camera.exposure.ev 1') || fail "shutterctl set: $out"
+    out=$(inroot 'runuser -u shutter -- shutterctl status')
     echo "$out" | grep -q "\"version\" : \"$v\"" || echo "$out" | grep -q "\"version\":\"$v\"" ||
         fail "status.version is not $v: $(echo "$out" | grep version)"
     ok "status.version $v"
-    in 'kill -TERM $(cat /tmp/shutterd.pid); i=0; while kill -0 $(cat /tmp/shutterd.pid) 2>/dev/null && [ $i -lt 300 ]; do sleep 0.1; i=$((i+1)); done
+    inroot 'kill -TERM $(cat /tmp/shutterd.pid); i=0; while kill -0 $(cat /tmp/shutterd.pid) 2>/dev/null && [ $i -lt 1200 ]; do sleep 0.1; i=$((i+1)); done
         ! kill -0 $(cat /tmp/shutterd.pid) 2>/dev/null' || fail "shutterd did not stop on SIGTERM"
     head -n1 "$root/tmp/shutterd.log" | grep -q "Shutter $v starting" || fail "first log line: $(head -n1 "$root/tmp/shutterd.log")"
     ok "first log line names Shutter $v; stopped on SIGTERM"
@@ -81,14 +82,15 @@ capture() { # capture EXPECTED-FIRST-NUMBER VERSION
 dcim_sums() { (cd "$root/var/lib/shutter" && find DCIM -type f | LC_ALL=C sort | xargs md5sum; md5sum .shutter-counter); }
 
 s=$(date +%s)
-in 'apt-get update -q' > "$root/tmp/apt-update.log" 2>&1 || { tail "$root/tmp/apt-update.log"; fail "apt-get update"; }
-in 'apt-get install -y -q --no-install-recommends /tmp/shutter-old.deb' > "$root/tmp/install.log" 2>&1 ||
+inroot 'apt-get update -q' > "$root/tmp/apt-update.log" 2>&1 || { tail "$root/tmp/apt-update.log"; fail "apt-get update"; }
+inroot 'apt-get install -y -q --no-install-recommends /tmp/shutter-old.deb' > "$root/tmp/install.log" 2>&1 ||
     { tail -30 "$root/tmp/install.log"; fail "apt install ./shutter_$version.deb"; }
 echo "deb-test: installed with its Depends in $(( $(date +%s) - s )) s ($(grep -c '^Setting up' "$root/tmp/install.log") packages set up)"
 check "shutter $version installed" "[ \"\$(dpkg-query -W -f='\${Version} \${Status}' shutter)\" = '$version install ok installed' ]"
 check "no Swift runtime on the system" "! ls /usr/lib/*/libswiftCore.so /usr/lib/swift 2>/dev/null"
 check "user shutter in groups video, audio, gpio" 'for g in video audio gpio; do id -nG shutter | tr " " "\n" | grep -qx $g; done'
 check "shutterd.service enabled (offline)" '[ "$(systemctl is-enabled shutterd.service)" = enabled ]'
+check "systemd-analyze verify: the unit and every program it names" 'systemd-analyze verify --man=no shutterd.service'
 check "shutterd.socket not enabled" '[ "$(systemctl is-enabled shutterd.socket)" = disabled ]'
 check "config root:shutter 0640" '[ "$(stat -c "%U:%G %a" /etc/shutter/shutter.json)" = "root:shutter 640" ]'
 check "/var/lib/shutter owned by shutter" '[ "$(stat -c "%U:%G %a" /var/lib/shutter)" = "shutter:shutter 750" ]'
@@ -103,7 +105,7 @@ check "EXIF Software names the version" "head -c 4096 /var/lib/shutter/DCIM/100S
 before=$(dcim_sums)
 
 s=$(date +%s)
-in 'apt-get install -y -q --no-install-recommends /tmp/shutter-new.deb' > "$root/tmp/upgrade.log" 2>&1 ||
+inroot 'apt-get install -y -q --no-install-recommends /tmp/shutter-new.deb' > "$root/tmp/upgrade.log" 2>&1 ||
     { tail -30 "$root/tmp/upgrade.log"; fail "upgrade to $newer"; }
 echo "deb-test: upgraded in $(( $(date +%s) - s )) s"
 check "shutter $newer installed" "[ \"\$(dpkg-query -W -f='\${Version}' shutter)\" = '$newer' ]"
@@ -113,15 +115,15 @@ check "still enabled after the upgrade" '[ "$(systemctl is-enabled shutterd.serv
 capture 3 "$version"
 after_upgrade=$(dcim_sums)
 
-in 'apt-get remove -y -q shutter' > "$root/tmp/remove.log" 2>&1 || { tail -30 "$root/tmp/remove.log"; fail "apt-get remove"; }
+inroot 'apt-get remove -y -q shutter' > "$root/tmp/remove.log" 2>&1 || { tail -30 "$root/tmp/remove.log"; fail "apt-get remove"; }
 check "remove: programs gone" '! [ -e /usr/bin/shutterd ] && ! [ -e /usr/bin/shutterctl ]'
 check "remove: config kept" "[ \"\$(md5sum < /etc/shutter/shutter.json)\" = '$config_sum' ]"
 [ "$(dcim_sums)" = "$after_upgrade" ] && ok "remove: DCIM and the counter kept" || fail "remove changed DCIM"
 check "remove: user kept" 'getent passwd shutter'
 check "remove: config-files state" '[ "$(dpkg-query -W -f="\${Status}" shutter)" = "deinstall ok config-files" ]'
 
-in 'runuser -u shutter -- true; echo "{}" > /var/lib/shutter/.shutter-settings.json' || true
-in 'apt-get purge -y -q shutter' > "$root/tmp/purge.log" 2>&1 || { tail -30 "$root/tmp/purge.log"; fail "apt-get purge"; }
+check "runtime settings there before the purge" '[ -s /var/lib/shutter/.shutter-settings.json ]'
+inroot 'apt-get purge -y -q shutter' > "$root/tmp/purge.log" 2>&1 || { tail -30 "$root/tmp/purge.log"; fail "apt-get purge"; }
 check "purge: config gone" '! [ -e /etc/shutter ]'
 check "purge: user and group gone" '! getent passwd shutter && ! getent group shutter'
 check "purge: runtime settings gone" '! [ -e /var/lib/shutter/.shutter-settings.json ]'
