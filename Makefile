@@ -51,13 +51,15 @@ clean:
 	rm -rf .build
 
 # W^X: no built executable may have a writable and executable segment (issue 14); the
-# check itself must fail on bad binaries; the archive URI comes from apt's sources.
+# check itself must fail on bad binaries; the archive URI comes from apt's sources; the
+# version's forms sort as dpkg compares them.
 # A few seconds. Run after a build (`make test` does).
 .PHONY: check-scripts
 check-scripts:
 	@sh deploy/check-segments.sh .build/debug
 	@sh deploy/test-check-segments.sh
 	@sh deploy/test-apt-archive-uri.sh
+	@sh deploy/test-version.sh
 
 # Debian package for this machine: .build/shutter_<version>_<arch>.deb, Swift runtime
 # linked statically; lintian (errors fail); size and start time against the dynamic build
