@@ -3,6 +3,7 @@
 # commits after it, uncommitted changes, a tarball without .git, the override; and that
 # each later form sorts after the earlier one as dpkg compares versions (an upgrade).
 set -eu
+command -v git >/dev/null 2>&1 || { echo "test-version: skipped: no git here (a tarball build has VERSION only)"; exit 0; }
 here=$(cd "$(dirname "$0")" && pwd)
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
