@@ -154,6 +154,8 @@ public struct ServiceStatus: Codable, Sendable, Equatable {
         public var errors = 0
         public var cameraRestarts = 0
         public var refusedPresses = 0
+        /// Button edges the GPIO reader could not queue (the loop fell behind by a bounded queue's worth).
+        public var droppedButtonEdges = 0
     }
 
     /// The camera and what it does with the sensor controls.

@@ -21,13 +21,19 @@ extension ServiceHooks {
             stopping: { notify("STOPPING=1") { () throws(SystemdNotifyError) in try notifier.stopping() } },
             powerOff: {
                 log.notice("powering off")
-                // The hook is synchronous; the request (sync + systemctl) runs on its own thread.
+                // The hook is synchronous; the request (sync + systemctl) runs on its own. One of
+                // the two unstructured tasks: the loop has exited its group by the time it runs.
                 Task {
                     do throws(PowerOffError) {
                         try await powerOff.powerOff()
                     } catch {
                         log.error(error.description)
                     }
+                }
+            },
+            extendTimeout: { d in
+                notify("EXTEND_TIMEOUT_USEC") { () throws(SystemdNotifyError) in
+                    try notifier.extendTimeout(usec: UInt64(d.nanoseconds / 1000))
                 }
             })
     }

@@ -13,16 +13,20 @@ public struct ServiceHooks: Sendable {
     public var stopping: @Sendable () -> Void
     /// The shutdown gesture completed and every file is finalised and synced.
     public var powerOff: @Sendable () -> Void
+    /// EXTEND_TIMEOUT_USEC: stopping takes longer (a long clip is being finalised).
+    public var extendTimeout: @Sendable (Duration) -> Void
 
     public init(ready: @escaping @Sendable (String) -> Void = { _ in },
                 status: @escaping @Sendable (String) -> Void = { _ in },
                 watchdogPing: @escaping @Sendable () -> Void = {},
                 stopping: @escaping @Sendable () -> Void = {},
-                powerOff: @escaping @Sendable () -> Void = {}) {
+                powerOff: @escaping @Sendable () -> Void = {},
+                extendTimeout: @escaping @Sendable (Duration) -> Void = { _ in }) {
         self.ready = ready
         self.status = status
         self.watchdogPing = watchdogPing
         self.stopping = stopping
         self.powerOff = powerOff
+        self.extendTimeout = extendTimeout
     }
 }
