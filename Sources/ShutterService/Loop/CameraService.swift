@@ -128,8 +128,13 @@ public final class CameraService: Sendable {
                     exitCode = code
                     break
                 }
-                wake.withLock { $0 = loop.nextWake }
-                wakeup.notify()
+                // The timer is woken only when the next tick comes sooner than it waits for.
+                let next = loop.nextWake
+                let sooner = wake.withLock { w in
+                    defer { w = next }
+                    return w.map { next < $0 } ?? true
+                }
+                if sooner { wakeup.notify() }
             }
             ended.withLock { $0 = loop.status }
             loop.finish()
@@ -152,7 +157,14 @@ public final class CameraService: Sendable {
             let next = wake.withLock { $0 } ?? ctx.now + .milliseconds(500)
             await wakeup.wait(until: next, on: ctx.clock)
             if Task.isCancelled { return }
-            if ctx.now >= (wake.withLock { $0 } ?? ctx.now) { post(.tick) }
+            // Due: one tick, and the deadline is taken (the loop sets the next one after it).
+            let now = ctx.now
+            let due = wake.withLock { w in
+                guard let t = w, t <= now else { return false }
+                w = nil
+                return true
+            }
+            if due { post(.tick) }
         }
     }
 

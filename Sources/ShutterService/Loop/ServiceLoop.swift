@@ -141,16 +141,15 @@ final class ServiceLoop {
         }
     }
 
-    /// When the loop must look again: the earliest deadline of every part, or a
-    /// half-second heartbeat (watchdog pings, status).
+    /// When the loop must look again: the earliest deadline of every part (the
+    /// watchdog's half-second heartbeat is one).
     var nextWake: MonotonicTime {
-        let now = ctx.now
-        var next = now + .milliseconds(500)
-        for d in [button.nextDeadline, machine.nextDeadline, health.nextDeadline, clip.nextDeadline,
-                  requests.nextDeadline, control.nextDeadline] {
-            if let d, d < next { next = max(d, now) }
+        var next = health.nextDeadline
+        for d in [button.nextDeadline, machine.nextDeadline, clip.nextDeadline, requests.nextDeadline,
+                  control.nextDeadline] {
+            if let d, d < next { next = d }
         }
-        return next
+        return max(next, ctx.now)
     }
 
     /// No photo, press, clip or snapshot in progress.
@@ -276,9 +275,9 @@ final class ServiceLoop {
         switch action {
         case .startAutofocus:
             photo.startAutofocus(camera: control.camera)
-        case .keepFrames(let from):
+        case .startSpeculativeClip(let from):
             clip.begin(from: from, kept: recent.frames(from: from))
-        case .discardKeptFrames:
+        case .discardSpeculativeClip:
             if let gone = clip.discard() { photo.clipDiscarded(gone) }
         case let .pinPressFrame(origin, at):
             photo.pin(origin, at: at, frames: recent.all, camera: control.camera?.info)
@@ -372,7 +371,7 @@ final class ServiceLoop {
                 health.encoderStopped()
                 requests.resolve(id, .failure(e), at: now)
             }
-            apply(machine.handle(input, at: now))
+            if let input { apply(machine.handle(input, at: now)) }
         case let .clipFinished(id, start, outcome):
             health.encoderStopped()
             let (input, files, error) = clip.finished(id, outcome)

@@ -102,6 +102,8 @@ final class CameraControlPlane {
         var failed: String?
         /// The change waits for the capture in progress (applied when it ends).
         var deferred = false
+        /// The log said the reopen waits for the capture in progress.
+        var saidWaiting = false
 
         init(_ kind: Kind, reply: Reply?) {
             self.kind = kind
@@ -366,7 +368,14 @@ final class CameraControlPlane {
             guard let reopen = op.reopen else { return [] }
             // The first reopen asked for goes first.
             if let first = ops.keys.filter({ ops[$0]?.reopen != nil }).min(), first != id { return [] }
-            guard betweenCaptures, !reopening else { return [] }
+            guard betweenCaptures, !reopening else {
+                if !betweenCaptures, !op.saidWaiting {
+                    op.saidWaiting = true
+                    let what = op.target == nil ? "camera restart for \(reopen.what)" : reopen.what
+                    ctx.log.notice("\(what): waiting for the capture in progress")
+                }
+                return []
+            }
             op.step = .reopening
             let message: String
             if case .camera = op.kind {

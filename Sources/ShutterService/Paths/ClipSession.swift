@@ -84,8 +84,8 @@ final class ClipSession {
         jobs.start { .clipCommitted(id, await committed.value) }
     }
 
-    /// The commit came back: the machine's input (nil for a clip already gone).
-    func committed(_ id: CaptureID, _ result: Result<(path: String, start: MonotonicTime), CaptureError>) -> CaptureInput {
+    /// The commit came back: the machine's input when it failed (a started recording needs none).
+    func committed(_ id: CaptureID, _ result: Result<(path: String, start: MonotonicTime), CaptureError>) -> CaptureInput? {
         switch result {
         case .success(let (path, start)):
             if current?.id == id {
@@ -94,7 +94,7 @@ final class ClipSession {
                 if current?.stopAt == nil { doing[id] = "recording \((path as NSString).lastPathComponent)" }
             }
             ctx.log.notice("recording \(path) (from the press)")
-            return .recordingStarted(id: id)
+            return nil
         case .failure(let e):
             ctx.log.warning("recording refused: \(e.message)")
             if current?.id == id { current = nil }

@@ -15,6 +15,9 @@ final class Health {
     private(set) var cameraHealthy = false
     private var storageProbed = false
     private var nextProbe: MonotonicTime
+    /// The watchdog's heartbeat: evaluated at least this often (pings, status).
+    private var nextBeat: MonotonicTime
+    static let beat = Duration.milliseconds(500)
     private(set) var freeBytes: UInt64?
     private(set) var cameraRestarts = 0
     private var statusLine = ""
@@ -29,10 +32,11 @@ final class Health {
         wd.maxConsecutiveRestartFailures = c.watchdog.maxRestarts
         watchdog = WatchdogPolicy(configuration: wd, startedAt: ctx.now)
         nextProbe = ctx.now
+        nextBeat = ctx.now
     }
 
-    var nextDeadline: MonotonicTime? {
-        [watchdog.nextDeadline, nextProbe].compactMap { $0 }.min()
+    var nextDeadline: MonotonicTime {
+        [watchdog.nextDeadline, nextProbe, nextBeat].compactMap { $0 }.min()!
     }
 
     // MARK: The card
@@ -160,6 +164,7 @@ final class Health {
 
     /// What the watchdog says now; a restart is counted here.
     func evaluate(now: MonotonicTime) -> WatchdogDecision {
+        nextBeat = now + Self.beat
         let d = watchdog.evaluate(now: now)
         switch d {
         case .healthy:
