@@ -8,7 +8,9 @@ enum SystemdHooks {
         let log = Log("shutter.systemd")
         do throws(SystemdNotifyError) {
             if let notifier = try SystemdNotifier.fromEnvironment() {
-                return .systemd(notifier: notifier, powerOff: SystemctlPowerOff(), log: log)
+                var hooks = ServiceHooks.systemd(notifier: notifier, powerOff: SystemctlPowerOff(), log: log)
+                hooks.exitWithoutWaiting = { exit($0) }
+                return hooks
             }
         } catch {
             log.warning("NOTIFY_SOCKET is set but unusable (\(error)); systemd will not hear READY or watchdog pings")
@@ -18,6 +20,7 @@ enum SystemdHooks {
             status: { line in log.debug("STATUS: \(line)") },
             watchdogPing: {},
             stopping: {},
-            powerOff: { log.notice("power off requested, but shutterd is not running under systemd: not powering off") })
+            powerOff: { log.notice("power off requested, but shutterd is not running under systemd: not powering off") },
+            exitWithoutWaiting: { exit($0) })
     }
 }

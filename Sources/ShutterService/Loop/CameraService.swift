@@ -136,12 +136,21 @@ public final class CameraService: Sendable {
                 }
                 if sooner { wakeup.notify() }
             }
+            if loop.jobs.inFlight > 0, let exitNow = ctx.hooks.exitWithoutWaiting {
+                // Past the stop bound: work that does not end (a write on a dead card) holds no one.
+                for part in parts.reversed() { part.stop() }
+                exitNow(exitCode)
+            }
             ended.withLock { $0 = loop.status }
             loop.finish()
             // Requests that came in behind the last event are told it stopped.
             input.finish()
             while let event = await events.next() {
-                if case .request(_, let reply) = event { reply.send(.failure("shutterd is stopping")) }
+                if case .request(_, let reply) = event {
+                    var r = ControlReply.failure("shutterd is stopping")
+                    r.status = ended.withLock { $0 }
+                    reply.send(r)
+                }
             }
             for part in parts.reversed() { part.stop() }
             group.cancelAll()

@@ -315,7 +315,12 @@ final class ServiceLoop {
             control.flashModeChanged(to: m)
         case .powerOff:
             ctx.log.notice("shutdown gesture: every file is saved; asking the system to power off")
-            ctx.hooks.powerOff()
+            // The request (sync + systemctl) is a job: the service exits once it is made.
+            let powerOff = ctx.hooks.powerOff
+            jobs.start {
+                await powerOff()
+                return .nothing
+            }
             stop(exitCode: 0)
         }
     }
@@ -536,6 +541,11 @@ final class ServiceLoop {
         ctx.hooks.stopping()
         ctx.log.notice("stopping: finishing the current files")
         photo.failUnchosenPins()
+        if !clip.isIdle {
+            // A clip is finalised before the exit: systemd waits longer, in steps, while it is.
+            stopping?.lastExtension = now
+            ctx.hooks.extendTimeout(.seconds(10))
+        }
         clip.stopForShutdown(now: now)
         control.failAll("shutterd is stopping")
     }

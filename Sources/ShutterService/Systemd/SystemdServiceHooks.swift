@@ -21,14 +21,10 @@ extension ServiceHooks {
             stopping: { notify("STOPPING=1") { () throws(SystemdNotifyError) in try notifier.stopping() } },
             powerOff: {
                 log.notice("powering off")
-                // The hook is synchronous; the request (sync + systemctl) runs on its own. One of
-                // the two unstructured tasks: the loop has exited its group by the time it runs.
-                Task {
-                    do throws(PowerOffError) {
-                        try await powerOff.powerOff()
-                    } catch {
-                        log.error(error.description)
-                    }
+                do throws(PowerOffError) {
+                    try await powerOff.powerOff()
+                } catch {
+                    log.error(error.description)
                 }
             },
             extendTimeout: { d in
