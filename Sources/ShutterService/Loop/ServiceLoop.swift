@@ -438,7 +438,7 @@ final class ServiceLoop {
         case "reset":
             route(control.reset(r, reply: reply))
         case "focus":
-            route(control.focus(r, reply: reply, betweenCaptures: betweenCaptures))
+            route(control.focus(r, reply: reply))
         case "camera":
             control.camera(r, reply: reply)
         default:

@@ -175,7 +175,7 @@ final class CameraControlPlane {
 
     /// `shutterctl focus X Y | reset`: the point becomes a small window that is the
     /// runtime value of `camera.focus.window` and `camera.exposure.window`.
-    func focus(_ request: ControlRequest, reply: Reply, betweenCaptures: Bool) -> [Effect] {
+    func focus(_ request: ControlRequest, reply: Reply) -> [Effect] {
         let before = settings
         var notes: [String] = []
         if request.action == "reset" {
