@@ -158,6 +158,11 @@ actor CameraSupervisor {
     /// Stops the current stream (if any) so `run` starts the camera again, with `controls`.
     func restart(controls: CameraControls) async {
         self.controls = controls
+        await interrupt()
+    }
+
+    /// Ends the current stream, or the wait after a failed start, so `run` starts again.
+    private func interrupt() async {
         switch phase {
         case .streaming:
             restarting = true
@@ -165,7 +170,7 @@ actor CameraSupervisor {
         case .waiting:
             restartWanted.notify()
         case .starting:
-            break  // a start is already under way
+            break  // a start is already under way; a pending switch is taken up when it ends
         }
     }
 
@@ -178,15 +183,7 @@ actor CameraSupervisor {
         let reply = Eventually<SwitchOutcome>()
         pendingSwitch = SwitchRequest(index: index, opening: opening, reply: reply)
         self.controls = controls
-        switch phase {
-        case .streaming:
-            restarting = true
-            if let cam = camera { await cam.stop() }
-        case .waiting:
-            restartWanted.notify()
-        case .starting:
-            break  // taken up when this start ends
-        }
+        await interrupt()
         return await reply.value
     }
 }
