@@ -159,9 +159,11 @@ public struct ServiceStatus: Codable, Sendable, Equatable {
         public var errors = 0
         public var cameraRestarts = 0
         public var refusedPresses = 0
+        /// Button edges the GPIO reader could not queue (the loop fell behind by a bounded queue's worth).
+        public var droppedButtonEdges = 0
 
         public init(photos: Int = 0, clips: Int = 0, droppedFrames: Int = 0, audioOverruns: Int = 0,
-                    errors: Int = 0, cameraRestarts: Int = 0, refusedPresses: Int = 0) {
+                    errors: Int = 0, cameraRestarts: Int = 0, refusedPresses: Int = 0, droppedButtonEdges: Int = 0) {
             self.photos = photos
             self.clips = clips
             self.droppedFrames = droppedFrames
@@ -169,6 +171,7 @@ public struct ServiceStatus: Codable, Sendable, Equatable {
             self.errors = errors
             self.cameraRestarts = cameraRestarts
             self.refusedPresses = refusedPresses
+            self.droppedButtonEdges = droppedButtonEdges
         }
     }
 

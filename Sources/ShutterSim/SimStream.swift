@@ -91,8 +91,6 @@ final class SimStream<Element: Sendable>: Sendable {
         state.withLock { s in s.terminated || (s.buffer.isEmpty && (s.finished || s.waiter != nil)) }
     }
 
-    var isTerminated: Bool { state.withLock { $0.terminated } }
-
     private func terminate() {
         let (w, dropped): (CheckedContinuation<Element?, Never>?, [Element]) = state.withLock { s in
             s.terminated = true

@@ -52,14 +52,14 @@ final class CaptureStateMachineTests: XCTestCase {
 
     func testPressTriggersAutofocusAndKeepsFramesFromThePress() {
         var r = Rig()
-        XCTAssertEqual(r.press(100), [.startAutofocus, .keepFrames(from: t(100))])
+        XCTAssertEqual(r.press(100), [.startAutofocus, .startSpeculativeClip(from: t(100))])
         XCTAssertEqual(r.m.state, .pressed(at: t(100)))
     }
 
     func testTapTakesAStillDatedAtThePressThenReturnsToIdle() {
         var r = Rig()
         _ = r.press(100)
-        XCTAssertEqual(r.tap(100, 300), [.discardKeptFrames, .takePhoto(id: id(1), origin: .button(press: t(100)), pressedAt: t(100), flash: false, moment: .focused),
+        XCTAssertEqual(r.tap(100, 300), [.discardSpeculativeClip, .takePhoto(id: id(1), origin: .button(press: t(100)), pressedAt: t(100), flash: false, moment: .focused),
                                          .led(.saving)])
         XCTAssertEqual(r.m.state, .takingPhoto(pressedAt: t(100)))
         XCTAssertEqual(r.m.nextDeadline, t(300) + .seconds(20))
@@ -76,7 +76,6 @@ final class CaptureStateMachineTests: XCTestCase {
                                                   .led(.recording(since: t(100), maxDuration: max60))])
         XCTAssertEqual(r.m.state, .recording(from: t(100)))
         XCTAssertEqual(r.m.nextDeadline, t(100) + max60)
-        XCTAssertEqual(r.send(.recordingStarted(id: id(1)), 1150), [])
         XCTAssertEqual(r.hold(100, 5000), [.stopRecording(id: id(1), at: t(5000)), .led(.saving)])
         XCTAssertEqual(r.m.state, .finalising)
         XCTAssertEqual(r.send(.recordingFinalised(id: id(1), paths: ["/v.MP4"]), 5300),
@@ -106,7 +105,7 @@ final class CaptureStateMachineTests: XCTestCase {
 
     func testTapWithoutAReportedPressIsStillAPhoto() {
         var r = Rig()
-        XCTAssertEqual(r.tap(100, 300), [.startAutofocus, .keepFrames(from: t(100)), .discardKeptFrames,
+        XCTAssertEqual(r.tap(100, 300), [.startAutofocus, .startSpeculativeClip(from: t(100)), .discardSpeculativeClip,
                                          .takePhoto(id: id(1), origin: .button(press: t(100)), pressedAt: t(100), flash: false, moment: .focused), .led(.saving)])
     }
 
@@ -116,12 +115,12 @@ final class CaptureStateMachineTests: XCTestCase {
         var r = Rig()
         _ = r.press(100)
         _ = r.tap(100, 300)
-        XCTAssertEqual(r.press(500), [.keepFrames(from: t(500))])
+        XCTAssertEqual(r.press(500), [.startSpeculativeClip(from: t(500))])
         XCTAssertTrue(r.m.hasQueuedPress)
         XCTAssertEqual(r.tap(500, 650), [])
         XCTAssertEqual(r.m.state, .takingPhoto(pressedAt: t(100)))
         XCTAssertEqual(r.send(.photoSaved(id: id(1), path: "/1"), 2000),
-                       [.startAutofocus, .discardKeptFrames, .takePhoto(id: id(2), origin: .button(press: t(500)), pressedAt: t(500), flash: false, moment: .focused),
+                       [.startAutofocus, .discardSpeculativeClip, .takePhoto(id: id(2), origin: .button(press: t(500)), pressedAt: t(500), flash: false, moment: .focused),
                         .led(.photoTaken)])
         XCTAssertEqual(r.m.state, .takingPhoto(pressedAt: t(500)))
         XCTAssertFalse(r.m.hasQueuedPress)
@@ -151,7 +150,7 @@ final class CaptureStateMachineTests: XCTestCase {
         _ = r.press(500)
         _ = r.send(.photoSaved(id: id(1), path: "/1"), 700)
         XCTAssertEqual(r.m.state, .pressed(at: t(500)))
-        XCTAssertEqual(r.tap(500, 900), [.discardKeptFrames, .takePhoto(id: id(2), origin: .button(press: t(500)), pressedAt: t(500), flash: false, moment: .focused),
+        XCTAssertEqual(r.tap(500, 900), [.discardSpeculativeClip, .takePhoto(id: id(2), origin: .button(press: t(500)), pressedAt: t(500), flash: false, moment: .focused),
                                          .led(.saving)])
     }
 
@@ -160,7 +159,7 @@ final class CaptureStateMachineTests: XCTestCase {
         _ = r.press(100)
         _ = r.holdStarted(100, 1100)
         _ = r.hold(100, 3000)
-        XCTAssertEqual(r.press(3200), [.keepFrames(from: t(3200))], "finalising: frames kept for this press")
+        XCTAssertEqual(r.press(3200), [.startSpeculativeClip(from: t(3200))], "finalising: frames kept for this press")
         XCTAssertEqual(r.holdStarted(3200, 4200), [])
         XCTAssertEqual(r.send(.recordingFinalised(id: id(1), paths: ["/1"]), 4500),
                        [.startRecording(id: id(2), origin: .button(press: t(3200)), from: t(3200), torch: false),
@@ -186,12 +185,12 @@ final class CaptureStateMachineTests: XCTestCase {
         _ = r.press(100)
         XCTAssertEqual(r.press(400), [], "frames are already kept from 100")
         // The recognizer decided the first was a plain tap (gap too long for a double tap).
-        XCTAssertEqual(r.tap(100, 250), [.keepFrames(from: t(400)), .takePhoto(id: id(1), origin: .button(press: t(100)), pressedAt: t(100), flash: false, moment: .focused),
+        XCTAssertEqual(r.tap(100, 250), [.startSpeculativeClip(from: t(400)), .takePhoto(id: id(1), origin: .button(press: t(100)), pressedAt: t(100), flash: false, moment: .focused),
                                          .led(.saving)],
                        "frames stay kept for the queued press, which may become a clip")
         _ = r.tap(400, 500)
         XCTAssertEqual(r.send(.photoSaved(id: id(1), path: "/1"), 900),
-                       [.startAutofocus, .discardKeptFrames, .takePhoto(id: id(2), origin: .button(press: t(400)), pressedAt: t(400), flash: false, moment: .focused),
+                       [.startAutofocus, .discardSpeculativeClip, .takePhoto(id: id(2), origin: .button(press: t(400)), pressedAt: t(400), flash: false, moment: .focused),
                         .led(.photoTaken)])
     }
 
@@ -205,7 +204,7 @@ final class CaptureStateMachineTests: XCTestCase {
         XCTAssertTrue(r.m.isPending(.request(rq(2))))
         XCTAssertEqual(r.send(.command(.photo, rq(3)), 300), [.refused(.busy, origin: .request(rq(3))), .led(.busyRefused)])
         XCTAssertEqual(r.send(.photoSaved(id: id(1), path: "/1"), 400),
-                       [.startAutofocus, .discardKeptFrames, .takePhoto(id: id(2), origin: .request(rq(2)), pressedAt: t(200), flash: false, moment: .focused),
+                       [.startAutofocus, .discardSpeculativeClip, .takePhoto(id: id(2), origin: .request(rq(2)), pressedAt: t(200), flash: false, moment: .focused),
                         .led(.photoTaken)])
     }
 
@@ -238,7 +237,7 @@ final class CaptureStateMachineTests: XCTestCase {
                        [.answers(.request(rq(3)), with: id(1)), .stopRecording(id: id(1), at: t(3000)), .led(.saving)])
         XCTAssertEqual(r.send(.command(.recordStop, rq(4)), 3100), [.refused(.notRecording, origin: .request(rq(4)))])
         // While the clip is finalised a start waits (the one queued request), encoding from now.
-        XCTAssertEqual(r.send(.command(.recordStart(stopAfter: nil), rq(5)), 3200), [.keepFrames(from: t(3200))])
+        XCTAssertEqual(r.send(.command(.recordStart(stopAfter: nil), rq(5)), 3200), [.startSpeculativeClip(from: t(3200))])
         XCTAssertEqual(r.send(.command(.photo, rq(6)), 3250), [.refused(.busy, origin: .request(rq(6))), .led(.busyRefused)])
         XCTAssertEqual(r.send(.recordingFinalised(id: id(1), paths: ["/1"]), 3300),
                        [.startRecording(id: id(3), origin: .request(rq(5)), from: t(3200), torch: false),
@@ -255,7 +254,7 @@ final class CaptureStateMachineTests: XCTestCase {
                        "the button's press is not the request queued at the same instant")
         XCTAssertEqual(r.tap(130, 230), [])
         XCTAssertEqual(r.send(.photoSaved(id: id(1), path: "/1"), 400),
-                       [.startAutofocus, .discardKeptFrames,
+                       [.startAutofocus, .discardSpeculativeClip,
                         .takePhoto(id: id(2), origin: .request(rq(2)), pressedAt: t(130), flash: false, moment: .focused), .led(.photoTaken)])
     }
 
@@ -280,7 +279,7 @@ final class CaptureStateMachineTests: XCTestCase {
         XCTAssertEqual(r.m.nextDeadline, t(3100))
         XCTAssertEqual(r.send(.tick, 3100), [.stopRecording(id: id(1), at: t(3100)), .led(.saving)])
         // Queued behind the finalising clip: the clip still starts at the request and lasts 2 s.
-        XCTAssertEqual(r.send(.command(.recordStart(stopAfter: .seconds(2)), rq(2)), 3200), [.keepFrames(from: t(3200))])
+        XCTAssertEqual(r.send(.command(.recordStart(stopAfter: .seconds(2)), rq(2)), 3200), [.startSpeculativeClip(from: t(3200))])
         XCTAssertEqual(r.send(.recordingFinalised(id: id(1), paths: ["/1"]), 3500),
                        [.startRecording(id: id(2), origin: .request(rq(2)), from: t(3200), torch: false),
                         .led(.recording(since: t(3200), maxDuration: max60)), .led(.photoTaken)])
@@ -294,7 +293,7 @@ final class CaptureStateMachineTests: XCTestCase {
         _ = r.press(100)
         _ = r.press(300)
         XCTAssertEqual(r.g(.doubleTap(start: t(100), end: t(400)), 400),
-                       [.flashModeChanged(.auto), .flashLED(.mode(.auto)), .discardKeptFrames])
+                       [.flashModeChanged(.auto), .flashLED(.mode(.auto)), .discardSpeculativeClip])
         XCTAssertEqual(r.m.state, .idle)
         XCTAssertFalse(r.m.hasQueuedPress)
         XCTAssertEqual(r.tap(100, 200), [], "the double tap's presses are spent")
@@ -351,7 +350,7 @@ final class CaptureStateMachineTests: XCTestCase {
         var r = Rig()
         _ = r.press(100)
         XCTAssertEqual(r.send(.fault(.storageFull), 150),
-                       [.discardKeptFrames, .refused(.fault(.storageFull), origin: press(100)), .led(.error(.storageFull))])
+                       [.discardSpeculativeClip, .refused(.fault(.storageFull), origin: press(100)), .led(.error(.storageFull))])
         XCTAssertEqual(r.m.state, .storageUnavailable(.storageFull))
         XCTAssertEqual(r.tap(100, 300), [])
         XCTAssertEqual(r.press(400), [.refused(.fault(.storageFull), origin: press(400)), .probeStorage,
@@ -514,7 +513,7 @@ final class CaptureStateMachineTests: XCTestCase {
         _ = r.tap(300, 400)
         let full = CaptureError(.storageFull, "ENOSPC")
         XCTAssertEqual(r.send(.photoFailed(id: id(1), full), 500),
-                       [.failed(full), .refused(.fault(.storageFull), origin: press(300)), .probeStorage, .discardKeptFrames,
+                       [.failed(full), .refused(.fault(.storageFull), origin: press(300)), .probeStorage, .discardSpeculativeClip,
                         .led(.error(.storageFull)), .led(.errorOnce(.storageFull, times: 1))])
     }
 
@@ -524,7 +523,7 @@ final class CaptureStateMachineTests: XCTestCase {
         var r = Rig()
         _ = r.press(2000)
         XCTAssertEqual(r.g(.shutdownCountdown(start: t(100), deadline: t(6000)), 3000),
-                       [.discardKeptFrames, .led(.shutdownCountdown(start: t(3000), deadline: t(6000)))])
+                       [.discardSpeculativeClip, .led(.shutdownCountdown(start: t(3000), deadline: t(6000)))])
         XCTAssertEqual(r.m.state, .shutdownCountdown(deadline: t(6000)))
         XCTAssertEqual(r.g(.shutdownCancelled(at: t(4000)), 4000), [.led(.ready)])
         XCTAssertEqual(r.m.state, .idle)
@@ -543,7 +542,7 @@ final class CaptureStateMachineTests: XCTestCase {
         XCTAssertEqual(r.m.state, .shuttingDown)
         XCTAssertEqual(r.press(5000), [.refused(.shuttingDown, origin: press(5000)), .led(.busyRefused)])
         let next = r.send(.photoSaved(id: id(1), path: "/1"), 5100)
-        XCTAssertEqual(next, [.startAutofocus, .discardKeptFrames, .takePhoto(id: id(2), origin: .button(press: t(300)), pressedAt: t(300), flash: false, moment: .focused),
+        XCTAssertEqual(next, [.startAutofocus, .discardSpeculativeClip, .takePhoto(id: id(2), origin: .button(press: t(300)), pressedAt: t(300), flash: false, moment: .focused),
                               .led(.photoTaken)], "the sequence's second tap is kept")
         XCTAssertEqual(r.send(.photoSaved(id: id(2), path: "/2"), 5300), [.led(.off), .led(.photoTaken), .powerOff])
         XCTAssertEqual(r.m.state, .poweredOff)
@@ -593,7 +592,7 @@ final class CaptureStateMachinePressTimeoutTests: XCTestCase {
         _ = r.press(100)
         XCTAssertEqual(r.m.nextDeadline, t(10_100))
         XCTAssertEqual(r.send(.tick, 10_099), [])
-        XCTAssertEqual(r.send(.tick, 10_100), [.discardKeptFrames])
+        XCTAssertEqual(r.send(.tick, 10_100), [.discardSpeculativeClip])
         XCTAssertEqual(r.m.state, .idle)
         XCTAssertEqual(r.tap(100, 10_200), [], "a straggling event of the dropped press is ignored")
     }

@@ -62,7 +62,7 @@ final class CaptureStateMachinePressMomentTests: XCTestCase {
         var m = machine()
         let p = CaptureOrigin.button(press: ms(100))
         XCTAssertEqual(m.handle(.gesture(.pressed(at: ms(100))), at: ms(120)),
-                       [.pinPressFrame(origin: p, at: ms(100)), .keepFrames(from: ms(100))], "no autofocus")
+                       [.pinPressFrame(origin: p, at: ms(100)), .startSpeculativeClip(from: ms(100))], "no autofocus")
         let tap = m.handle(.gesture(.tap(start: ms(100), end: ms(300))), at: ms(300))
         XCTAssertTrue(tap.contains(.takePhoto(id: CaptureID(1), origin: p, pressedAt: ms(100), flash: false, moment: .press)), "\(tap)")
         XCTAssertFalse(tap.contains(.startAutofocus))

@@ -65,7 +65,7 @@ final class ManualClockServiceTests: XCTestCase {
     }
 
     private func stop(_ r: Rig) async throws {
-        await r.service.stop()
+        r.service.stop()
         let code = await r.run.value
         XCTAssertEqual(code, 0)
     }
@@ -146,7 +146,7 @@ final class ManualClockServiceTests: XCTestCase {
         r.board.button.press()
         try await advance(r, until: "recording") { await r.service.status().state == "recording" }
         await advance(r, by: .milliseconds(500))
-        await r.service.stop()
+        r.service.stop()
         let exit = Replies()
         let run = r.run
         _ = Task { exit.add(ControlReply(ok: await run.value == 0)) }

@@ -51,7 +51,7 @@ final class ServiceCameraControlsTests: XCTestCase {
             status = await service.status()
             let photo = await service.handle(ControlRequest(cmd: "photo"))
             XCTAssertTrue(photo.ok, "\(photo)")
-            await service.stop()
+            service.stop()
             _ = await run.value
         }
         let s = try XCTUnwrap(status)
@@ -97,7 +97,7 @@ final class ServiceCameraControlsTests: XCTestCase {
         let s = await service.status()
         XCTAssertEqual(s.camera.lacking, [])
         XCTAssertEqual(s.camera.asked, CameraControls())
-        await service.stop()
+        service.stop()
         _ = await run.value
     }
 
@@ -123,7 +123,7 @@ final class ServiceCameraControlsTests: XCTestCase {
             (request.x, request.y) = (0.3, 0.8)
             reply = await service.handle(request)
             status = await service.status()
-            await service.stop()
+            service.stop()
             _ = await run.value
         }
         let r = try XCTUnwrap(reply)

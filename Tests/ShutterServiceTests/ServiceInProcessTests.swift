@@ -47,7 +47,7 @@ final class ServiceInProcessTests: XCTestCase {
         XCTAssertEqual(s.leds["status"]?.on, true, "the status LED is steady on when ready")
         XCTAssertEqual(s.leds["status"]?.pattern, "ready")
         XCTAssertEqual(s.leds["flash"]?.on, false)
-        await service.stop()
+        service.stop()
         let code = await run.value
         XCTAssertEqual(code, 0)
     }
@@ -61,7 +61,7 @@ final class ServiceInProcessTests: XCTestCase {
         try await waitUntil("ready") { await service.status().state == "idle" }
         XCTAssertEqual(told.all.first, "STATUS starting on sim (Bench rig with a sim camera)")
         XCTAssertTrue(told.all.contains { $0.hasPrefix("READY ready, 0 photos, 0 clips") }, "\(told.all)")
-        await service.stop()
+        service.stop()
         _ = await run.value
     }
 }

@@ -20,7 +20,7 @@ final class ServiceRuntimeSettingsTests: XCTestCase {
         }
 
         func stop() async {
-            await service.stop()
+            service.stop()
             _ = await run.value
         }
     }

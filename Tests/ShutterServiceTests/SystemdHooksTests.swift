@@ -26,7 +26,7 @@ final class SystemdHooksTests: XCTestCase {
         XCTAssertNil(listener.receive(wait: false))
 
         XCTAssertEqual(recorder.callCount, 0)
-        hooks.powerOff()
+        await hooks.powerOff()
         let called = await recorder.waitForCalls(1, timeout: .seconds(5))
         XCTAssertTrue(called)
         try await Task.sleep(for: .milliseconds(100))

@@ -2,11 +2,12 @@
 public enum CaptureAction: Equatable, Sendable {
     /// Half-press: start an AF cycle now (the still waits for it, bounded).
     case startAutofocus
-    /// Keep video frames from this time on (replacing any earlier keep): the
-    /// press may become a clip that starts at the press.
-    case keepFrames(from: MonotonicTime)
-    /// The press will not become a clip: release the kept frames.
-    case discardKeptFrames
+    /// Start encoding a clip from this time on, under a temporary name
+    /// (replacing an earlier uncommitted one): the press may become a clip that
+    /// starts at the press.
+    case startSpeculativeClip(from: MonotonicTime)
+    /// The press will not become a clip: stop that encoder and delete its file.
+    case discardSpeculativeClip
     /// `still.moment` `press`: this press or request may become a photo: pin the
     /// frame exposed at `at` (and start encoding it). A `takePhoto` with moment
     /// `press` for `origin` uses it; the service lets it go once `origin` is no
@@ -23,7 +24,7 @@ public enum CaptureAction: Equatable, Sendable {
     /// Start a clip whose first frame is at `from` (the press time: kept frames,
     /// clamped by the recorder to the oldest frame it still has). `torch` is
     /// informational; the flash LED follows the `.flashLED` actions.
-    /// Answer with recordingStarted, then recordingFinalised/recordingFailed(id).
+    /// Answer with recordingFinalised/recordingFailed(id).
     case startRecording(id: CaptureID, origin: CaptureOrigin, from: MonotonicTime, torch: Bool)
     /// End the clip at `at` (may be slightly in the past: the release time).
     case stopRecording(id: CaptureID, at: MonotonicTime)

@@ -12,7 +12,6 @@ public enum CaptureInput: Equatable, Sendable {
 
     case photoSaved(id: CaptureID, path: String)
     case photoFailed(id: CaptureID, CaptureError)
-    case recordingStarted(id: CaptureID)
     case recordingFinalised(id: CaptureID, paths: [String])
     case recordingFailed(id: CaptureID, CaptureError)
 

@@ -42,9 +42,10 @@ public struct CaptureStateMachine: Sendable {
         public var videoTorch: Bool
         /// How often a one-off error code is blinked.
         public var transientErrorRepeats: Int
-        /// `still.moment`. `press`: a press pins its frame and starts no autofocus;
-        /// `focused` (the default here, the machine's original behaviour): autofocus
-        /// at the press, a full-resolution still after the release.
+        /// `still.moment`. `press` (the configuration's default): a press pins its
+        /// frame and starts no autofocus; `focused`: autofocus at the press, a
+        /// full-resolution still after the release. This initializer defaults to
+        /// `focused` only because the machine's own tests were written for it.
         public var stillMoment: StillMoment
 
         public init(maxRecording: Duration = .seconds(60), photoTimeout: Duration = .seconds(20),
@@ -195,8 +196,6 @@ public struct CaptureStateMachine: Sendable {
             if case .photo(id, _, _) = phase { phase = .idle }
             snapshotsInFlight.remove(id)
             apply(error, now)
-        case .recordingStarted:
-            break
         case .recordingFinalised(let id, _):
             if isCurrentRecording(id) { endRecordingPhase() }
             oneShots.append(.led(.photoTaken))
@@ -266,13 +265,13 @@ public struct CaptureStateMachine: Sendable {
         case .idle:
             if let f = worstLatchedFault { return refuse(.fault(f.ledCode), press: p) }
             phase = .pressed(at: p)
-            actions += pressStarts(origin, at: p) + [.keepFrames(from: p)]
+            actions += pressStarts(origin, at: p) + [.startSpeculativeClip(from: p)]
         case .pressed, .photo, .finalising:
             guard queued == nil else { return refuse(.busy, press: p) }
             queued = QueuedPress(at: p, gesture: .pending, origin: origin)
             pin(origin, at: p)
             // Frames are already kept from the current press's time when pressed.
-            if case .pressed = phase {} else { actions.append(.keepFrames(from: p)) }
+            if case .pressed = phase {} else { actions.append(.startSpeculativeClip(from: p)) }
         case .recording:
             // Only possible during a command-started recording (a gesture
             // recording holds the button). A tap of this press takes a snapshot
@@ -429,7 +428,7 @@ public struct CaptureStateMachine: Sendable {
             if case .recordStart(let after) = c {
                 gesture = after.map { .held(end: now + $0) } ?? .holding
                 // Like a queued press: encoding starts now, so the clip starts at the request.
-                actions.append(.keepFrames(from: now))
+                actions.append(.startSpeculativeClip(from: now))
             } else {
                 pin(origin, at: now)  // the photo is of the moment it was asked for
             }
@@ -531,9 +530,9 @@ public struct CaptureStateMachine: Sendable {
     /// if it may still become a clip, otherwise release them.
     private mutating func releaseFrames() {
         if let q = queued, q.gesture != .tap {
-            actions.append(.keepFrames(from: q.at))
+            actions.append(.startSpeculativeClip(from: q.at))
         } else {
-            actions.append(.discardKeptFrames)
+            actions.append(.discardSpeculativeClip)
         }
     }
 
@@ -625,7 +624,7 @@ public struct CaptureStateMachine: Sendable {
             if let f = worstLatchedFault {
                 finish(q.origin)
                 refuse(.fault(f.ledCode), origin: q.origin)
-                actions.append(.discardKeptFrames)
+                actions.append(.discardSpeculativeClip)
             } else {
                 if q.gesture != .pending { finish(q.origin) }
                 switch q.gesture {
@@ -633,7 +632,7 @@ public struct CaptureStateMachine: Sendable {
                     phase = .pressed(at: q.at)
                     actions += queuedPhotoStarts
                 case .tap:
-                    actions += queuedPhotoStarts + [.discardKeptFrames]
+                    actions += queuedPhotoStarts + [.discardSpeculativeClip]
                     startPhoto(pressedAt: q.at, origin: q.origin, now)
                 case .holding:
                     startRecording(from: q.at, origin: q.origin, now)

@@ -118,9 +118,6 @@ public struct RuntimeSettings: Equatable, Sendable {
     /// The value in effect for a settable key.
     public func value(of path: String) -> JSONValue { effective.tree().value(at: path) ?? .null }
 
-    /// The configuration's own value for a key.
-    public func configValue(of path: String) -> JSONValue { base.tree().value(at: path) ?? .null }
-
     private static func merge(_ base: ShutterConfig, _ changes: [String: JSONValue]) -> ShutterConfig {
         guard !changes.isEmpty else { return base }
         var tree = base.tree()

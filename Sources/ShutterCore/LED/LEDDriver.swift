@@ -1,3 +1,5 @@
+import Synchronization
+
 /// Plays patterns onto one `LEDOutput` on an injected clock. A looping pattern
 /// is the LED's state; a one-shot pattern plays over it and then the state
 /// pattern resumes on its own timeline (a recording blink keeps its pace).
@@ -17,13 +19,19 @@ public actor LEDDriver {
     private var timer: Task<Void, Never>?
     /// Bumped on every reschedule so a timer that fired late does nothing.
     private var generation: UInt64 = 0
-    private var written: Bool?
+    private var written: Bool? {
+        didSet { shown.withLock { $0 = written } }
+    }
+    /// `written`, readable without awaiting the actor (the service's status).
+    private let shown = Mutex<Bool?>(nil)
     private var failureLogged = false
 
     /// Writes that threw (the first one is logged).
     public private(set) var writeFailures = 0
     /// The level last written successfully, nil before the first write.
     public var level: Bool? { written }
+    /// The same, read from outside the actor without waiting for it.
+    public nonisolated var lastLevel: Bool? { shown.withLock { $0 } }
 
     public init(output: any LEDOutput, clock: any MonotonicClock,
                 log: @escaping @Sendable (String) -> Void) {
@@ -77,6 +85,8 @@ public actor LEDDriver {
         let wake = active.origin + next
         let gen = generation
         let clock = self.clock
+        // The one unstructured task here: a pattern's next edge, cancelled at every
+        // reschedule; the driver outlives no service that owns it.
         timer = Task { [weak self] in
             do { try await clock.sleep(until: wake) } catch { return }
             await self?.timerFired(gen)

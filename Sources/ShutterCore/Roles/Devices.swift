@@ -96,6 +96,12 @@ public protocol ButtonInput: Sendable {
     /// that reaches the service late (a loaded CPU) still counts before the decision
     /// its timestamp precedes.
     func catchUp()
+    /// Edges dropped because the reader's queue was full (shown in `status`).
+    var droppedEdges: Int { get }
+}
+
+extension ButtonInput {
+    public var droppedEdges: Int { 0 }
 }
 
 public protocol LEDOutput: Sendable {

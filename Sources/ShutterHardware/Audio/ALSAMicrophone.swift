@@ -43,8 +43,6 @@ public final class ALSAMicrophone: Microphone {
     public var endReason: ALSAError? { lastEnd.withLock { $0 } }
     /// The rate the device granted for the running session (a plughw: device gives the rate asked).
     public var grantedSampleRate: Int? { current.withLock { $0?.granted.withLock { $0?.rate } } }
-    /// The PCM name actually opened ("auto" resolved).
-    public var openedDevice: String? { current.withLock { $0?.device } }
 
     /// Opens the device and starts capturing. Throws ALSAError when the device is
     /// missing, busy, forbidden or refuses the format. A running session is stopped first.

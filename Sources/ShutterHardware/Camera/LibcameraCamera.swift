@@ -249,35 +249,6 @@ public final class LibcameraCamera: CameraDevice {
         return (lo, hi, def.isNaN ? nil : def)
     }
 
-    /// Manual focus, in dioptres (0 = infinity). Ends continuous AF.
-    public func setLensPosition(_ dioptres: Double) throws {
-        guard descriptor.lensPositionRange != nil else {
-            throw CameraError(.unsupported, "\(descriptor.summary) has no focus motor; the lens position is fixed")
-        }
-        try setControl(ControlSetting(name: "AfMode", values: [0]))
-        try setControl(ControlSetting(name: "LensPosition", values: [dioptres]))
-    }
-
-    /// The seeds' tap-to-focus: AF (and its metering) on a window around a point
-    /// given in 0...1 image coordinates, `size` the window's fraction of the frame.
-    public func setFocusPoint(x: Double, y: Double, size: Double = 0.125) throws {
-        var cx: Int32 = 0, cy: Int32 = 0, cw: Int32 = 0, ch: Int32 = 0
-        let r = shc_camera_crop_maximum(handle.pointer, &cx, &cy, &cw, &ch)
-        if r < 0 { throw CameraError.fromShim(r, "ScalerCropMaximum") }
-        let w = max(1, Int32(Double(cw) * min(1, max(0.01, size))))
-        let h = max(1, Int32(Double(ch) * min(1, max(0.01, size))))
-        let px = cx + Int32(Double(cw) * min(1, max(0, x))) - w / 2
-        let py = cy + Int32(Double(ch) * min(1, max(0, y))) - h / 2
-        let rect: [Int32] = [min(max(cx, px), cx + cw - w), min(max(cy, py), cy + ch - h), w, h]
-        let s = shc_camera_set_af_windows(handle.pointer, rect, 1)
-        if s < 0 { throw CameraError.fromShim(s, "AfWindows") }
-    }
-
-    /// AF metering back to the whole frame.
-    public func clearFocusPoint() {
-        _ = shc_camera_set_af_windows(handle.pointer, nil, 0)
-    }
-
     // MARK: Control queue (blocking libcamera calls live here)
 
     private func onControlQueue<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {

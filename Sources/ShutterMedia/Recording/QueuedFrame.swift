@@ -30,13 +30,4 @@ final class QueuedFrame {
     }
 
     static func byteCount(of frame: Frame) -> Int { frame.planes.reduce(0) { $0 + $1.length } }
-
-    /// Planes the pixel format needs, so a frame with fewer is refused before it reaches C.
-    static func planeCount(_ format: PixelFormat) -> Int {
-        switch format {
-        case .i420: return 3
-        case .nv12: return 2
-        case .yuyv, .rgb24, .bgr24: return 1
-        }
-    }
 }

@@ -1,48 +1,79 @@
 import Dispatch
+import Synchronization
 import Foundation
 import ShutterCore
+import ShutterStorage
 import ShutterWeb
 
-/// Starts the service with its control socket, signals and (on a terminal) the
-/// keyboard button, and returns the exit code when it stops.
+/// Starts the service with its parts — the control socket, the web page, the
+/// keyboard button on a terminal — and the signals, and returns the exit code
+/// when it stops. The parts start in that order and stop in reverse (CameraService.run).
 enum ServiceRunner {
     static func run(config: ShutterConfig, roles: BoardRoles, hooks: ServiceHooks? = nil,
                     reloadConfig: (@Sendable () throws(ConfigError) -> ShutterConfig)? = nil) async -> Int32 {
         let log = Log("shutter.main")
-        let service = CameraService(config: config, roles: roles, hooks: hooks ?? SystemdHooks.make(),
-                                    reloadConfig: reloadConfig)
-        var server: ControlServer?
-        do {
-            server = try ControlServer(path: config.control.socketPath) { request in
-                await service.handle(request)
-            }
-            log.notice("control socket \(config.control.socketPath)")
-        } catch {
-            log.error("control socket unavailable (\(error)); shutterctl will not reach this service. Check control.socketPath or --control-socket.")
-        }
         let feed = PreviewFeed()
-        if let tap = PreviewTap(feed: feed) { await service.attachPreview(tap) }
-        let web = WebFrontend.start(config: config, service: service, preview: feed)
-        let signals = SignalHandlers()
-        var terminal: TerminalButton?
+        let service = CameraService(config: config, roles: roles, hooks: hooks ?? SystemdHooks.make(),
+                                    clock: SystemClock(), wallClock: SystemWallClock(), reloadConfig: reloadConfig,
+                                    preview: PreviewFrames(feed: feed))
+        var parts: [any ServicePart] = [ControlSocketPart(path: config.control.socketPath)]
+        parts.append(WebPart(config: config, preview: feed))
         if roles.sim != nil, isatty(0) == 1 {
-            terminal = TerminalButton(service: service)
+            parts.append(TerminalButton())
         } else if roles.sim != nil {
             log.notice("simulated board: drive it with `shutterctl --socket \(config.control.socketPath) tap` (or `hold 3`), or SIGUSR1 for a photo")
         }
-        let code = await service.run(signals: signals.stream)
-        terminal?.restore()
-        server?.close()
-        web?.stop()
+        let signals = SignalHandlers()
+        let code = await service.run(signals: signals.stream, parts: parts)
         withExtendedLifetime(signals) {}
         return code
     }
 }
 
+/// The control socket as a part of the service: bound at start, closed at stop.
+final class ControlSocketPart: ServicePart {
+    private let path: String
+    private let server = Mutex<ControlServer?>(nil)
+
+    init(path: String) { self.path = path }
+
+    func start(_ service: CameraService) {
+        let log = Log("shutter.main")
+        do {
+            let s = try ControlServer(path: path) { request, reply in service.post(.request(request, reply)) }
+            server.withLock { $0 = s }
+            log.notice("control socket \(path)")
+        } catch {
+            log.error("control socket unavailable (\(error)); shutterctl will not reach this service. Check control.socketPath or --control-socket.")
+        }
+    }
+
+    func stop() { server.withLock { $0 }?.close() }
+}
+
+/// The web page as a part of the service (when `web.enabled`).
+final class WebPart: ServicePart {
+    private let config: ShutterConfig
+    private let preview: PreviewFeed
+    private let server = Mutex<WebServer?>(nil)
+
+    init(config: ShutterConfig, preview: PreviewFeed) {
+        self.config = config
+        self.preview = preview
+    }
+
+    func start(_ service: CameraService) {
+        let s = WebFrontend.start(config: config, service: service, preview: preview)
+        server.withLock { $0 = s }
+    }
+
+    func stop() { server.withLock { $0 }?.stop() }
+}
+
 /// SIGUSR1 → photo, SIGUSR2 → start/stop recording, SIGTERM/SIGINT → finish and exit,
 /// SIGHUP → reread the configuration file.
 /// Dispatch signal sources on one serial queue feed one stream, which the
-/// service reads in its run loop: signals are handled in the order they came.
+/// service reads as events: signals are handled in the order they came.
 final class SignalHandlers {
     let stream: AsyncStream<ServiceSignal>
     private let sources: [any DispatchSourceSignal]

@@ -8,7 +8,8 @@ enum SystemdHooks {
         let log = Log("shutter.systemd")
         do throws(SystemdNotifyError) {
             if let notifier = try SystemdNotifier.fromEnvironment() {
-                let hooks = ServiceHooks.systemd(notifier: notifier, powerOff: SystemctlPowerOff(), log: log)
+                var hooks = ServiceHooks.systemd(notifier: notifier, powerOff: SystemctlPowerOff(), log: log)
+                hooks.exitWithoutWaiting = { exit($0) }
                 // `systemctl status` names the version from the start, before the camera is up.
                 hooks.status("Shutter \(ShutterVersion.string) starting")
                 return hooks
@@ -21,6 +22,7 @@ enum SystemdHooks {
             status: { line in log.debug("STATUS: \(line)") },
             watchdogPing: {},
             stopping: {},
-            powerOff: { log.notice("power off requested, but shutterd is not running under systemd: not powering off") })
+            powerOff: { log.notice("power off requested, but shutterd is not running under systemd: not powering off") },
+            exitWithoutWaiting: { exit($0) })
     }
 }

@@ -37,7 +37,11 @@ enum WebFrontend {
         }
         let backend = WebBackend(request: { request in
             let line = Data(JSONValue.object(request).rendered(pretty: false).utf8)
-            let reply = await ControlServer.reply(to: line, handler: { await service.handle($0) })
+            let reply: ControlReply
+            switch ControlServer.check(line) {
+            case .failure(let refusal): reply = refusal.reply
+            case .success(let r): reply = await service.handle(r)
+            }
             let data = ControlCoding.encode(reply)
             guard case .object(let o)? = try? JSONParser.parse(String(decoding: data, as: UTF8.self)).value else {
                 return ["ok": .bool(false), "error": .string("internal error: unreadable reply")]

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import ShutterCore
 #if canImport(Glibc)
 import Glibc
@@ -10,7 +11,8 @@ import ShutterStorage
 /// a plain thread that may block; the handler itself is async.
 /// A malformed request gets an error reply, never a crash.
 public final class ControlServer: Sendable {
-    public typealias Handler = @Sendable (ControlRequest) async -> ControlReply
+    /// Takes a checked request and answers it through the `Reply` (once, from any thread).
+    typealias Handler = @Sendable (ControlRequest, Reply) -> Void
 
     public let path: String
     private let listenFD: Int32
@@ -18,7 +20,7 @@ public final class ControlServer: Sendable {
     private let log = Log("shutter.control")
     private static let maxRequestBytes = 64 * 1024
 
-    public init(path: String, handler: @escaping Handler) throws {
+    init(path: String, handler: @escaping Handler) throws {
         self.path = path
         self.handler = handler
         let dir = (path as NSString).deletingLastPathComponent
@@ -102,32 +104,33 @@ public final class ControlServer: Sendable {
     }
 
     private func respond(to line: Data) -> ControlReply {
-        // Bridge to the async handler; this thread is ours to block.
-        let box = ReplyBox()
-        let done = DispatchSemaphore(value: 0)
-        let handler = self.handler
-        Task {
-            box.set(await Self.reply(to: line, handler: handler))
-            done.signal()
+        let request: ControlRequest
+        switch Self.check(line) {
+        case .failure(let refusal): return refusal.reply
+        case .success(let r): request = r
         }
-        done.wait()
-        return box.get() ?? .failure("internal error: no reply")
+        // This thread is ours to block until the loop answers.
+        let wait = BlockingReply()
+        handler(request, wait.reply)
+        return wait.value()
     }
 
-    /// One request line to its reply: decoded and checked here, answered by `handler`.
-    /// The web API's requests take this same path (WebFrontend).
-    static func reply(to line: Data, handler: Handler) async -> ControlReply {
+    struct Refusal: Error { let reply: ControlReply }
+
+    /// One request line, decoded and checked: the same for the web API's requests (WebFrontend).
+    static func check(_ line: Data) -> Result<ControlRequest, Refusal> {
         let request: ControlRequest
         do {
             request = try JSONDecoder().decode(ControlRequest.self, from: line)
         } catch {
             Log("shutter.control").warning("malformed control request: \(String(decoding: line.prefix(200), as: UTF8.self))")
-            return .failure("malformed request: expected one JSON object per line like {\"cmd\":\"status\"}")
+            return .failure(Refusal(reply: .failure("malformed request: expected one JSON object per line like {\"cmd\":\"status\"}")))
         }
         guard ControlRequest.commands.contains(request.cmd) else {
-            return .failure("unknown command \"\(request.cmd)\" (known: \(ControlRequest.commands.joined(separator: ", ")))")
+            return .failure(Refusal(reply: .failure(
+                "unknown command \"\(request.cmd)\" (known: \(ControlRequest.commands.joined(separator: ", ")))")))
         }
-        return await handler(request)
+        return .success(request)
     }
 
     private enum LineResult { case success(Data), failure(String) }
@@ -154,10 +157,22 @@ public final class ControlServer: Sendable {
     }
 }
 
-/// One reply handed from a Task to the connection thread. The lock guards `reply`.
-private final class ReplyBox: @unchecked Sendable {
-    private let lock = NSLock()
-    private var reply: ControlReply?
-    func set(_ r: ControlReply) { lock.lock(); reply = r; lock.unlock() }
-    func get() -> ControlReply? { lock.lock(); defer { lock.unlock() }; return reply }
+/// A thread that may block (a control connection, a web connection) waiting
+/// for the loop's answer: the one bridge between them.
+final class BlockingReply: Sendable {
+    private let box = Mutex<ControlReply?>(nil)
+    private let done = DispatchSemaphore(value: 0)
+
+    var reply: Reply {
+        Reply { [self] r in
+            box.withLock { $0 = r }
+            done.signal()
+        }
+    }
+
+    /// Blocks the calling thread until the answer comes.
+    func value() -> ControlReply {
+        done.wait()
+        return box.withLock { $0 } ?? .failure("internal error: no reply")
+    }
 }

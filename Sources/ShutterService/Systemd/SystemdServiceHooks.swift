@@ -21,13 +21,15 @@ extension ServiceHooks {
             stopping: { notify("STOPPING=1") { () throws(SystemdNotifyError) in try notifier.stopping() } },
             powerOff: {
                 log.notice("powering off")
-                // The hook is synchronous; the request (sync + systemctl) runs on its own thread.
-                Task {
-                    do throws(PowerOffError) {
-                        try await powerOff.powerOff()
-                    } catch {
-                        log.error(error.description)
-                    }
+                do throws(PowerOffError) {
+                    try await powerOff.powerOff()
+                } catch {
+                    log.error(error.description)
+                }
+            },
+            extendTimeout: { d in
+                notify("EXTEND_TIMEOUT_USEC") { () throws(SystemdNotifyError) in
+                    try notifier.extendTimeout(usec: UInt64(d.nanoseconds / 1000))
                 }
             })
     }

@@ -1,5 +1,6 @@
 import Foundation
 import ShutterCore
+import Synchronization
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -7,15 +8,15 @@ import Glibc
 /// The simulated board's button on a terminal: space presses and releases (a
 /// terminal cannot see a key going up, so space toggles), `t` taps, `h` holds
 /// for 3 s, `p` photo, `r` record start/stop, `s` status, `q` quit. The LEDs are
-/// drawn in a status line.
-final class TerminalButton: Sendable {
-    private let saved: termios?
+/// drawn in a status line. A part of the service: each key is an event.
+final class TerminalButton: ServicePart {
+    private let saved = Mutex<termios?>(nil)
     static let help = "keys: [space] press/release  [t] tap  [h] hold 3 s  [p] photo  [r] record on/off  [s] status  [q] quit"
 
-    init(service: CameraService) {
+    func start(_ service: CameraService) {
         var t = termios()
         if tcgetattr(0, &t) == 0 {
-            saved = t
+            saved.withLock { $0 = t }
             var raw = t
             raw.c_lflag &= ~tcflag_t(ICANON | ECHO)
             withUnsafeMutableBytes(of: &raw.c_cc) { cc in
@@ -23,21 +24,19 @@ final class TerminalButton: Sendable {
                 cc[Int(VTIME)] = 0
             }
             tcsetattr(0, TCSANOW, &raw)
-        } else {
-            saved = nil
         }
         print("Shutter on the simulated board. " + Self.help)
         print("A photo: press t (or space, then space again within 1 s). A video: press h, or space ... space (held over 1 s).")
         Log.terminalStatusLine = true
+        // A blocking read(2) has no place in the task pool: a thread of its own.
         let reader = Thread { Self.readKeys(service) }
         reader.name = "terminal-keys"
         reader.start()
-        Task { await Self.paint(service) }
     }
 
-    func restore() {
+    func stop() {
         Log.terminalStatusLine = false
-        guard var t = saved else { return }
+        guard var t = saved.withLock({ $0 }) else { return }
         tcsetattr(0, TCSANOW, &t)
         print("")
     }
@@ -49,23 +48,22 @@ final class TerminalButton: Sendable {
             switch c {
             case UInt8(ascii: " "):
                 pressed.toggle()
-                let p = pressed
-                Task { await service.terminalButton(pressed: p) }
+                service.post(.terminalButton(pressed: pressed))
             case UInt8(ascii: "t"):
-                Task { _ = await service.handle(ControlRequest(cmd: "tap")) }
+                service.post(.request(ControlRequest(cmd: "tap"), .ignored))
             case UInt8(ascii: "h"):
-                Task { _ = await service.handle(ControlRequest(cmd: "hold", seconds: 3)) }
+                service.post(.request(ControlRequest(cmd: "hold", seconds: 3), .ignored))
             case UInt8(ascii: "p"):
-                Task { await service.signal(.photo) }
+                service.post(.signal(.photo))
             case UInt8(ascii: "r"):
-                Task { await service.toggleRecording() }
+                service.post(.signal(.toggleRecording))
             case UInt8(ascii: "s"):
-                Task {
-                    let s = await service.status()
+                service.post(.request(ControlRequest(cmd: "status"), Reply { r in
+                    guard let s = r.status else { return }
                     print("\r\n\(s.state): \(s.counters.photos) photos, \(s.counters.clips) clips, last: \(s.lastFiles.joined(separator: " ")) \(s.lastError.map { "error: \($0)" } ?? "")")
-                }
+                }))
             case UInt8(ascii: "q"):
-                Task { await service.signal(.stop) }
+                service.post(.signal(.stop))
                 return
             default:
                 print("\r\n" + help)
@@ -74,7 +72,7 @@ final class TerminalButton: Sendable {
     }
 
     /// Redraws one status line ten times a second: LEDs as ● / ○.
-    private static func paint(_ service: CameraService) async {
+    func run(_ service: CameraService) async {
         while !Task.isCancelled {
             try? await Task.sleep(nanoseconds: 100_000_000)
             let s = await service.status()

@@ -53,39 +53,3 @@ final class Wakeup: Sendable {
         }
     }
 }
-
-/// A value that arrives later, awaited by any number of tasks (an autofocus
-/// cycle started at the press, awaited by the photo of the tap).
-final class Eventually<Value: Sendable>: Sendable {
-    private struct State {
-        var value: Value?
-        var waiters: [CheckedContinuation<Value, Never>] = []
-    }
-
-    private let state = Mutex(State())
-
-    init() {}
-
-    func set(_ value: Value) {
-        let waiters: [CheckedContinuation<Value, Never>] = state.withLock { s in
-            guard s.value == nil else { return [] }
-            s.value = value
-            defer { s.waiters.removeAll() }
-            return s.waiters
-        }
-        for w in waiters { w.resume(returning: value) }
-    }
-
-    var value: Value {
-        get async {
-            await withCheckedContinuation { (c: CheckedContinuation<Value, Never>) in
-                let now: Value? = state.withLock { s in
-                    if let v = s.value { return v }
-                    s.waiters.append(c)
-                    return nil
-                }
-                if let now { c.resume(returning: now) }
-            }
-        }
-    }
-}

@@ -12,17 +12,27 @@ public struct ServiceHooks: Sendable {
     /// STOPPING=1.
     public var stopping: @Sendable () -> Void
     /// The shutdown gesture completed and every file is finalised and synced.
-    public var powerOff: @Sendable () -> Void
+    /// Runs as a job of the loop: the service exits once it returns.
+    public var powerOff: @Sendable () async -> Void
+    /// EXTEND_TIMEOUT_USEC: stopping takes longer (a long clip is being finalised).
+    public var extendTimeout: @Sendable (Duration) -> Void
+    /// Stopping took longer than its bound and work is still running (a write hung on
+    /// a dead card): the daemon exits with the code at once; nil waits (in-process tests).
+    public var exitWithoutWaiting: (@Sendable (Int32) -> Void)?
 
     public init(ready: @escaping @Sendable (String) -> Void = { _ in },
                 status: @escaping @Sendable (String) -> Void = { _ in },
                 watchdogPing: @escaping @Sendable () -> Void = {},
                 stopping: @escaping @Sendable () -> Void = {},
-                powerOff: @escaping @Sendable () -> Void = {}) {
+                powerOff: @escaping @Sendable () async -> Void = {},
+                extendTimeout: @escaping @Sendable (Duration) -> Void = { _ in },
+                exitWithoutWaiting: (@Sendable (Int32) -> Void)? = nil) {
         self.ready = ready
         self.status = status
         self.watchdogPing = watchdogPing
         self.stopping = stopping
         self.powerOff = powerOff
+        self.extendTimeout = extendTimeout
+        self.exitWithoutWaiting = exitWithoutWaiting
     }
 }

@@ -6,13 +6,14 @@ import ShutterStorage
 /// and reopen it on request: another camera (`shutterctl camera`), or the same
 /// one with another opening (sizes, sensor HDR: `shutterctl set`), falling back
 /// to the previous camera and opening when the new one does not start. `run`
-/// is one loop in the service's task group; a restart or a reopen stops the
-/// current stream, which ends the loop's wait for frames and starts the next one.
+/// is one service of the service's task group; what happens goes to the loop's
+/// inbox as events. A restart or a reopen stops the current stream, which ends
+/// the wait for frames and starts the next one.
 actor CameraSupervisor {
     enum Event: Sendable {
-        case frame(Frame)
-        /// Frames are coming (after the first start, a restart or a switch).
-        case started(CameraInfo, restart: Bool)
+        /// Frames are coming (after the first start, a restart or a reopen) from
+        /// `camera`, opened with `opening`.
+        case started(any CameraDevice, opening: CameraOpening, restart: Bool)
         /// The camera could not be opened or started.
         case unavailable(any Error, restart: Bool)
         /// The stream ended by itself (unplugged, failed): the camera is lost.
@@ -34,41 +35,40 @@ actor CameraSupervisor {
         /// nil: the camera in use.
         let index: Int?
         let opening: CameraOpening
-        let reply: CheckedContinuation<SwitchOutcome, Never>
+        let reply: Eventually<SwitchOutcome>
     }
 
     private let open: @Sendable (Int?, CameraOpening) async throws -> any CameraDevice
     private let log = Log("shutter.camera")
-    private(set) var camera: (any CameraDevice)?
+    private var camera: (any CameraDevice)?
     /// The camera to open: nil = the configuration's choice, else an index of the board's list.
-    private(set) var choice: Int?
-    /// What the camera is opened with (sizes, sensor HDR).
-    private(set) var opening: CameraOpening
+    private var choice: Int?
+    /// What the camera is opened with (sizes, sensor HDR), and the controls it gets before each start.
+    private var opening: CameraOpening
+    private var controls: CameraControls
     private enum Phase { case starting, streaming, waiting }
     private var phase = Phase.starting
     private var restarting = false
     private var pendingSwitch: SwitchRequest?
     private let restartWanted = Wakeup()
 
-    init(opening: CameraOpening, open: @escaping @Sendable (Int?, CameraOpening) async throws -> any CameraDevice) {
+    init(opening: CameraOpening, controls: CameraControls,
+         open: @escaping @Sendable (Int?, CameraOpening) async throws -> any CameraDevice) {
         self.opening = opening
+        self.controls = controls
         self.open = open
     }
 
-    /// Before `run`: the camera to open first (a remembered switch).
-    func choose(_ index: Int?) {
-        choice = index
-    }
-
-    /// Before `run`: what to open it with (remembered runtime sizes, sensor HDR).
-    func prepareOpening(_ opening: CameraOpening) {
+    /// Before `run`: the camera to open first (a remembered switch), what to open
+    /// it with and its controls (remembered runtime settings).
+    func prepare(choice: Int?, opening: CameraOpening, controls: CameraControls) {
+        self.choice = choice
         self.opening = opening
+        self.controls = controls
     }
 
-    /// Starts the camera and delivers its events until cancelled, then stops it.
-    /// `prepare` runs before every start (the runtime controls).
-    func run(prepare: @escaping @Sendable (any CameraDevice) async -> Void = { _ in },
-             _ emit: @escaping @Sendable (Event) async -> Void) async {
+    /// Starts the camera and delivers its events and frames until cancelled, then stops it.
+    func run(events: @escaping @Sendable (Event) -> Void, frames emit: @escaping @Sendable (Frame) -> Void) async {
         var isRestart = false
         while !Task.isCancelled {
             phase = .starting
@@ -82,12 +82,12 @@ actor CameraSupervisor {
                 camera = nil
                 let index = request.index ?? choice
                 do {
-                    let (cam, stream) = try await startNew(index: index, opening: request.opening, prepare: prepare)
+                    let (cam, stream) = try await startNew(index: index, opening: request.opening)
                     camera = cam
                     choice = index
                     opening = request.opening
                     frames = stream
-                    request.reply.resume(returning: .switched(cam.info))
+                    request.reply.set(.switched(cam.info))
                 } catch {
                     log.warning("camera \(index.map(String.init) ?? "(configured)") did not start with \(request.opening) "
                                 + "(\(error)); going back to the previous camera and opening")
@@ -99,11 +99,11 @@ actor CameraSupervisor {
                     let cam: any CameraDevice
                     if let c = camera { cam = c } else { cam = try await open(choice, opening) }
                     camera = cam
-                    await prepare(cam)
+                    await giveControls(cam)
                     frames = try await cam.start()
                 }
                 guard let cam = camera, let frames else { break }
-                failedSwitch?.request.reply.resume(returning: .wentBack(error: failedSwitch!.error, to: cam.info))
+                failedSwitch?.request.reply.set(.wentBack(error: failedSwitch!.error, to: cam.info))
                 if pendingSwitch != nil {
                     // A switch asked for while this camera was starting: taken up now.
                     await cam.stop()
@@ -111,8 +111,8 @@ actor CameraSupervisor {
                     continue
                 }
                 phase = .streaming
-                await emit(.started(cam.info, restart: isRestart))
-                for await f in frames { await emit(.frame(f)) }
+                events(.started(cam, opening: opening, restart: isRestart))
+                for await f in frames { emit(f) }
                 if Task.isCancelled { break }
                 if restarting {
                     restarting = false
@@ -120,10 +120,10 @@ actor CameraSupervisor {
                     continue
                 }
                 camera = nil
-                await emit(.lost)
+                events(.lost)
             } catch {
-                failedSwitch?.request.reply.resume(returning: .failed(error: failedSwitch!.error, previous: error))
-                await emit(.unavailable(error, restart: isRestart))
+                failedSwitch?.request.reply.set(.failed(error: failedSwitch!.error, previous: error))
+                events(.unavailable(error, restart: isRestart))
             }
             // Wait for the watchdog's next restart (its backoff decides when), or a switch.
             phase = .waiting
@@ -132,19 +132,22 @@ actor CameraSupervisor {
             isRestart = true
         }
         await camera?.stop()
-        pendingSwitch?.reply.resume(returning: .failed(error: CameraError(.system, "shutterd is stopping"),
-                                                       previous: CameraError(.system, "shutterd is stopping")))
+        let stopping = CameraError(.system, "shutterd is stopping")
+        pendingSwitch?.reply.set(.failed(error: stopping, previous: stopping))
         pendingSwitch = nil
+    }
+
+    /// The controls in force before every start, so a remembered setting holds from the first frame.
+    private func giveControls(_ cam: any CameraDevice) async {
+        if cam.controlReport.asked != controls { await cam.apply(controls) }
     }
 
     /// Opens and starts the camera at `index`; a camera that opened but did not
     /// start is stopped again (and let go).
-    private func startNew(index: Int?, opening: CameraOpening, prepare: @Sendable (any CameraDevice) async -> Void)
-        async throws -> (any CameraDevice, AsyncStream<Frame>)
-    {
+    private func startNew(index: Int?, opening: CameraOpening) async throws -> (any CameraDevice, AsyncStream<Frame>) {
         let cam = try await open(index, opening)
         do {
-            await prepare(cam)
+            await giveControls(cam)
             return (cam, try await cam.start())
         } catch {
             await cam.stop()
@@ -152,8 +155,14 @@ actor CameraSupervisor {
         }
     }
 
-    /// Stops the current stream (if any) so `run` starts the camera again.
-    func restart() async {
+    /// Stops the current stream (if any) so `run` starts the camera again, with `controls`.
+    func restart(controls: CameraControls) async {
+        self.controls = controls
+        await interrupt()
+    }
+
+    /// Ends the current stream, or the wait after a failed start, so `run` starts again.
+    private func interrupt() async {
         switch phase {
         case .streaming:
             restarting = true
@@ -161,28 +170,20 @@ actor CameraSupervisor {
         case .waiting:
             restartWanted.notify()
         case .starting:
-            break  // a start is already under way
+            break  // a start is already under way; a pending switch is taken up when it ends
         }
     }
 
     /// Reopens: the camera at `index` of the board's list (nil: the one in
-    /// use) with `opening` (nil: the current one). The current camera stops
-    /// and is let go, the new one opens and starts; if it does not, the
-    /// previous camera opens again with the previous opening. Returns once it
-    /// streams (or both failed). The service calls it between captures only,
-    /// one at a time: a camera switch, or a setting that restarts the camera.
-    func switchCamera(to index: Int?, opening: CameraOpening? = nil) async -> SwitchOutcome {
-        await withCheckedContinuation { reply in
-            pendingSwitch = SwitchRequest(index: index, opening: opening ?? self.opening, reply: reply)
-            switch phase {
-            case .streaming:
-                restarting = true
-                if let cam = camera { Task { await cam.stop() } }
-            case .waiting:
-                restartWanted.notify()
-            case .starting:
-                break  // taken up when this start ends
-            }
-        }
+    /// use) with `opening` and `controls`. The current camera stops and is let
+    /// go, the new one opens and starts; if it does not, the previous camera
+    /// opens again with the previous opening. Returns once it streams (or both
+    /// failed). The loop asks between captures only, one at a time.
+    func switchCamera(to index: Int?, opening: CameraOpening, controls: CameraControls) async -> SwitchOutcome {
+        let reply = Eventually<SwitchOutcome>()
+        pendingSwitch = SwitchRequest(index: index, opening: opening, reply: reply)
+        self.controls = controls
+        await interrupt()
+        return await reply.value
     }
 }

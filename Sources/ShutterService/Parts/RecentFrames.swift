@@ -3,16 +3,20 @@ import ShutterCore
 /// The last few video frames, by reference: a press is only known once the
 /// stability filter settles (stabilityMs later), so the frame exposed at the
 /// press has already passed by then. A clip starts from here, at or before the
-/// press. Small on purpose: each held frame is a camera buffer.
-struct FrameRing {
+/// press, and the press photo is chosen from here. Small on purpose: each held
+/// frame is a camera buffer.
+struct RecentFrames {
     private var frames: [Frame] = []
     let capacity: Int
+    /// Frames pushed since the start (the scene is metered every tenth).
+    private(set) var pushed = 0
 
     init(capacity: Int) { self.capacity = max(1, capacity) }
 
     mutating func push(_ frame: Frame) {
         if frames.count == capacity { frames.removeFirst() }
         frames.append(frame)
+        pushed += 1
     }
 
     mutating func removeAll() { frames.removeAll() }

@@ -21,7 +21,7 @@ struct RequestBook {
 
     private struct Waiter {
         var origin: CaptureOrigin
-        var continuation: CheckedContinuation<Answer, Never>
+        var reply: Reply
         var deadline: MonotonicTime
     }
 
@@ -44,13 +44,12 @@ struct RequestBook {
         return r
     }
 
-    /// Parks the caller until its origin is answered or `deadline` passes.
-    mutating func wait(_ origin: CaptureOrigin, deadline: MonotonicTime,
-                       _ c: CheckedContinuation<Answer, Never>) {
+    /// `reply` gets the answer for `origin`, at the latest when `deadline` passes.
+    mutating func wait(_ origin: CaptureOrigin, deadline: MonotonicTime, _ reply: Reply) {
         if let i = unclaimed.firstIndex(where: { $0.0 == origin }) {
-            return c.resume(returning: unclaimed.remove(at: i).1)
+            return reply.send(Self.reply(unclaimed.remove(at: i).1))
         }
-        waiters.append(Waiter(origin: origin, continuation: c, deadline: deadline))
+        waiters.append(Waiter(origin: origin, reply: reply, deadline: deadline))
     }
 
     /// The state machine started capture `id` for `origin` (or made `origin`'s
@@ -95,7 +94,7 @@ struct RequestBook {
         var found = false
         waiters.removeAll { w in
             guard w.origin == origin else { return false }
-            w.continuation.resume(returning: a)
+            w.reply.send(Self.reply(a))
             found = true
             return true
         }
@@ -128,7 +127,31 @@ struct RequestBook {
     mutating func answerAll(_ a: Answer) {
         let all = waiters
         waiters.removeAll()
-        for w in all { w.continuation.resume(returning: a) }
+        for w in all { w.reply.send(Self.reply(a)) }
+    }
+
+    /// An answer as the client reads it.
+    static func reply(_ a: Answer) -> ControlReply {
+        switch a {
+        case let .files(files, pressToDurableMs, clipStartOffsetMs, photo):
+            var r = ControlReply(ok: true, files: files)
+            r.pressToDurableMs = pressToDurableMs
+            r.clipStartOffsetMs = clipStartOffsetMs
+            r.pressToExposureMs = photo?.pressToExposureMs
+            r.releaseToDurableMs = photo?.releaseToDurableMs
+            r.moment = photo?.moment
+            return r
+        case let .refused(message, busy):
+            var r = ControlReply.failure(message)
+            r.busy = busy ? true : nil
+            return r
+        case .failed(let message):
+            return .failure(message)
+        case let .done(message, files):
+            var r = ControlReply(ok: true, files: files)
+            r.note = message
+            return r
+        }
     }
 }
 

@@ -1,0 +1,31 @@
+import ShutterCore
+import ShutterStorage
+
+/// What every part of the loop reads and nobody changes: the configuration,
+/// the board, the clock, the card, the supervisor's hooks.
+struct ServiceContext: Sendable {
+    let config: ShutterConfig
+    let roles: BoardRoles
+    let clock: any MonotonicClock
+    let wallClock: any WallClock
+    let storage: Storage
+    let hooks: ServiceHooks
+    let log: Log
+    let startedAt: MonotonicTime
+
+    var now: MonotonicTime { clock.now() }
+}
+
+/// What happened last, for `status` and refusals: the last error, the last
+/// files, the error count.
+struct Journal {
+    var lastError: String?
+    var lastFiles: [String] = []
+    var errors = 0
+    var refusedPresses = 0
+
+    mutating func error(_ message: String) {
+        errors += 1
+        lastError = message
+    }
+}

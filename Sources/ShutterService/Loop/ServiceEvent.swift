@@ -1,0 +1,61 @@
+import ShutterCore
+import ShutterStorage
+
+/// Everything the service loop can be told, in the order it happened. Each
+/// input of the service (the button, frames, requests, signals, the timer, the
+/// camera's life) and every finished job arrives as one of these values on one
+/// stream (`Inbox`); the loop handles them one at a time (ServiceLoop.swift).
+enum ServiceEvent: Sendable {
+    /// The physical (or simulated) button: an edge, or its caught-up answer.
+    case button(ButtonEvent)
+    /// The terminal's space bar on a board with no line to drive: an edge now.
+    case terminalButton(pressed: Bool)
+    /// A video frame.
+    case frame(Frame)
+    /// The camera started, could not start, or its stream ended (CameraSupervisor).
+    case camera(CameraSupervisor.Event)
+    /// A request from the control socket, the web page or the terminal; answered through `reply`.
+    case request(ControlRequest, Reply)
+    /// A capture asked for by a signal or a key: nobody waits for its answer.
+    case command(CaptureCommand)
+    case signal(ServiceSignal)
+    /// The timer: a deadline fell due, or the half-second heartbeat.
+    case tick
+    /// The microphone started or stopped delivering sound.
+    case microphone(running: Bool)
+    /// Slow work the loop started, back with its result.
+    case done(JobResult)
+}
+
+/// Where a request's answer goes: called once, from the loop.
+struct Reply: Sendable {
+    let send: @Sendable (ControlReply) -> Void
+
+    init(_ send: @escaping @Sendable (ControlReply) -> Void) { self.send = send }
+
+    /// For requests nobody waits for (the terminal's keys).
+    static let ignored = Reply { _ in }
+}
+
+/// The result of a job (Jobs.swift): what the loop needs to decide what comes next.
+enum JobResult: Sendable {
+    /// Work whose end decides nothing (an LED pattern, a discarded temp clip).
+    case nothing
+    case storageProbed(Result<FileSystemSpace, StorageError>)
+    /// A photo written (or not): `PhotoPath.saved`.
+    case photo(PhotoPath.Outcome)
+    /// A press-time clip got its DCF name (or could not).
+    case clipCommitted(CaptureID, Result<(path: String, start: MonotonicTime), CaptureError>)
+    case clipFinished(CaptureID, start: MonotonicTime?, ClipRecorder.Outcome)
+    /// The camera has the controls it was given.
+    case controlsApplied
+    /// The state file was written (nil) or why not.
+    case settingsSaved(op: Int?, note: String?)
+    case configReread(Result<ShutterConfig, ConfigError>)
+    /// A camera reopen (switch, restart for a setting) ended.
+    case reopened(op: Int, CameraSupervisor.SwitchOutcome)
+    /// The board's cameras, listed for a request (`op`) or for `status` (nil).
+    case camerasListed(op: Int?, Result<[CameraListing], any Error>)
+    /// A tap-to-focus autofocus cycle ended.
+    case focused(op: Int, AutofocusResult)
+}

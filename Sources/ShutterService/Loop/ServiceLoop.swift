@@ -1,0 +1,596 @@
+import Foundation
+import ShutterCore
+import ShutterMedia
+import ShutterSim
+import ShutterStorage
+
+/// The service, as one loop (the model is rpicam-apps' `RPiCamApp::Wait()`):
+/// events come in one at a time (`handle`), in the order they happened; each is
+/// handled synchronously — read the state, feed the gesture recognizer and the
+/// capture state machine, start what they decide — and never waits in the
+/// middle of a decision, so nothing re-enters it. Slow work leaves as a job
+/// (`Jobs`) and comes back as an event with its result.
+///
+/// The loop only routes. Each path owns its state, in its own file:
+/// - `ButtonPath`: edges to gestures;
+/// - `PhotoPath`: the tap, both moments;
+/// - `ClipSession`: the hold;
+/// - `CameraControlPlane`: settings, focus point, camera switch and restart;
+/// - `Health`: watchdog, READY/STATUS, the card;
+/// - `RequestBook`: which request waits for which capture.
+final class ServiceLoop {
+    let ctx: ServiceContext
+    let jobs = Jobs()
+    private var machine: CaptureStateMachine
+    private var requests = RequestBook()
+    private let button: ButtonPath
+    let photo: PhotoPath
+    let clip: ClipSession
+    let control: CameraControlPlane
+    let health: Health
+    private var journal = Journal()
+    /// The last few video frames by reference: the press frame has passed by the time a press is known.
+    private var recent: RecentFrames
+    private let leds: LEDs
+    private let preview: PreviewFrames?
+    private let supervisor: CameraSupervisor
+    private var stopping: Stopping?
+
+    init(ctx: ServiceContext, supervisor: CameraSupervisor, leds: LEDs, preview: PreviewFrames?,
+         reloadConfig: (@Sendable () throws(ConfigError) -> ShutterConfig)?) {
+        self.ctx = ctx
+        self.supervisor = supervisor
+        self.leds = leds
+        self.preview = preview
+        let c = ctx.config
+        machine = CaptureStateMachine(
+            configuration: .init(maxRecording: .seconds(c.video.maxSeconds),
+                                 flash: FlashPolicy(darkLux: c.flash.autoLux), videoTorch: c.video.torch,
+                                 stillMoment: c.still.moment),
+            flashMode: FlashMode(c.flash.mode))
+        button = ButtonPath(config: c, button: ctx.roles.button, log: ctx.log)
+        photo = PhotoPath(ctx: ctx, jobs: jobs, flashLED: leds.flash)
+        clip = ClipSession(ctx: ctx, jobs: jobs)
+        control = CameraControlPlane(ctx: ctx, jobs: jobs, supervisor: supervisor, reloadConfig: reloadConfig)
+        health = Health(ctx: ctx, jobs: jobs)
+        // Enough frames to reach back past the stability filter to the press.
+        let period = 1000 / max(c.video.fps, 1)
+        recent = RecentFrames(capacity: min(4, 2 + c.button.stabilityMs / max(period, 1)))
+        control.machineFlash = { [unowned self] in (machine.flashMode, machine.configuration.videoTorch) }
+    }
+
+    /// Set once the service stops: the exit code, and when it must be gone by.
+    private struct Stopping {
+        var exitCode: Int32
+        /// Past this the service exits with whatever is not finished (below systemd's stop timeout).
+        var deadline: MonotonicTime
+        var lastExtension: MonotonicTime?
+    }
+
+    /// The process's exit code once the loop is done: stopping and no job left.
+    var exitCode: Int32? {
+        guard let s = stopping else { return nil }
+        if jobs.inFlight == 0 { return s.exitCode }
+        if ctx.now >= s.deadline {
+            ctx.log.error("stopping: \(jobs.inFlight) job(s) still running after \(Self.stopBound) s; exiting without them")
+            return s.exitCode
+        }
+        return nil
+    }
+
+    /// How long a stop may take in the process; systemd's TimeoutStopSec (30 s) is above it.
+    static let stopBound = 25
+    /// A clip still finalising may take longer: systemd's timeout is extended in
+    /// steps (EXTEND_TIMEOUT_USEC) up to this.
+    static let stopBoundWithClip = 120
+
+    // MARK: - Events
+
+    /// One event, start to end. Never suspends.
+    func handle(_ event: ServiceEvent) {
+        switch event {
+        case .button(let e):
+            feed(button.event(e))
+        case .terminalButton(let pressed):
+            if let sim = ctx.roles.sim {
+                sim.button.set(pressed: pressed)
+            } else {
+                feed(button.edge(ButtonEdge(pressed: pressed, time: ctx.now)))
+            }
+        case .frame(let f):
+            frame(f)
+        case .camera(let e):
+            camera(e)
+        case .request(let r, let reply):
+            request(r, reply)
+        case .command(let c):
+            _ = submit(c)
+        case .signal(let s):
+            signal(s)
+        case .tick:
+            tick()
+        case .microphone(let running):
+            clip.micRunning = running
+        case .done(let result):
+            jobs.finished()
+            done(result)
+        }
+        settle()
+    }
+
+    /// After every event: what waited for the captures to end goes on, requests
+    /// whose press made nothing are answered.
+    private func settle() {
+        let now = ctx.now
+        photo.tidy(now: now) { machine.isPending($0) }
+        requests.answerUnbound(isPending: machine.isPending)
+        for effect in control.resume(betweenCaptures: betweenCaptures, cameraHealthy: health.cameraHealthy,
+                                     flashMode: machine.flashMode, videoTorch: machine.configuration.videoTorch,
+                                     now: now) {
+            switch effect {
+            case .machine(let input):
+                apply(machine.handle(input, at: now))
+            case .reopening(let status):
+                // Captures wait while no camera streams; the first frame restores them.
+                health.cameraDown()
+                recent.removeAll()
+                health.reopenBegan()
+                apply(machine.handle(.fault(.cameraLost), at: now))
+                health.publish(status)
+            }
+        }
+    }
+
+    /// When the loop must look again: the earliest deadline of every part (the
+    /// watchdog's half-second heartbeat is one).
+    var nextWake: MonotonicTime {
+        var next = health.nextDeadline
+        for d in [button.nextDeadline, machine.nextDeadline, clip.nextDeadline, requests.nextDeadline,
+                  control.nextDeadline] {
+            if let d, d < next { next = d }
+        }
+        return max(next, ctx.now)
+    }
+
+    /// No photo, press, clip or snapshot in progress.
+    private var betweenCaptures: Bool {
+        guard clip.isIdle, photo.isIdle else { return false }
+        switch machine.state {
+        case .idle, .booting, .cameraUnavailable, .storageUnavailable: return true
+        default: return false
+        }
+    }
+
+    private func tick() {
+        let now = ctx.now
+        feed(button.tick(now: now))
+        if let d = machine.nextDeadline, d <= now { apply(machine.handle(.tick, at: now)) }
+        requests.expire(now: now, lastError: journal.lastError)
+        health.probeStorageIfDue(now: now)
+        watchdog(now)
+        clip.finishIfStopped(now: now, lastFrame: nil)
+        if let s = stopping, !clip.isIdle, s.lastExtension.map({ now - $0 >= .seconds(5) }) ?? true,
+           now < s.deadline {
+            // A long clip is still being finalised: systemd waits 10 s more each time.
+            stopping?.lastExtension = now
+            ctx.hooks.extendTimeout(.seconds(10))
+        }
+    }
+
+    private func feed(_ gestures: [GestureEvent]) {
+        let now = ctx.now
+        for g in gestures {
+            if case .tap(let s, let e) = g { photo.noteTap(start: s, end: e) }
+            apply(machine.handle(.gesture(g), at: now))
+        }
+    }
+
+    // MARK: - Frames and the camera
+
+    private func frame(_ f: Frame) {
+        if control.reopening { return }  // the camera being stopped: not the one to come
+        let now = ctx.now
+        control.frameArrived(f)
+        if health.frameArrived(now: now, lastError: journal.lastError) {
+            // Clears a no-camera fault latched while booting or running.
+            apply(machine.handle(.cameraRestored, at: now))
+            becomeReadyIfPossible()
+        }
+        recent.push(f)
+        if recent.pushed % 10 == 0 { _ = machine.handle(.sceneMetered(f.metadata), at: now) }
+        let info = control.camera?.info
+        photo.frameArrived(f, frames: recent.all, camera: info)
+        if clip.wantsFrames { clip.offer(f) }
+        preview?.offer(f, now: now, recording: clip.recordingID)
+        if let t = clip.recorder.progress.lastAccepted, clip.recordingID != nil { health.encoderProgress(at: t) }
+        clip.finishIfStopped(now: now, lastFrame: f.timestamp)
+    }
+
+    private func camera(_ event: CameraSupervisor.Event) {
+        let now = ctx.now
+        switch event {
+        case let .started(camera, opening, restart):
+            control.started(camera, opening: opening, restart: restart)
+            health.cameraStarted(restart: restart)
+        case let .unavailable(error, restart):
+            control.lost()
+            let absent = (error as? CameraError)?.code == .noDevice
+            if journal.lastError != "\(error)" { ctx.log.warning("camera unavailable: \(error)") }
+            journal.lastError = "\(error)"
+            health.cameraUnavailable(absent: absent, restart: restart)
+            apply(machine.handle(.fault(.cameraLost), at: now))
+        case .lost:
+            guard stopping == nil else { return }
+            health.cameraDown()
+            control.lost()
+            ctx.log.warning("camera stream ended (unplugged or failed); will retry")
+            apply(machine.handle(.fault(.cameraLost), at: now))
+            health.publish("waiting for camera")
+        }
+    }
+
+    private func watchdog(_ now: MonotonicTime) {
+        switch health.evaluate(now: now) {
+        case .restartCamera:
+            if health.cameraHealthy {
+                health.cameraDown()
+                apply(machine.handle(.fault(.cameraLost), at: now))
+            }
+            recent.removeAll()
+            let supervisor = self.supervisor, controls = control.controls
+            jobs.start {
+                await supervisor.restart(controls: controls)
+                return .nothing
+            }
+        case .unhealthy(.encoderStalled):
+            // Finish what can be finished: end the clip (what was written stays
+            // playable); the next press starts a fresh encoder.
+            if let id = clip.recordingID, clip.current?.stopAt == nil {
+                ctx.log.error("the video encoder stopped making progress: ending the clip")
+                journal.error(WatchdogReason.encoderStalled.message)
+                clip.stop(id, at: now)
+            }
+        case .giveUp(let reason):
+            stop(exitCode: reason.exitCode)
+        default:
+            break
+        }
+    }
+
+    private func becomeReadyIfPossible() {
+        if health.becomeReadyIfPossible(line: readyLine) { apply(machine.handle(.ready, at: ctx.now)) }
+    }
+
+    private var readyLine: String { health.readyLine(photos: photo.photos, clips: clip.clips) }
+
+    // MARK: - The machine's actions
+
+    private func apply(_ actions: [CaptureAction]) {
+        for a in actions { perform(a) }
+    }
+
+    private func perform(_ action: CaptureAction) {
+        let now = ctx.now
+        ctx.log.debug("action \(action)")
+        switch action {
+        case .startAutofocus:
+            photo.startAutofocus(camera: control.camera)
+        case .startSpeculativeClip(let from):
+            clip.begin(from: from, kept: recent.frames(from: from))
+        case .discardSpeculativeClip:
+            if let gone = clip.discard() { photo.clipDiscarded(gone) }
+        case let .pinPressFrame(origin, at):
+            photo.pin(origin, at: at, frames: recent.all, camera: control.camera?.info)
+        case let .takePhoto(id, origin, pressedAt, flash, moment):
+            requests.bind(origin, to: id)
+            photo.take(id: id, origin: origin, pressedAt: pressedAt, flash: flash, moment: moment,
+                       camera: control.camera)
+        case let .takeVideoSnapshot(id, origin, at):
+            requests.bind(origin, to: id)
+            photo.snapshot(id: id, origin: origin, at: at)
+        case let .startRecording(id, origin, from, _):
+            requests.bind(origin, to: id)
+            health.encoderStarted()
+            clip.commit(id: id, from: from, kept: recent.frames(from: from))
+        case let .stopRecording(id, at):
+            clip.stop(id, at: min(at, now))
+        case let .answers(origin, id):
+            requests.bind(origin, to: id)
+        case .led(let indication):
+            leds.show(indication, jobs: jobs)
+        case .flashLED(let indication):
+            leds.show(indication, jobs: jobs)
+        case let .refused(why, origin):
+            journal.refusedPresses += 1
+            let message = refusalMessage(why)
+            ctx.log.info("\(origin) refused: \(message)")
+            requests.answer(origin, .refused(message, busy: why == .busy || why == .alreadyRecording))
+        case .failed(let e):
+            journal.error(e.message)
+            ctx.log.warning("capture failed: \(e.message)")
+        case .probeStorage:
+            health.probeStorageIfDue(now: now, force: true)
+        case .flashModeChanged(let m):
+            ctx.log.notice("flash mode: \(m.rawValue)")
+            control.flashModeChanged(to: m)
+        case .powerOff:
+            ctx.log.notice("shutdown gesture: every file is saved; asking the system to power off")
+            // The request (sync + systemctl) is a job: the service exits once it is made.
+            let powerOff = ctx.hooks.powerOff
+            jobs.start {
+                await powerOff()
+                return .nothing
+            }
+            stop(exitCode: 0)
+        }
+    }
+
+    /// "busy: saving SHTR0012.MP4", "not ready: the camera is starting"...
+    private func refusalMessage(_ r: CaptureRefusal) -> String {
+        switch r {
+        case .busy: return "busy: \(inProgressText), and one request is already waiting"
+        case .alreadyRecording: return "busy: already \(inProgressText)"
+        case .notReady: return "not ready: the camera is starting"
+        case .fault(let code): return "refused: \(journal.lastError ?? "error code \(code.rawValue)")"
+        case .shuttingDown: return "refused: shutting down"
+        case .notRecording: return "not recording"
+        }
+    }
+
+    private var inProgressText: String {
+        let doing = photo.doing.merging(clip.doing) { a, _ in a }.sorted { $0.key.value < $1.key.value }.map(\.value)
+        return doing.isEmpty ? "a capture is in progress" : doing.joined(separator: ", ")
+    }
+
+    // MARK: - Jobs back
+
+    private func done(_ result: JobResult) {
+        let now = ctx.now
+        switch result {
+        case .nothing:
+            break
+        case .storageProbed(let r):
+            if let input = health.storageProbed(r, state: machine.state, journal: &journal) {
+                apply(machine.handle(input, at: now))
+            }
+            becomeReadyIfPossible()
+            if case .success = r, health.isReady { health.publish(readyLine) }
+        case .photo(let o):
+            let (input, report) = photo.saved(o)
+            switch o.result {
+            case .success(let saved):
+                journal.lastFiles = [saved.path]
+                control.photoSaved()
+            case .failure(let e):
+                journal.error(e.message)
+            }
+            apply(machine.handle(input, at: now))
+            requests.resolve(o.id, o.result.map { [$0.path] }, at: now, photo: report)
+            if health.isReady { health.publish(readyLine) }
+        case let .clipCommitted(id, r):
+            let input = clip.committed(id, r)
+            switch r {
+            case .success(let (path, _)):
+                requests.started(id, path: path)
+            case .failure(let e):
+                health.encoderStopped()
+                requests.resolve(id, .failure(e), at: now)
+            }
+            if let input { apply(machine.handle(input, at: now)) }
+        case let .clipFinished(id, start, outcome):
+            health.encoderStopped()
+            let (input, files, error) = clip.finished(id, outcome)
+            if let error { journal.error(error) }
+            if case .success(let paths) = files, !paths.isEmpty {
+                journal.lastFiles = paths
+                if error == nil, let first = paths.first { preview?.savePoster(for: id, beside: first) }
+            }
+            apply(machine.handle(input, at: now))
+            requests.resolve(id, files, at: now, clipStart: start)
+            if health.isReady { health.publish(readyLine) }
+        case .controlsApplied:
+            control.controlsApplied()
+        case let .settingsSaved(op, note):
+            control.saved(op: op, problem: note)
+        case .configReread(let r):
+            _ = control.reread(r)
+        case let .reopened(op, outcome):
+            health.reopenEnded()
+            control.reopened(op: op, outcome, now: now)
+        case let .camerasListed(op, r):
+            control.listed(op: op, r, cameraHealthy: health.cameraHealthy)
+        case let .focused(op, r):
+            control.focused(op: op, r)
+        }
+    }
+
+    // MARK: - Requests
+
+    private func request(_ r: ControlRequest, _ reply: Reply) {
+        if stopping != nil, r.cmd != "status" { return reply.send(.failure("shutterd is stopping")) }
+        switch r.cmd {
+        case "status":
+            reply.send(ControlReply(ok: true, status: status))
+        case "press":
+            reply.send(press())
+        case "release":
+            release(reply)
+        case "tap", "photo":
+            ask(.photo, bound: .seconds(45), reply)
+        case "hold":
+            guard let seconds = r.seconds, seconds > 0, seconds <= 3600 else {
+                return reply.send(.failure("hold needs \"seconds\" between 0 and 3600, e.g. {\"cmd\":\"hold\",\"seconds\":3}"))
+            }
+            let held = Duration.milliseconds(Int64(seconds * 1000))
+            ask(.recordStart(stopAfter: held), bound: held + .seconds(45), reply)
+        case "record":
+            switch r.action {
+            case "start": ask(.recordStart(stopAfter: nil), bound: .seconds(45), reply, answerAtStart: true)
+            case "stop": ask(.recordStop, bound: .seconds(45), reply)
+            default: reply.send(.failure("record needs \"action\": \"start\" or \"stop\""))
+            }
+        case "sim":
+            reply.send(simCommand(r))
+        case "set":
+            route(control.set(r, reply: reply))
+        case "get":
+            reply.send(control.get(r))
+        case "reset":
+            route(control.reset(r, reply: reply))
+        case "focus":
+            route(control.focus(r, reply: reply))
+        case "camera":
+            control.camera(r, reply: reply)
+        default:
+            reply.send(.failure("unknown command \"\(r.cmd)\""))
+        }
+    }
+
+    private func route(_ effects: [CameraControlPlane.Effect]) {
+        for case .machine(let input) in effects { apply(machine.handle(input, at: ctx.now)) }
+    }
+
+    /// Gives the request an id and hands it to the state machine; its answer
+    /// comes when the capture it became ends, or at once when refused.
+    /// `bound`: the longest a client waits (its capture's own time plus the
+    /// one capture it may queue behind; the machine's own timeouts come first).
+    private func ask(_ command: CaptureCommand, bound: Duration, _ reply: Reply, answerAtStart: Bool = false) {
+        let now = ctx.now
+        let id = requests.newRequest(at: now)
+        requests.wait(.request(id), deadline: now + bound, reply)
+        if answerAtStart { requests.answerWhenStarted(.request(id)) }
+        apply(machine.handle(.command(command, id), at: now))
+    }
+
+    /// Signals and terminal keys: the same requests, nobody waiting for the answer.
+    @discardableResult
+    private func submit(_ command: CaptureCommand) -> RequestID {
+        let now = ctx.now
+        let id = requests.newRequest(at: now)
+        apply(machine.handle(.command(command, id), at: now))
+        return id
+    }
+
+    /// `press` / `release`: a button press of the client's own, fed to the same
+    /// recognizer as the physical button's edges, dated exactly, so the release
+    /// can be answered with what this press became (or that it made nothing).
+    private func press() -> ControlReply {
+        guard button.clientPress == nil else { return .failure("the button is already pressed by a client; release it first") }
+        let t = ctx.now
+        button.clientPress = t
+        feed(button.edge(ButtonEdge(pressed: true, time: t)))
+        return ControlReply(ok: true)
+    }
+
+    private func release(_ reply: Reply) {
+        guard let p = button.clientPress else {
+            return reply.send(.failure("the button is not pressed by a client (send press first)"))
+        }
+        button.clientPress = nil
+        let now = ctx.now
+        feed(button.advance(to: now))  // the press counts once steady for button.stabilityMs
+        guard button.heldPress == p else {
+            feed(button.edge(ButtonEdge(pressed: false, time: now)))
+            var r = ControlReply(ok: true, files: [])
+            r.note = "released within button.stabilityMs (\(ctx.config.button.stabilityMs) ms): not a press"
+            return reply.send(r)
+        }
+        requests.wait(.button(press: p), deadline: now + .seconds(45), reply)
+        feed(button.edge(ButtonEdge(pressed: false, time: now)))
+    }
+
+    private func simCommand(_ r: ControlRequest) -> ControlReply {
+        guard let sim = ctx.roles.sim else { return .failure("sim commands need the simulated board (--board sim)") }
+        if let f = r.fault {
+            guard let fault = SimCamera.Fault(rawValue: f) else {
+                return .failure("unknown fault \"\(f)\" (one of: \(SimCamera.Fault.allCases.map(\.rawValue).joined(separator: ", ")))")
+            }
+            (control.camera as? SimCamera ?? sim.camera).fault = fault
+            ctx.log.notice("sim: camera fault \(fault.rawValue)")
+        }
+        if let lux = r.lux { for c in sim.cameras { c.lux = lux } }
+        if let failing = r.ledFailing {
+            sim.statusLED.failing = failing
+            sim.flashLED.failing = failing
+        }
+        return ControlReply(ok: true, status: status)
+    }
+
+    // MARK: - Signals and stopping
+
+    private func signal(_ s: ServiceSignal) {
+        switch s {
+        case .photo: submit(.photo)
+        case .toggleRecording: submit(isRecording ? .recordStop : .recordStart(stopAfter: nil))
+        case .stop: stop(exitCode: 0)
+        case .reload: control.reload()
+        }
+    }
+
+    private var isRecording: Bool {
+        if case .recording = machine.state { return true }
+        return false
+    }
+
+    /// SIGTERM / SIGINT, the shutdown gesture, a watchdog give-up: finish the current file, then exit.
+    private func stop(exitCode: Int32) {
+        guard stopping == nil else { return }
+        let now = ctx.now
+        let bound = clip.recordingID == nil ? Self.stopBound : Self.stopBoundWithClip
+        stopping = Stopping(exitCode: exitCode, deadline: now + .seconds(bound))
+        ctx.hooks.stopping()
+        ctx.log.notice("stopping: finishing the current files")
+        photo.failUnchosenPins()
+        if !clip.isIdle {
+            // A clip is finalised before the exit: systemd waits longer, in steps, while it is.
+            stopping?.lastExtension = now
+            ctx.hooks.extendTimeout(.seconds(10))
+        }
+        clip.stopForShutdown(now: now)
+        control.failAll("shutterd is stopping")
+    }
+
+    /// The loop is done: every waiting client is told.
+    func finish() {
+        requests.answerAll(.failed("shutterd is stopping"))
+    }
+
+    // MARK: - Status
+
+    /// Status, assembled from the parts when asked.
+    var status: ServiceStatus {
+        var counters = ServiceStatus.Counters()
+        counters.photos = photo.photos
+        counters.clips = clip.clips
+        counters.droppedFrames = control.camera?.droppedFrames ?? 0
+        counters.audioOverruns = ctx.roles.microphone?.overruns ?? 0
+        counters.errors = journal.errors
+        counters.cameraRestarts = health.cameraRestarts
+        counters.refusedPresses = journal.refusedPresses
+        counters.droppedButtonEdges = ctx.roles.button?.droppedEdges ?? 0
+        var status = ServiceStatus(
+            state: Self.describe(machine.state), board: ctx.roles.name, camera: control.status,
+            leds: leds.levels, flashMode: machine.flashMode.rawValue, counters: counters, freeBytes: health.freeBytes,
+            storageRoot: ctx.storage.root, lastError: journal.lastError, lastFiles: journal.lastFiles,
+            uptimeSeconds: Double((ctx.now - ctx.startedAt).nanoseconds) / 1e9,
+            lastPhoto: photo.report, preroll: clip.recorder.prerollReport)
+        status.preview = preview.map { t in let f = t.figures; return .init(encoded: f.encoded, skipped: f.skipped) }
+        return status
+    }
+
+    static func describe(_ s: CaptureState) -> String {
+        switch s {
+        case .booting: return "booting"
+        case .idle: return "idle"
+        case .pressed: return "pressed"
+        case .takingPhoto: return "taking-photo"
+        case .recording: return "recording"
+        case .finalising: return "finalising"
+        case .cameraUnavailable: return "camera-unavailable"
+        case .storageUnavailable(let code): return "storage-unavailable-\(code.rawValue)"
+        case .shutdownCountdown: return "shutdown-countdown"
+        case .shuttingDown: return "shutting-down"
+        case .poweredOff: return "powered-off"
+        }
+    }
+}

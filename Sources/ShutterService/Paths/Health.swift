@@ -1,0 +1,211 @@
+import Foundation
+import ShutterCore
+import ShutterMedia
+import ShutterStorage
+
+/// Is the service well: the camera delivers frames, the card is writable, the
+/// encoder keeps up (WatchdogPolicy decides); READY=1 once camera and card are
+/// up, WATCHDOG=1 while they stay so, STATUS= with a human line. The card is
+/// prepared at start and probed every few seconds, each a job.
+final class Health {
+    private let ctx: ServiceContext
+    private let jobs: Jobs
+    private(set) var watchdog: WatchdogPolicy
+    private(set) var isReady = false
+    private(set) var cameraHealthy = false
+    private var storageProbed = false
+    private var nextProbe: MonotonicTime
+    /// The watchdog's heartbeat: evaluated at least this often (pings, status).
+    private var nextBeat: MonotonicTime
+    static let beat = Duration.milliseconds(500)
+    private(set) var freeBytes: UInt64?
+    private(set) var cameraRestarts = 0
+    private var statusLine = ""
+
+    init(ctx: ServiceContext, jobs: Jobs) {
+        self.ctx = ctx
+        self.jobs = jobs
+        let c = ctx.config
+        var wd = WatchdogConfiguration()
+        wd.frameTimeout = .milliseconds(c.watchdog.frameTimeoutMs)
+        wd.initialBackoff = .milliseconds(c.watchdog.restartBackoffMs)
+        wd.maxConsecutiveRestartFailures = c.watchdog.maxRestarts
+        watchdog = WatchdogPolicy(configuration: wd, startedAt: ctx.now)
+        nextProbe = ctx.now
+        nextBeat = ctx.now
+    }
+
+    var nextDeadline: MonotonicTime {
+        [watchdog.nextDeadline, nextProbe, nextBeat].compactMap { $0 }.min()!
+    }
+
+    // MARK: The card
+
+    /// Before the loop starts: creates the root (unless it must be a mount point),
+    /// removes temp clips a power cut left, and cuts a clip open at the cut back to
+    /// its last whole fragment.
+    static func prepareStorage(_ ctx: ServiceContext) async {
+        let storage = ctx.storage, log = ctx.log, create = !ctx.config.storage.requireMountPoint
+        await Blocking.run(on: Self.storageQueue) {
+            if create {
+                // A plain directory (make run, a test, a card mounted at boot): create it.
+                // With requireMountPoint the service waits for the card instead.
+                try? FileManager.default.createDirectory(atPath: storage.root, withIntermediateDirectories: true)
+            }
+            ClipFiles.removeLeftovers(in: storage.root)
+            Self.recoverLastClip(in: storage.dcim, log: log)
+        }
+    }
+
+    /// Every file-system call of the probe runs here, in order.
+    static let storageQueue = DispatchQueue(label: "shutter.storage")
+
+    /// A clip open when the power went (or the process was killed inside a write)
+    /// may end in a partial fragment: cut it back to its last whole one.
+    private static func recoverLastClip(in dcim: String, log: Log) {
+        guard let e = FileManager.default.enumerator(atPath: dcim) else { return }
+        let clips = e.compactMap { $0 as? String }.filter { $0.hasSuffix(".MP4") }.sorted()
+        guard let last = clips.last else { return }
+        let path = (dcim as NSString).appendingPathComponent(last)
+        // A name reserved just before a crash, never written: nothing to keep (its
+        // number stays used, the counter is ahead of it).
+        if let size = (try? FileManager.default.attributesOfItem(atPath: path))?[.size] as? Int, size == 0 {
+            unlink(path)
+            log.notice("removed \(path): an empty clip left by a crash")
+            return
+        }
+        do {
+            let cut = try FragmentedMP4Recovery.truncateToLastWholeFragment(path: path)
+            if cut > 0 { log.notice("repaired \(path): cut \(cut) bytes of an unfinished fragment") }
+        } catch {
+            log.warning("could not check \(path) for an unfinished fragment: \(error)")
+        }
+    }
+
+    /// Every 5 s, and when the machine asks (after a storage error).
+    func probeStorageIfDue(now: MonotonicTime, force: Bool = false) {
+        guard force || now >= nextProbe else { return }
+        nextProbe = now + .seconds(5)
+        let storage = ctx.storage
+        jobs.start {
+            let result: Result<FileSystemSpace, StorageError> = await Blocking.run(on: Self.storageQueue) {
+                do {
+                    // Healthy means a photo fits too: a full card keeps its LED code
+                    // until space is freed (with delete-oldest-videos this makes room).
+                    _ = try storage.ensureSpace(for: .photo)
+                    return .success(try storage.checkHealth())
+                } catch let e as StorageError { return .failure(e) } catch {
+                    return .failure(StorageError(.ioError, "\(error)"))
+                }
+            }
+            return .storageProbed(result)
+        }
+    }
+
+    /// The probe came back: the machine's input, if the card's state changed.
+    func storageProbed(_ result: Result<FileSystemSpace, StorageError>, state: CaptureState, journal: inout Journal)
+        -> CaptureInput?
+    {
+        let now = ctx.now
+        storageProbed = true
+        switch result {
+        case .success(let space):
+            freeBytes = space.availableBytes
+            watchdog.storageOK(at: now)
+            if case .storageUnavailable = state { return .storageRestored }
+            return nil
+        case .failure(let e):
+            watchdog.storageFailed(at: now)
+            if journal.lastError != e.message { ctx.log.warning("storage: \(e.message)") }
+            journal.lastError = e.message
+            publish("storage problem: \(e.message)")
+            if case .storageUnavailable = state { return nil }
+            return .fault(CaptureFault(e))
+        }
+    }
+
+    // MARK: The camera
+
+    /// A frame: the camera is well. True when it was not (the machine's fault clears).
+    func frameArrived(now: MonotonicTime, lastError: String?) -> Bool {
+        watchdog.frameArrived(at: now)
+        guard !cameraHealthy else { return false }
+        cameraHealthy = true
+        if isReady || lastError != nil { ctx.log.notice("camera frames are coming") }
+        return true
+    }
+
+    /// No frames for now: a stopped stream, a reopen, a failed start.
+    func cameraDown() { cameraHealthy = false }
+
+    func cameraStarted(restart: Bool) {
+        if restart { watchdog.cameraRestartSucceeded(at: ctx.now) }
+    }
+
+    /// The camera could not start: no camera at boot waits quietly, never giving up
+    /// (LED code 2, STATUS "waiting for camera"); a failed restart counts.
+    func cameraUnavailable(absent: Bool, restart: Bool) {
+        cameraHealthy = false
+        if absent && !isReady {
+            watchdog = WatchdogPolicy(configuration: watchdog.configuration, startedAt: ctx.now)
+        } else if restart {
+            watchdog.cameraRestartFailed(at: ctx.now)
+        }
+        publish("waiting for camera")
+    }
+
+    /// A deliberate reopen (a switch, a restart for a setting) is not a stall.
+    func reopenBegan() { watchdog.cameraReopenBegan(at: ctx.now) }
+    func reopenEnded() { watchdog.cameraReopenEnded(at: ctx.now) }
+
+    func encoderStarted() { watchdog.encoderStarted(at: ctx.now) }
+    func encoderStopped() { watchdog.encoderStopped() }
+    func encoderProgress(at t: MonotonicTime) { watchdog.encoderProgress(at: t) }
+
+    /// What the watchdog says now; a restart is counted here.
+    func evaluate(now: MonotonicTime) -> WatchdogDecision {
+        nextBeat = now + Self.beat
+        let d = watchdog.evaluate(now: now)
+        switch d {
+        case .healthy:
+            if isReady { ctx.hooks.watchdogPing() }
+        case let .restartCamera(attempt, backoff):
+            cameraRestarts += 1
+            if isReady || attempt == 1 {
+                ctx.log.warning("no camera frames: restart attempt \(attempt) (after \(backoff.milliseconds) ms backoff)")
+            }
+            publish(isReady ? "camera stalled, restarting (attempt \(attempt))" : "waiting for camera")
+        case .waiting, .unhealthy:
+            if cameraHealthy, watchdog.consecutiveFailures > 0 { cameraHealthy = false }
+        case .giveUp(let reason):
+            ctx.log.error("giving up: \(reason.message); exiting \(reason.exitCode) so systemd restarts the service")
+            publish("failed: \(reason.message)")
+        }
+        return d
+    }
+
+    // MARK: READY and STATUS
+
+    /// Camera frames and a probed card (a full or missing card does not hold READY
+    /// back: the service is up and shows the storage code). True when it became ready now.
+    func becomeReadyIfPossible(line: String) -> Bool {
+        guard !isReady, cameraHealthy, storageProbed else { return false }
+        isReady = true
+        ctx.log.notice(line)
+        statusLine = line
+        ctx.hooks.ready(line)
+        return true
+    }
+
+    func publish(_ line: String) {
+        guard line != statusLine else { return }
+        statusLine = line
+        ctx.hooks.status(line)
+    }
+
+    func readyLine(photos: Int, clips: Int) -> String {
+        var s = "ready, \(photos) photo\(photos == 1 ? "" : "s"), \(clips) clip\(clips == 1 ? "" : "s")"
+        if let f = freeBytes { s += String(format: ", %.1f GB free", Double(f) / 1e9) }
+        return s
+    }
+}
