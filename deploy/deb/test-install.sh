@@ -40,6 +40,8 @@ mkdir -p "$cache/apt-archives-$suite-$arch/partial"
 
 unshare --mount --propagation private sh -eu -s "$root" "$cache/apt-archives-$suite-$arch" "$version" "$newer" <<'INNER'
 root=$1; archives=$2; version=$3; newer=$4
+# A failed check leaves no shutterd behind.
+trap 'kill "$(cat "$root/tmp/shutterd.pid" 2>/dev/null)" 2>/dev/null || true' EXIT
 mount --bind /proc "$root/proc"
 mount --bind /dev "$root/dev"
 mount -t tmpfs tmpfs "$root/run"
