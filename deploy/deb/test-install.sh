@@ -77,7 +77,7 @@ capture() { # capture EXPECTED-FIRST-NUMBER VERSION (also sets a runtime setting
         fail "status.version is not $v: $(echo "$out" | grep version)"
     ok "status.version $v"
     inroot 'kill -TERM $(cat /tmp/shutterd.pid); i=0; while kill -0 $(cat /tmp/shutterd.pid) 2>/dev/null && [ $i -lt 1200 ]; do sleep 0.1; i=$((i+1)); done
-        ! kill -0 $(cat /tmp/shutterd.pid) 2>/dev/null' || fail "shutterd did not stop on SIGTERM"
+        ! kill -0 $(cat /tmp/shutterd.pid) 2>/dev/null && rm /tmp/shutterd.pid' || fail "shutterd did not stop on SIGTERM"
     head -n1 "$root/tmp/shutterd.log" | grep -q "Shutter $v starting" || fail "first log line: $(head -n1 "$root/tmp/shutterd.log")"
     ok "first log line names Shutter $v; stopped on SIGTERM"
 }
