@@ -31,7 +31,7 @@ public final class WebApp: Sendable {
     private let log = Log("shutter.web")
     private let streams = Mutex([ObjectIdentifier: any WebStream]())
     private let loginLock = NSLock()
-    static let perPageDefault = 24, perPageMax = 100
+    static let perPageDefault = 24
 
     public init(backend: WebBackend, passwordHash: String, sessions: WebSessions = WebSessions(),
                 throttle: LoginThrottle = LoginThrottle()) {
@@ -207,8 +207,15 @@ public final class WebApp: Sendable {
     // MARK: Files
 
     private func list(_ r: WebRequest) -> WebResponse {
-        let page = max(1, Int(r.query("page") ?? "") ?? 1)
-        let perPage = min(Self.perPageMax, max(1, Int(r.query("perPage") ?? "") ?? Self.perPageDefault))
+        let page: Int, perPage: Int
+        do throws(RequestNumber.Refusal) {
+            // Bounded before the arithmetic below: (page - 1) * perPage stays below 10^9.
+            page = try r.query("page").map { text throws(RequestNumber.Refusal) in try RequestNumber.page.integer(text: text) } ?? 1
+            perPage = try r.query("perPage").map { text throws(RequestNumber.Refusal) in try RequestNumber.perPage.integer(text: text) }
+                ?? Self.perPageDefault
+        } catch {
+            return .error(400, error.message)
+        }
         let all = backend.storage.finishedMedia()
         let pageCount = max(1, (all.count + perPage - 1) / perPage)
         let items = all.dropFirst((page - 1) * perPage).prefix(perPage).map { item -> JSONValue in
