@@ -279,6 +279,44 @@ ok(all(i["number"] not in (1000098, 1000099) for i in js(d)["items"]), "symlinks
 s, _, d = request("GET", "/static/", headers=auth)
 ok(s == 404, "no directory listings")
 
+# --- 6b. Links below DCIM are never followed (issue 23 item 2): a DCF directory that is a
+# link out of DCIM, a photo that is a link to a real photo outside, a clip's poster that is
+# a link: GET, HEAD, thumbnail and DELETE are 404, the list leaves them out, nothing outside
+# is read or deleted.
+import shutil
+outside = STORAGE.rstrip("/") + "-outside"
+os.makedirs(outside, exist_ok=True)
+real_jpeg = open(photo_path, "rb").read()
+for name in ["SHTR0005.JPG", "SHTR0007.JPG"]:
+    open(os.path.join(outside, name), "wb").write(real_jpeg)
+shutil.copy(clip_path, os.path.join(outside, "SHTR0006.MP4"))
+open(os.path.join(outside, "SHTR0006.THM"), "wb").write(real_jpeg)
+outside_before = {n: open(os.path.join(outside, n), "rb").read() for n in os.listdir(outside)}
+os.symlink(outside, os.path.join(DCIM, "998SHUTR"))
+os.symlink(os.path.join(outside, "SHTR0007.JPG"), os.path.join(DCIM, "100SHUTR", "SHTR0097.JPG"))
+clip_thm = clip_path[:-4] + ".THM"
+if os.path.exists(clip_thm):
+    os.rename(clip_thm, clip_thm + ".real")
+os.symlink(os.path.join(outside, "SHTR0006.THM"), clip_thm)
+for number in [9980005, 9980006, 1000097]:
+    for method, path in [("GET", f"/files/{number}"), ("HEAD", f"/files/{number}"), ("GET", f"/files/{number}/thumbnail")]:
+        s, _, d = request(method, path, headers={**auth, "Range": "bytes=0-99"} if "thumb" not in path else auth)
+        ok(s == 404 and real_jpeg[:100] not in d, f"{method} {path} through a link: 404", f"{s} {d[:60]}")
+    s, _, d = request("DELETE", f"/api/files/{number}", headers=post)
+    ok(s == 404, f"DELETE /api/files/{number} through a link: 404", f"{s} {d[:100]}")
+s, _, d = request("GET", f"/files/{clip_number}/thumbnail", headers=auth)
+ok(s == 404 and d != real_jpeg, "a clip whose poster is a link: no thumbnail", f"{s}")
+s, _, d = request("GET", "/api/files?perPage=100", headers=auth)
+listed = {i["number"]: i for i in js(d)["items"]}
+ok(s == 200 and not {9980005, 9980006, 1000097} & set(listed), "linked directory and file are not listed", sorted(listed))
+ok("thumbnail" not in listed[clip_number], "nor a linked poster offered as a thumbnail", listed[clip_number])
+ok({n: open(os.path.join(outside, n), "rb").read() for n in os.listdir(outside)} == outside_before
+   and os.path.islink(os.path.join(DCIM, "998SHUTR")) and os.path.islink(os.path.join(DCIM, "100SHUTR", "SHTR0097.JPG")),
+   "everything outside DCIM and the links themselves are untouched")
+os.unlink(clip_thm)
+if os.path.exists(clip_thm + ".real"):
+    os.rename(clip_thm + ".real", clip_thm)
+
 # --- 7. Delete after the clip is finished.
 s, _, d = request("DELETE", f"/api/files/{clip_number}", headers=post)
 ok(s == 200 and not os.path.exists(clip_path), "DELETE a finished clip: gone from the card", d)
