@@ -223,7 +223,7 @@ public final class WebApp: Sendable {
                                  "directory": .string(item.number.directoryName),
                                  "kind": .string(item.kind.rawValue), "bytes": .int(Int(item.bytes)),
                                  "modified": .double(item.modified), "url": .string("/files/\(item.number.webNumber)")]
-            if item.kind == .photo || item.posterPath != nil {
+            if item.kind == .photo || item.hasPoster {
                 o["thumbnail"] = .string("/files/\(item.number.webNumber)/thumbnail")
             }
             return .object(o)

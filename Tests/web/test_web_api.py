@@ -295,6 +295,9 @@ outside_before = {n: open(os.path.join(outside, n), "rb").read() for n in os.lis
 os.symlink(outside, os.path.join(DCIM, "998SHUTR"))
 os.symlink(os.path.join(outside, "SHTR0007.JPG"), os.path.join(DCIM, "100SHUTR", "SHTR0097.JPG"))
 clip_thm = clip_path[:-4] + ".THM"
+s, _, d = request("GET", f"/files/{clip_number}/thumbnail", headers=auth)
+ok(os.path.exists(clip_thm) and s == 200 and d == open(clip_thm, "rb").read(),
+   "a clip's own poster is its thumbnail (read through the directory's fd)", f"{s}")
 if os.path.exists(clip_thm):
     os.rename(clip_thm, clip_thm + ".real")
 os.symlink(os.path.join(outside, "SHTR0006.THM"), clip_thm)
