@@ -157,7 +157,7 @@ public final class WebApp: Sendable {
 
     private func checkStateChange(_ r: WebRequest, session: WebSessions.Session) -> WebResponse? {
         if let bad = checkOrigin(r) { return bad }
-        guard let token = r.header("X-CSRF-Token"), token == session.csrf else {
+        guard let token = r.header("X-CSRF-Token"), WebSessions.sameBytes(token, session.csrf) else {
             return .error(403, "missing or wrong X-CSRF-Token (the csrf value /api/login answered)")
         }
         return nil

@@ -111,6 +111,8 @@ ok(s == 401 and js(d).get("retryAfterSeconds") == 2, "second wrong password in a
 time.sleep(2.1)
 s, h, d = request("POST", "/api/login", {"password": "wrong-3"})
 ok(s == 401 and js(d).get("retryAfterSeconds") == 4, "third: 4 s (doubling)", d)
+s, h, d = request("POST", "/api/login", {"password": PASSWORD + "\u0000anything"}, source="127.0.0.5")
+ok(s == 401, "the password followed by a NUL and more is a wrong password (not cut at the NUL)", f"{s} {d}")
 s, h, d = request("POST", "/api/login", {"nopassword": 1}, source="127.0.0.3")
 ok(s == 400, "a login body without a password: 400")
 time.sleep(4.1)
@@ -125,6 +127,16 @@ s, _, d = request("POST", "/api/photo", headers=auth)
 ok(s == 403, "POST /api/photo without X-CSRF-Token: 403", f"{s} {d}")
 s, _, d = request("POST", "/api/photo", headers={**auth, "X-CSRF-Token": csrf[:-1] + ("A" if csrf[-1] != "A" else "B")})
 ok(s == 403, "POST with a wrong X-CSRF-Token: 403", f"{s} {d}")
+for _ in range(40):  # a session whose token has a K (about half have one)
+    s, h, d = request("POST", "/api/login", {"password": PASSWORD}, source="127.0.0.6")
+    k_cookie, k_csrf = h["set-cookie"].split(";")[0], js(d)["csrf"]
+    if "K" in k_csrf:
+        break
+kelvin = k_csrf.replace("K", "\u212a").encode()
+s, _, d = request("POST", "/api/photo", headers={"Cookie": k_cookie, "X-CSRF-Token": kelvin})
+ok("K" in k_csrf and s == 403, "the token with K written as U+212A KELVIN SIGN: 403 (bytes compared, not Unicode)",
+   f"{s} {d}")
+request("POST", "/api/logout", headers={"Cookie": k_cookie, "X-CSRF-Token": k_csrf})
 s, _, d = request("POST", "/api/photo", headers={**auth, "X-CSRF-Token": csrf, "Origin": "http://evil.example"})
 ok(s == 403, "POST with the token but another site's Origin: 403", f"{s} {d}")
 s, _, d = request("POST", "/api/login", {"password": PASSWORD}, headers={"Origin": "http://evil.example"}, source="127.0.0.4")
