@@ -31,6 +31,9 @@ struct shutter_web_server {
 struct pending {
     char *body;
     size_t length;
+    /// A chunked body passed max_body: the rest is read and dropped, then 413.
+    int too_large;
+    size_t dropped;
 };
 
 struct shutter_web_exchange {
@@ -219,8 +222,16 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *connection, 
         return MHD_YES;
     }
     if (*upload_data_size != 0) {
-        // Chunked bodies have no length up front: past the limit the connection is dropped.
-        if (p->length + *upload_data_size > s->max_body) return MHD_NO;
+        // A chunked body has no length up front, and libmicrohttpd takes a reply only
+        // once the request is whole: past the limit the rest is read and dropped and
+        // 413 answered at its end; one that goes on past 16 times the limit is cut off.
+        if (p->too_large || p->length + *upload_data_size > s->max_body) {
+            p->too_large = 1;
+            p->dropped += *upload_data_size;
+            if (p->dropped > 16 * s->max_body) return MHD_NO;
+            *upload_data_size = 0;
+            return MHD_YES;
+        }
         char *grown = realloc(p->body, p->length + *upload_data_size + 1);
         if (!grown) return MHD_NO;
         memcpy(grown + p->length, upload_data, *upload_data_size);
@@ -230,6 +241,8 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *connection, 
         *upload_data_size = 0;
         return MHD_YES;
     }
+    if (p->too_large)
+        return queue_text(connection, MHD_HTTP_CONTENT_TOO_LARGE, "{\"ok\":false,\"error\":\"request body too large\"}");
     shutter_web_exchange ex = {.server = s, .connection = connection, .method = method, .url = url, .pending = p};
     client_address(connection, ex.client, sizeof ex.client);
     s->handler(s->ctx, &ex);

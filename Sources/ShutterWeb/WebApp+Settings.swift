@@ -7,7 +7,7 @@ extension WebApp {
     /// `GET /api/settings`: the `get` reply's settings, each with the page's
     /// `input` (what control edits it) and `allowed` (in words) from the schema.
     func settings() -> WebResponse {
-        var reply = ask(["cmd": .string("get")])
+        guard var reply = ask(["cmd": .string("get")]) else { return Self.noAnswer(askDeadline) }
         if case .array(let list)? = reply["settings"] {
             reply["settings"] = .array(list.map { item in
                 guard case .object(var o) = item, case .string(let key)? = o["key"],

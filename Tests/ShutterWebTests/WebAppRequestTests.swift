@@ -17,12 +17,17 @@ final class WebAppRequestTests: XCTestCase {
 
     override func tearDownWithError() throws { try? FileManager.default.removeItem(atPath: root) }
 
-    func app(_ reply: @escaping @Sendable (JSONObject) async -> JSONObject = { _ in ["ok": .bool(true)] }) -> WebApp {
+    func app(askDeadline: Double = WebApp.askDeadlineSeconds,
+             _ reply: @escaping @Sendable (JSONObject) async -> JSONObject = { _ in ["ok": .bool(true)] }) -> WebApp {
         let storage = Storage(root: root, budget: CaptureBudget(photoBytes: 1, videoBytes: 1))
-        return WebApp(backend: WebBackend(request: reply, storage: storage), passwordHash: "")
+        return WebApp(backend: WebBackend(request: reply, storage: storage), passwordHash: "", askDeadline: askDeadline)
     }
 
     func request(_ method: String, _ path: String, headers: [String: String] = [:], body: String = "") -> WebRequest {
+        Self.request(method, path, headers: headers, body: body)
+    }
+
+    static func request(_ method: String, _ path: String, headers: [String: String] = [:], body: String = "") -> WebRequest {
         WebRequest(method: method, path: path, client: "127.0.0.1", body: Data(body.utf8), tls: false,
                    header: { name in headers.first { $0.key.lowercased() == name.lowercased() }?.value },
                    query: { _ in nil })
@@ -57,6 +62,76 @@ final class WebAppRequestTests: XCTestCase {
         let kelvin = id.replacingOccurrences(of: "K", with: "\u{212A}")
         XCTAssertEqual(app.handle(request("GET", "/api/session", headers: ["Cookie": "shutter_session=\(kelvin)"])).status, 401)
         XCTAssertEqual(app.handle(request("GET", "/api/session", headers: ["Cookie": "shutter_session=\(id)"])).status, 200)
+    }
+
+    /// A wedged service does not hold the connection's thread: past the deadline, 503.
+    /// (Before: `ask` waited forever.) The service here never answers, so the verdict
+    /// does not depend on timing; the 30 s wait only bounds a failure.
+    func testARequestTheServiceNeverAnswersGets503() throws {
+        let app = app(askDeadline: 0.2) { _ in
+            while true { try? await Task.sleep(for: .seconds(3600)) }
+        }
+        let (id, csrf) = app.sessions.create()
+        for (method, path) in [("GET", "/api/status"), ("POST", "/api/photo"), ("GET", "/api/settings")] {
+            let answered = expectation(description: "\(method) \(path) answered")
+            let response = Mutex<(Int, String?)>((0, nil))
+            Thread.detachNewThread {
+                let reply = app.handle(Self.request(method, path, headers: ["Cookie": "shutter_session=\(id)", "X-CSRF-Token": csrf]))
+                response.withLock { $0 = (reply.status, reply.headers.first { $0.0 == "Retry-After" }?.1) }
+                answered.fulfill()
+            }
+            wait(for: [answered], timeout: 30)
+            XCTAssertEqual(response.withLock { $0.0 }, 503, "\(method) \(path)")
+            XCTAssertEqual(response.withLock { $0.1 }, "5")
+        }
+    }
+
+    /// Replies name files by DCF number, name and URL; the card's paths stay on the device.
+    func testRepliesCarryNoPathOnTheCard() throws {
+        let root = self.root, path = root + "/DCIM/100SHUTR/SHTR0007.JPG"
+        let app = app { request in
+            if request["cmd"] == .string("status") {
+                return ["ok": .bool(true), "status": .object(["state": .string("idle"), "storageRoot": .string(root),
+                                                              "lastFiles": .array([.string(path)])])]
+            }
+            return ["ok": .bool(true), "files": .array([.string(path)]), "note": .string("saved \(path)")]
+        }
+        let (id, csrf) = app.sessions.create()
+        let headers = ["Cookie": "shutter_session=\(id)", "X-CSRF-Token": csrf]
+        let photo = app.handle(request("POST", "/api/photo", headers: headers))
+        let record = app.handle(request("POST", "/api/record", headers: headers, body: #"{"action":"stop"}"#))
+        let status = app.handle(request("GET", "/api/status", headers: headers))
+        for response in [photo, record, status] {
+            guard case .bytes(let body) = response.body else { return XCTFail("not bytes") }
+            let text = String(decoding: body, as: UTF8.self)
+            XCTAssertEqual(response.status, 200, text)
+            XCTAssertFalse(text.contains(root), "a path on the card: \(text)")
+            XCTAssertFalse(text.contains("\"files\""), text)
+        }
+        guard case .bytes(let body) = photo.body, case .object(let o) = try JSONParser.parse(String(decoding: body, as: UTF8.self)).value
+        else { return XCTFail("not JSON") }
+        XCTAssertEqual(o["items"], .array([.object(["number": .int(1000007), "name": .string("SHTR0007.JPG"),
+                                                    "url": .string("/files/1000007")])]))
+        XCTAssertEqual(o["note"], .string("saved DCIM/100SHUTR/SHTR0007.JPG"))
+    }
+
+    /// The preview's close handler is kept under the stream's lock, and one set after
+    /// the stream closed still runs (before: it never did, and the app kept the stream).
+    func testAStreamClosedBeforeItsHandlerIsSetStillRunsIt() throws {
+        let feed = PreviewFeed()
+        let stream = try XCTUnwrap(feed.open())
+        XCTAssertTrue(feed.watched)
+        stream.close()
+        XCTAssertFalse(feed.watched)
+        let called = Mutex(0)
+        stream.whenClosed { called.withLock { $0 += 1 } }
+        XCTAssertEqual(called.withLock { $0 }, 1)
+        let open = try XCTUnwrap(feed.open())
+        open.whenClosed { called.withLock { $0 += 1 } }
+        XCTAssertEqual(called.withLock { $0 }, 1, "not before it closes")
+        open.close()
+        open.close()
+        XCTAssertEqual(called.withLock { $0 }, 2, "once when it closes")
     }
 }
 

@@ -40,8 +40,8 @@ typedef struct {
     unsigned per_ip_limit;
     unsigned timeout_seconds;
     size_t memory_limit;
-    /// Larger bodies get 413 before they are read (Content-Length) or the
-    /// connection is closed once they pass it (chunked).
+    /// Larger bodies get 413 before they are read (Content-Length), or once they
+    /// end (chunked; one that goes on past 16 times this is cut off).
     size_t max_body;
 } shutter_web_options;
 
