@@ -245,12 +245,11 @@ public final class WebApp: Sendable {
     // MARK: Files
 
     private func list(_ r: WebRequest) -> WebResponse {
-        let page: Int, perPage: Int
+        var page = 1, perPage = Self.perPageDefault
         do throws(RequestNumber.Refusal) {
             // Bounded before the arithmetic below: (page - 1) * perPage stays below 10^9.
-            page = try r.query("page").map { text throws(RequestNumber.Refusal) in try RequestNumber.page.integer(text: text) } ?? 1
-            perPage = try r.query("perPage").map { text throws(RequestNumber.Refusal) in try RequestNumber.perPage.integer(text: text) }
-                ?? Self.perPageDefault
+            if let text = r.query("page") { page = try RequestNumber.page.integer(text: text) }
+            if let text = r.query("perPage") { perPage = try RequestNumber.perPage.integer(text: text) }
         } catch {
             return .error(400, error.message)
         }
