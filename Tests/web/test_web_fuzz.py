@@ -150,8 +150,13 @@ for v in TEXT + ["384307168202282327"]:
     web("HEAD", f"/files/{p}", f"HEAD /files/{v!r}", {404}, headers=auth)
     web("GET", f"/files/{p}/thumbnail", f"GET /files/{v!r}/thumbnail", {404}, headers=auth)
     web("DELETE", f"/api/files/{p}", f"DELETE /api/files/{v!r}", {404}, headers=post)
-    for route in ["/api/status", "/api/settings", "/api/session", "/preview.mjpg", "/static/app.js"]:
-        web("GET", f"{route}/{p}", f"GET {route}/{v!r}", {404}, headers=auth)
+    # Routes that read no number: one more path segment is no route.
+    for route in ["/api/status", "/api/settings", "/api/session", "/preview.mjpg", "/static/app.js", "/login",
+                  "/static/style.css", "/static/login.js", ""]:
+        if route or p:  # "/" itself is the page
+            web("GET", f"{route}/{p}", f"GET {route}/{v!r}", {404}, headers=auth)
+    for route in ["/api/photo", "/api/record", "/api/logout", "/api/focus", "/api/settings/reset"]:
+        web("POST", f"{route}/{p}", f"POST {route}/{v!r}", {404}, b"{}", post)
 
 # --- Headers. Range: a position that is not a whole number the file can hold is not
 # a usable range (RFC 9110 §14.2 lets the server send the whole file, 200); a start
@@ -183,7 +188,9 @@ for v in ["-1", INT_MAX, INT_MIN, "1e308", "NaN", FORTY, "", "184467440737095516
     ok(status[:1] == b"4" and alive(), f"Content-Length {v!r}: {status.decode() or 'no answer'}", resp[:80])
 # Tokens are not numbers: any of these as the CSRF token or the session cookie is refused.
 for v in TEXT:
-    web("POST", "/api/photo", f"X-CSRF-Token {v!r}", {403}, headers={**auth, "X-CSRF-Token": v})
+    for route in ["/api/photo", "/api/logout", "/api/record", "/api/settings", "/api/settings/reset", "/api/focus"]:
+        web("POST", route, f"POST {route} X-CSRF-Token {v!r}", {403}, b"{}", headers={**auth, "X-CSRF-Token": v})
+    web("DELETE", f"/api/files/{photo}", f"DELETE X-CSRF-Token {v!r}", {403}, headers={**auth, "X-CSRF-Token": v})
     web("GET", "/api/status", f"session cookie {v!r}", {401}, headers={"Cookie": f"shutter_session={v}"})
 
 # --- JSON bodies.
@@ -229,6 +236,9 @@ request("POST", "/api/settings/reset", b"", post)
 # --- The control socket's commands, with the same values.
 for v in JSON:
     ctl(f'{{"cmd":"hold","seconds":{v}}}', f"hold seconds {v!r}", False)
+    for cmd in ["tap", "press", "release", "photo", "status"]:
+        # A number where none belongs is still read through its bounds: none of these is a hold's.
+        ctl(f'{{"cmd":"{cmd}","seconds":{v}}}', f"{cmd} with seconds {v!r}", False)
     n = number(v)
     ctl(f'{{"cmd":"sim","lux":{v}}}', f"sim lux {v!r}", n is not None and 0 <= n <= 1_000_000)
     for x, y in [(v, "0.5"), ("0.5", v)]:
