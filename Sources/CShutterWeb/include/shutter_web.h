@@ -33,7 +33,8 @@ typedef struct {
     /// Numeric address to bind ("0.0.0.0", "::", "127.0.0.1"); port 0 = any free port.
     const char *host;
     unsigned short port;
-    /// PEM certificate and key (the file contents); NULL = plain HTTP.
+    /// PEM certificate and key (the file contents); NULL = plain HTTP. TLS is 1.2 or
+    /// 1.3 with AEAD ciphers only, and a client's renegotiation is refused.
     const char *tls_cert_pem;
     const char *tls_key_pem;
     unsigned connection_limit;
