@@ -42,9 +42,11 @@ let package = Package(
                 linkerSettings: [.linkedLibrary("avformat"), .linkedLibrary("avcodec"),
                                  .linkedLibrary("swscale"), .linkedLibrary("avutil")]),
 
-        // The web page's C side: libmicrohttpd (HTTP) and libsodium (Argon2id, tokens)
+        // The web page's C side: libmicrohttpd (HTTP), libsodium (Argon2id, tokens) and
+        // GnuTLS (libmicrohttpd's TLS: the shim refuses renegotiation on its sessions)
         // behind one plain C header; the shim owns the daemon and its callbacks.
-        .target(name: "CShutterWeb", linkerSettings: [.linkedLibrary("microhttpd"), .linkedLibrary("sodium")]),
+        .target(name: "CShutterWeb", linkerSettings: [.linkedLibrary("microhttpd"), .linkedLibrary("sodium"),
+                                                      .linkedLibrary("gnutls")]),
 
         // Pure Swift heart: values, roles, state machines, policies. Imports no C module
         // and makes no file system calls. Every executable and test links ShutterCore,

@@ -122,6 +122,8 @@ public final class ControlServer: Sendable {
         let request: ControlRequest
         do {
             request = try JSONDecoder().decode(ControlRequest.self, from: line)
+        } catch let refusal as RequestNumber.Refusal {
+            return .failure(refusal.message)
         } catch {
             Log("shutter.control").warning("malformed control request: \(String(decoding: line.prefix(200), as: UTF8.self))")
             return .failure(Refusal(reply: .failure("malformed request: expected one JSON object per line like {\"cmd\":\"status\"}")))
