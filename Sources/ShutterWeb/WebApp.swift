@@ -7,12 +7,14 @@ import Synchronization
 /// path (one JSON request in, its one JSON reply out: the same rule, the same
 /// answers as shutterctl) and the card's files.
 public struct WebBackend: Sendable {
-    public var request: @Sendable (JSONObject) async -> JSONObject
+    /// Hands a request to the service; the service calls `answer` once, from any thread.
+    public var request: @Sendable (JSONObject, _ answer: @escaping @Sendable (JSONObject) -> Void) -> Void
     public var storage: Storage
     /// The live preview's frames; nil = no preview.
     public var preview: PreviewFeed?
 
-    public init(request: @escaping @Sendable (JSONObject) async -> JSONObject, storage: Storage, preview: PreviewFeed? = nil) {
+    public init(request: @escaping @Sendable (JSONObject, _ answer: @escaping @Sendable (JSONObject) -> Void) -> Void,
+                storage: Storage, preview: PreviewFeed? = nil) {
         self.request = request
         self.storage = storage
         self.preview = preview
@@ -220,19 +222,13 @@ public final class WebApp: Sendable {
     /// The service's reply to one request, waited for on this connection's thread
     /// for at most `askDeadline`; nil when it did not come.
     func ask(_ request: JSONObject) -> JSONObject? {
-        let backend = self.backend
-        let box = Mutex<JSONObject?>(nil)
-        let done = DispatchSemaphore(value: 0)
-        Task {
-            let reply = await backend.request(request)
-            box.withLock { $0 = reply }
-            done.signal()
-        }
-        guard done.wait(timeout: .now() + askDeadline) == .success else {
+        let answer = BlockingAnswer<JSONObject>()
+        backend.request(request) { answer.give($0) }
+        guard let reply = answer.wait(timeout: askDeadline) else {
             log.error("the service did not answer \(request["cmd"]?.rendered(pretty: false) ?? "a request") within \(askDeadline) s: web request answered 503")
             return nil
         }
-        return box.withLock { $0 } ?? ["ok": .bool(false), "error": .string("internal error: no reply")]
+        return reply
     }
 
     static func number(ofPath path: String) -> DCFNumber? {
