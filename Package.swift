@@ -42,9 +42,11 @@ let package = Package(
                 linkerSettings: [.linkedLibrary("avformat"), .linkedLibrary("avcodec"),
                                  .linkedLibrary("swscale"), .linkedLibrary("avutil")]),
 
-        // The web page's C side: libmicrohttpd (HTTP) and libsodium (session tokens)
+        // The web page's C side: libmicrohttpd (HTTP), libsodium (session tokens) and
+        // GnuTLS (libmicrohttpd's TLS: the shim refuses renegotiation on its sessions)
         // behind one plain C header; the shim owns the daemon and its callbacks.
-        .target(name: "CShutterWeb", linkerSettings: [.linkedLibrary("microhttpd"), .linkedLibrary("sodium")]),
+        .target(name: "CShutterWeb", linkerSettings: [.linkedLibrary("microhttpd"), .linkedLibrary("sodium"),
+                                                      .linkedLibrary("gnutls")]),
         // Web page passwords (libsodium Argon2id) apart from the HTTP shim, for shutterctl.
         .target(name: "CShutterPassword", linkerSettings: [.linkedLibrary("sodium")]),
 

@@ -4,11 +4,13 @@
 #include "shutter_web.h"
 
 #include <microhttpd.h>
+#include <gnutls/gnutls.h>
 
 #include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <netdb.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -29,6 +31,9 @@ struct shutter_web_server {
 struct pending {
     char *body;
     size_t length;
+    /// A chunked body passed max_body: the rest is read and dropped, then 413.
+    int too_large;
+    size_t dropped;
 };
 
 struct shutter_web_exchange {
@@ -70,6 +75,130 @@ static void client_address(struct MHD_Connection *c, char *out, size_t len) {
     if (strncmp(out, "::ffff:", 7) == 0 && strchr(out + 7, '.')) memmove(out, out + 7, strlen(out + 7) + 1);
 }
 
+// --- TLS: protocols, ciphers and renegotiation.
+
+/// TLS 1.2 and 1.3 only, AEAD ciphers only (AES-GCM, ChaCha20-Poly1305), ECDHE key
+/// exchange (issue 23 item 5). GnuTLS's default %PARTIAL_RENEGOTIATION stays:
+/// %SAFE_RENEGOTIATION would refuse TLS 1.3 hellos without RFC 5746's signal, for
+/// nothing, as no renegotiation is ever done (below).
+static const char tls_priorities[] =
+    "NORMAL:-VERS-ALL:+VERS-TLS1.3:+VERS-TLS1.2:"
+    "-CIPHER-ALL:+AES-256-GCM:+AES-128-GCM:+CHACHA20-POLY1305:-MAC-ALL:+AEAD:"
+    "-KX-ALL:+ECDHE-ECDSA:+ECDHE-RSA";
+
+/// Client-initiated renegotiation (TLS 1.2). GnuTLS hands a renegotiating ClientHello
+/// to the application as GNUTLS_E_REHANDSHAKE without doing any handshake work;
+/// libmicrohttpd then ends the connection with a close_notify, which a client cannot
+/// tell from an orderly close. So the shim watches the records each connection
+/// receives (record headers only: it reads no plaintext) and answers a handshake
+/// record after the handshake with the RFC 5246 no_renegotiation alert first: the
+/// client learns it was refused, then the connection ends as before.
+struct tls_watch {
+    int fd;
+    gnutls_session_t session;
+    int change_cipher_spec_seen;
+    int handshake_over;
+    int refused;
+    unsigned char header[5];
+    size_t header_have;
+    size_t body_left;
+};
+
+enum { TLS_WATCH_SLOTS = 256 };
+static struct tls_watch tls_watches[TLS_WATCH_SLOTS];
+static pthread_mutex_t tls_watch_lock = PTHREAD_MUTEX_INITIALIZER;
+
+/// Follows record boundaries through `n` received bytes; 1 when a handshake record
+/// comes after the handshake (a renegotiation attempt), the first time only.
+static int tls_watch_bytes(struct tls_watch *w, const unsigned char *p, size_t n) {
+    int renegotiation = 0;
+    while (n > 0) {
+        if (w->body_left > 0) {
+            size_t k = n < w->body_left ? n : w->body_left;
+            w->body_left -= k; p += k; n -= k;
+            continue;
+        }
+        w->header[w->header_have++] = *p++;
+        n--;
+        if (w->header_have < sizeof w->header) continue;
+        w->header_have = 0;
+        w->body_left = ((size_t)w->header[3] << 8) | w->header[4];
+        // The handshake is over once the client sent application data, or the one
+        // handshake record (Finished) after its ChangeCipherSpec. TLS 1.3 sends no
+        // handshake record after either (its own are wrapped as application data).
+        switch (w->header[0]) {
+        case 20: w->change_cipher_spec_seen = 1; break;
+        case 23: w->handshake_over = 1; break;
+        case 22:
+            if (w->handshake_over && !w->refused) renegotiation = w->refused = 1;
+            else if (w->change_cipher_spec_seen) w->handshake_over = 1;
+            break;
+        }
+    }
+    return renegotiation;
+}
+
+/// GnuTLS's pull function for watched connections: recv(2) as GnuTLS's own, plus the watch.
+static ssize_t tls_watched_pull(gnutls_transport_ptr_t ptr, void *buf, size_t len) {
+    int fd = (int)(intptr_t)ptr;
+    ssize_t n = recv(fd, buf, len, 0);
+    if (n <= 0) return n;
+    gnutls_session_t refuse = NULL;
+    pthread_mutex_lock(&tls_watch_lock);
+    for (int i = 0; i < TLS_WATCH_SLOTS; i++) {
+        struct tls_watch *w = &tls_watches[i];
+        if (w->session && w->fd == fd) {
+            if (tls_watch_bytes(w, buf, (size_t)n)) refuse = w->session;
+            break;
+        }
+    }
+    pthread_mutex_unlock(&tls_watch_lock);
+    // On this connection's own thread, inside its gnutls_record_recv: GnuTLS allows a
+    // send beside a receive. TLS 1.3 has no renegotiation (and no such records).
+    if (refuse && gnutls_protocol_get_version(refuse) == GNUTLS_TLS1_2) {
+        int saved = errno;
+        gnutls_alert_send(refuse, GNUTLS_AL_WARNING, GNUTLS_A_NO_RENEGOTIATION);
+        errno = saved;
+    }
+    return n;
+}
+
+/// MHD_OPTION_NOTIFY_CONNECTION: a TLS connection is watched from its start (before
+/// its handshake) until it closes (after gnutls_deinit, before its socket is closed,
+/// so a slot's fd is never another live connection's).
+static void on_connection(void *cls, struct MHD_Connection *connection, void **socket_context,
+                          enum MHD_ConnectionNotificationCode toe) {
+    (void)cls; (void)socket_context;
+    const union MHD_ConnectionInfo *fdinfo = MHD_get_connection_info(connection, MHD_CONNECTION_INFO_CONNECTION_FD);
+    if (!fdinfo) return;
+    int fd = fdinfo->connect_fd;
+    if (toe == MHD_CONNECTION_NOTIFY_STARTED) {
+        const union MHD_ConnectionInfo *tls = MHD_get_connection_info(connection, MHD_CONNECTION_INFO_GNUTLS_SESSION);
+        if (!tls || !tls->tls_session) return;
+        gnutls_session_t session = (gnutls_session_t)tls->tls_session;
+        pthread_mutex_lock(&tls_watch_lock);
+        struct tls_watch *slot = NULL;
+        for (int i = 0; i < TLS_WATCH_SLOTS && !slot; i++)
+            if (tls_watches[i].session && tls_watches[i].fd == fd) slot = &tls_watches[i];
+        for (int i = 0; i < TLS_WATCH_SLOTS && !slot; i++)
+            if (!tls_watches[i].session) slot = &tls_watches[i];
+        if (slot) {
+            memset(slot, 0, sizeof *slot);
+            slot->fd = fd;
+            slot->session = session;
+            gnutls_transport_set_pull_function(session, tls_watched_pull);
+        }
+        pthread_mutex_unlock(&tls_watch_lock);
+        // No free slot (more than 256 connections): the connection is not watched and
+        // a renegotiation attempt just ends it, as libmicrohttpd does on its own.
+    } else {
+        pthread_mutex_lock(&tls_watch_lock);
+        for (int i = 0; i < TLS_WATCH_SLOTS; i++)
+            if (tls_watches[i].session && tls_watches[i].fd == fd) memset(&tls_watches[i], 0, sizeof tls_watches[i]);
+        pthread_mutex_unlock(&tls_watch_lock);
+    }
+}
+
 static enum MHD_Result on_request(void *cls, struct MHD_Connection *connection, const char *url,
                                   const char *method, const char *version, const char *upload_data,
                                   size_t *upload_data_size, void **con_cls) {
@@ -93,8 +222,16 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *connection, 
         return MHD_YES;
     }
     if (*upload_data_size != 0) {
-        // Chunked bodies have no length up front: past the limit the connection is dropped.
-        if (p->length + *upload_data_size > s->max_body) return MHD_NO;
+        // A chunked body has no length up front, and libmicrohttpd takes a reply only
+        // once the request is whole: past the limit the rest is read and dropped and
+        // 413 answered at its end; one that goes on past 16 times the limit is cut off.
+        if (p->too_large || p->length + *upload_data_size > s->max_body) {
+            p->too_large = 1;
+            p->dropped += *upload_data_size;
+            if (p->dropped > 16 * s->max_body) return MHD_NO;
+            *upload_data_size = 0;
+            return MHD_YES;
+        }
         char *grown = realloc(p->body, p->length + *upload_data_size + 1);
         if (!grown) return MHD_NO;
         memcpy(grown + p->length, upload_data, *upload_data_size);
@@ -104,6 +241,8 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *connection, 
         *upload_data_size = 0;
         return MHD_YES;
     }
+    if (p->too_large)
+        return queue_text(connection, MHD_HTTP_CONTENT_TOO_LARGE, "{\"ok\":false,\"error\":\"request body too large\"}");
     shutter_web_exchange ex = {.server = s, .connection = connection, .method = method, .url = url, .pending = p};
     client_address(connection, ex.client, sizeof ex.client);
     s->handler(s->ctx, &ex);
@@ -149,7 +288,7 @@ shutter_web_server *shutter_web_start(const shutter_web_options *o, shutter_web_
     s->max_body = o->max_body;
     unsigned flags = MHD_USE_THREAD_PER_CONNECTION | MHD_USE_POLL_INTERNAL_THREAD;
 
-    struct MHD_OptionItem opts[16];
+    struct MHD_OptionItem opts[20];
     int n = 0;
     struct sockaddr_storage addr;
     memset(&addr, 0, sizeof addr);
@@ -184,6 +323,8 @@ shutter_web_server *shutter_web_start(const shutter_web_options *o, shutter_web_
         flags |= MHD_USE_TLS;
         opts[n++] = (struct MHD_OptionItem){MHD_OPTION_HTTPS_MEM_CERT, 0, s->cert};
         opts[n++] = (struct MHD_OptionItem){MHD_OPTION_HTTPS_MEM_KEY, 0, s->key};
+        opts[n++] = (struct MHD_OptionItem){MHD_OPTION_HTTPS_PRIORITIES, 0, (void *)tls_priorities};
+        opts[n++] = (struct MHD_OptionItem){MHD_OPTION_NOTIFY_CONNECTION, (intptr_t)on_connection, NULL};
     }
     opts[n++] = (struct MHD_OptionItem){MHD_OPTION_CONNECTION_LIMIT, o->connection_limit, NULL};
     opts[n++] = (struct MHD_OptionItem){MHD_OPTION_PER_IP_CONNECTION_LIMIT, o->per_ip_limit, NULL};

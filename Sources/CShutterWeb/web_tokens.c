@@ -12,7 +12,8 @@ void shutter_web_random_token(size_t count, char *out, size_t outlen) {
     sodium_memzero(raw, sizeof raw);
 }
 
-int shutter_web_equal(const char *a, const char *b) {
-    size_t la = strlen(a), lb = strlen(b);
+int shutter_web_equal(const char *a, const char *b) { return shutter_web_equal_bytes(a, strlen(a), b, strlen(b)); }
+
+int shutter_web_equal_bytes(const void *a, size_t la, const void *b, size_t lb) {
     return la == lb && sodium_memcmp(a, b, la) == 0;
 }

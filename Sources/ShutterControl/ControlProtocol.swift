@@ -62,19 +62,20 @@ public struct ControlRequest: Codable, Sendable, Equatable {
         case camera
     }
 
-    // By hand for `value`: a JSON null there is the value null, not a missing value.
+    // By hand for `value`: a JSON null there is the value null, not a missing value;
+    // numbers through their bounds (RequestNumber: refused before any arithmetic).
     public init(from decoder: any Decoder) throws {
         let c = try decoder.container(keyedBy: CodingKeys.self)
         cmd = try c.decode(String.self, forKey: .cmd)
-        seconds = try c.decodeIfPresent(Double.self, forKey: .seconds)
+        seconds = try c.decodeIfPresent(RequestNumber.holdSeconds, forKey: .seconds)
         action = try c.decodeIfPresent(String.self, forKey: .action)
         fault = try c.decodeIfPresent(String.self, forKey: .fault)
-        lux = try c.decodeIfPresent(Double.self, forKey: .lux)
+        lux = try c.decodeIfPresent(RequestNumber.simLux, forKey: .lux)
         ledFailing = try c.decodeIfPresent(Bool.self, forKey: .ledFailing)
         key = try c.decodeIfPresent(String.self, forKey: .key)
         value = c.contains(.value) ? try c.decode(JSONValue.self, forKey: .value) : nil
-        x = try c.decodeIfPresent(Double.self, forKey: .x)
-        y = try c.decodeIfPresent(Double.self, forKey: .y)
+        x = try c.decodeIfPresent(RequestNumber.focusX, forKey: .x)
+        y = try c.decodeIfPresent(RequestNumber.focusY, forKey: .y)
         camera = try c.decodeIfPresent(String.self, forKey: .camera)
     }
 }

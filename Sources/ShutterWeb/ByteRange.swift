@@ -1,4 +1,5 @@
 import Foundation
+import ShutterCore
 
 /// The one `Range` form the server honours: a single byte range (RFC 9110 §14.2).
 /// libmicrohttpd has no Range support; a phone seeking in a clip needs it.
@@ -21,7 +22,8 @@ public enum ByteRange {
         guard !spec.contains(","), let dash = spec.firstIndex(of: "-") else { return .whole }
         let first = spec[..<dash].trimmingCharacters(in: .whitespaces)
         let last = spec[spec.index(after: dash)...].trimmingCharacters(in: .whitespaces)
-        func number(_ s: String) -> UInt64? { s.allSatisfy(\.isASCII) && s.allSatisfy(\.isNumber) ? UInt64(s) : nil }
+        // A position that is not a whole number 0...Int.max makes the Range unusable (ignored).
+        func number(_ s: String) -> UInt64? { (try? RequestNumber.bytePosition.integer(text: s)).map { UInt64($0) } }
         if first.isEmpty {
             // bytes=-N: the last N bytes.
             guard let n = number(last) else { return .whole }

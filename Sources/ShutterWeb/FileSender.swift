@@ -10,14 +10,10 @@ import ShutterStorage
 /// thumbnails: a photo's EXIF thumbnail, a clip's `.THM` poster frame.
 enum FileSender {
     static func send(_ storage: Storage, _ text: String, range: String?) -> WebResponse {
-        guard let n = DCFNumber(webNumber: Substring(text)), let item = storage.media(n) else {
+        guard let n = DCFNumber(webNumber: Substring(text)), let (item, fd) = storage.openMedia(n) else {
             return .error(404, "no such file")
         }
-        let fd = open(item.path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)
-        guard fd >= 0 else { return .error(404, "no such file") }
-        var st = stat()
-        guard fstat(fd, &st) == 0, (st.st_mode & S_IFMT) == S_IFREG else { close(fd); return .error(404, "no such file") }
-        let size = UInt64(st.st_size)
+        let size = item.bytes
         let type = item.kind == .photo ? "image/jpeg" : "video/mp4"
         var headers = [("Accept-Ranges", "bytes"), ("Cache-Control", "private, max-age=3600"),
                        ("Content-Disposition", "inline; filename=\"\(item.fileName)\"")]
@@ -39,21 +35,36 @@ enum FileSender {
         guard let n = DCFNumber(webNumber: Substring(text)), let item = storage.media(n) else {
             return .error(404, "no such file")
         }
+        // Both read through an fd opened below DCIM without following links (MediaLibrary).
         let bytes: Data?
         switch item.kind {
-        case .photo: bytes = exifThumbnail(item.path)
-        case .video: bytes = item.posterPath.flatMap { try? Data(contentsOf: URL(fileURLWithPath: $0)) }
+        case .photo: bytes = storage.openMedia(n).flatMap { exifThumbnail(fd: $0.fd) }
+        case .video: bytes = item.hasPoster ? storage.poster(n) : nil
         }
         guard let bytes, !bytes.isEmpty else { return .error(404, "\(item.fileName) has no thumbnail") }
         return WebResponse(status: 200, contentType: "image/jpeg", body: .bytes(bytes),
                            headers: [("Cache-Control", "private, max-age=3600")])
     }
 
-    /// The JPEG thumbnail in a photo's EXIF (libexif reads only the APP1 segment).
-    static func exifThumbnail(_ path: String) -> Data? {
+    /// The JPEG thumbnail in a photo's EXIF, from an open photo (closed here). libexif's
+    /// loader takes the file's start until it has the APP1 segment (at most 64 KiB),
+    /// as `exif_loader_write_file` does, but from this fd rather than a path.
+    static func exifThumbnail(fd: Int32) -> Data? {
+        defer { close(fd) }
         guard let loader = exif_loader_new() else { return nil }
         defer { exif_loader_unref(loader) }
-        exif_loader_write_file(loader, path)
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        var total = 0
+        while total < 256 * 1024 {
+            let n = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+            if n < 0 && errno == EINTR { continue }
+            guard n > 0 else { break }
+            total += n
+            let more = buffer.withUnsafeMutableBytes {
+                exif_loader_write(loader, $0.baseAddress!.assumingMemoryBound(to: UInt8.self), UInt32(n))
+            }
+            if more == 0 { break }
+        }
         guard let data = exif_loader_get_data(loader) else { return nil }
         defer { exif_data_unref(data) }
         guard let thumb = data.pointee.data, data.pointee.size > 0 else { return nil }

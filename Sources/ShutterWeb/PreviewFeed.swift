@@ -65,13 +65,13 @@ public final class PreviewFeed: Sendable {
 /// Its `read` blocks on the feed (a thread per connection, as Motion does).
 final class MJPEGStream: WebStream, @unchecked Sendable {
     static let boundary = "ShutterPreviewFrame"
-    // Unchecked: `lock` guards `pending`, `sequence` and `isOpen`.
+    // Unchecked: `lock` guards `pending`, `sequence`, `isOpen` and `onClose`.
     private let lock = NSLock()
     private let feed: PreviewFeed
     private var pending = Data()
     private var sequence = 0
     private var isOpen = true
-    var onClose: (@Sendable () -> Void)?
+    private var onClose: (@Sendable () -> Void)?
 
     init(feed: PreviewFeed) { self.feed = feed }
 
@@ -102,14 +102,25 @@ final class MJPEGStream: WebStream, @unchecked Sendable {
 
     private var stillOpen: Bool { lock.lock(); defer { lock.unlock() }; return isOpen }
 
+    /// Runs `handler` once when the stream closes; at once if it already has (the
+    /// server may stop, or the client go, before the app has registered it).
+    func whenClosed(_ handler: @escaping @Sendable () -> Void) {
+        lock.lock()
+        guard isOpen else { lock.unlock(); handler(); return }
+        onClose = handler
+        lock.unlock()
+    }
+
     func close() {
         lock.lock()
         let was = isOpen
         isOpen = false
+        let handler = onClose
+        onClose = nil
         lock.unlock()
         guard was else { return }
         feed.leave()
         feed.wake()
-        onClose?()
+        handler?()
     }
 }

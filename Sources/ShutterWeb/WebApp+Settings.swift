@@ -7,7 +7,7 @@ extension WebApp {
     /// `GET /api/settings`: the `get` reply's settings, each with the page's
     /// `input` (what control edits it) and `allowed` (in words) from the schema.
     func settings() -> WebResponse {
-        var reply = ask(["cmd": .string("get")])
+        guard var reply = ask(["cmd": .string("get")]) else { return Self.noAnswer(askDeadline) }
         if case .array(let list)? = reply["settings"] {
             reply["settings"] = .array(list.map { item in
                 guard case .object(var o) = item, case .string(let key)? = o["key"],
@@ -43,8 +43,9 @@ extension WebApp {
     }
 
     /// `POST /api/focus` `{"x":…,"y":…}` (0...1 across and down the picture) or
-    /// `{"action":"reset"}`. Only numbers are passed on, so anything else gets
-    /// the service's own refusal, which says what is allowed.
+    /// `{"action":"reset"}`. `x` and `y` are passed on as they came: the control
+    /// request reads them through their bounds (RequestNumber.focusX/Y) and its
+    /// refusal says what is allowed.
     func focus(_ r: WebRequest) -> WebResponse {
         guard let o = Self.bodyObject(r) else {
             return .error(400, "expected {\"x\":0.5,\"y\":0.5} (0...1 across and down the picture) or {\"action\":\"reset\"}")
@@ -53,13 +54,7 @@ extension WebApp {
         if o["action"] == .string("reset") {
             request["action"] = .string("reset")
         } else {
-            for name in ["x", "y"] {
-                switch o[name] {
-                case .int(let i)?: request[name] = .double(Double(i))
-                case .double(let d)?: request[name] = .double(d)
-                default: break
-                }
-            }
+            for name in ["x", "y"] { request[name] = o[name] }
         }
         return service(request, refused: 400)
     }

@@ -7,12 +7,14 @@ import Synchronization
 /// path (one JSON request in, its one JSON reply out: the same rule, the same
 /// answers as shutterctl) and the card's files.
 public struct WebBackend: Sendable {
-    public var request: @Sendable (JSONObject) async -> JSONObject
+    /// Hands a request to the service; the service calls `answer` once, from any thread.
+    public var request: @Sendable (JSONObject, _ answer: @escaping @Sendable (JSONObject) -> Void) -> Void
     public var storage: Storage
     /// The live preview's frames; nil = no preview.
     public var preview: PreviewFeed?
 
-    public init(request: @escaping @Sendable (JSONObject) async -> JSONObject, storage: Storage, preview: PreviewFeed? = nil) {
+    public init(request: @escaping @Sendable (JSONObject, _ answer: @escaping @Sendable (JSONObject) -> Void) -> Void,
+                storage: Storage, preview: PreviewFeed? = nil) {
         self.request = request
         self.storage = storage
         self.preview = preview
@@ -31,14 +33,17 @@ public final class WebApp: Sendable {
     private let log = Log("shutter.web")
     private let streams = Mutex([ObjectIdentifier: any WebStream]())
     private let loginLock = NSLock()
-    static let perPageDefault = 24, perPageMax = 100
+    /// How long a request waits for the service before it is answered 503.
+    let askDeadline: Double
+    static let perPageDefault = 24
 
     public init(backend: WebBackend, passwordHash: String, sessions: WebSessions = WebSessions(),
-                throttle: LoginThrottle = LoginThrottle()) {
+                throttle: LoginThrottle = LoginThrottle(), askDeadline: Double = WebApp.askDeadlineSeconds) {
         self.backend = backend
         self.passwordHash = passwordHash
         self.sessions = sessions
         self.throttle = throttle
+        self.askDeadline = askDeadline
     }
 
     public func handle(_ r: WebRequest) -> WebResponse {
@@ -157,7 +162,7 @@ public final class WebApp: Sendable {
 
     private func checkStateChange(_ r: WebRequest, session: WebSessions.Session) -> WebResponse? {
         if let bad = checkOrigin(r) { return bad }
-        guard let token = r.header("X-CSRF-Token"), token == session.csrf else {
+        guard let token = r.header("X-CSRF-Token"), WebSessions.sameBytes(token, session.csrf) else {
             return .error(403, "missing or wrong X-CSRF-Token (the csrf value /api/login answered)")
         }
         return nil
@@ -165,36 +170,65 @@ public final class WebApp: Sendable {
 
     // MARK: The service's requests
 
-    /// One request on the control socket's path; its reply as it is, plus the
-    /// files' numbers and URLs. `refused`: the status of a refusal that is not
-    /// "busy" (a bad setting is the client's: 400; a failed capture the service's: 500).
+    /// One request on the control socket's path; its reply as it is, except that
+    /// files are named by number, name and URL (`items`), never by their path on
+    /// the card (issue 23: a client has no use for it, and it tells where the card
+    /// is mounted). `refused`: the status of a refusal that is not "busy" (a bad
+    /// setting is the client's: 400; a failed capture the service's: 500).
     func service(_ request: JSONObject, refused: Int = 500) -> WebResponse {
-        var reply = ask(request)
-        if case .array(let files)? = reply["files"] {
-            reply["items"] = .array(files.compactMap { f -> JSONValue? in
-                guard case .string(let path) = f, let n = Self.number(ofPath: path) else { return nil }
-                return .object(["number": .int(n.webNumber), "url": .string("/files/\(n.webNumber)")])
-            })
-        }
-        return .json(Self.status(of: reply, refused: refused), reply)
+        guard let answer = ask(request) else { return Self.noAnswer(askDeadline) }
+        return .json(Self.status(of: answer, refused: refused), withoutCardPaths(answer))
     }
 
     static func status(of reply: JSONObject, refused: Int) -> Int {
         reply["ok"] == .bool(true) ? 200 : (reply["busy"] == .bool(true) ? 409 : refused)
     }
 
-    /// The service's reply to one request, waited for on this connection's thread.
-    func ask(_ request: JSONObject) -> JSONObject {
-        let backend = self.backend
-        let box = Mutex<JSONObject?>(nil)
-        let done = DispatchSemaphore(value: 0)
-        Task {
-            let reply = await backend.request(request)
-            box.withLock { $0 = reply }
-            done.signal()
+    /// The reply with `files` as `items`, and the storage root cut from the words
+    /// (an error may name a file: "DCIM/100SHUTR/SHTR0001.JPG" is enough).
+    func withoutCardPaths(_ reply: JSONObject) -> JSONObject {
+        var reply = reply
+        if case .array(let files)? = reply.removeValue(forKey: "files") {
+            reply["items"] = .array(files.compactMap { f -> JSONValue? in
+                guard case .string(let path) = f, let n = Self.number(ofPath: path) else { return nil }
+                let name = String(path.split(separator: "/").last ?? "")
+                return .object(["number": .int(n.webNumber), "name": .string(name), "url": .string("/files/\(n.webNumber)")])
+            })
         }
-        done.wait()
-        return box.withLock { $0 } ?? ["ok": .bool(false), "error": .string("internal error: no reply")]
+        let root = backend.storage.root.hasSuffix("/") ? backend.storage.root : backend.storage.root + "/"
+        func scrub(_ v: JSONValue) -> JSONValue {
+            switch v {
+            case .string(let text): return .string(text.replacingOccurrences(of: root, with: ""))
+            case .array(let a): return .array(a.map(scrub))
+            case .object(var o):
+                o.removeValue(forKey: "storageRoot")
+                return .object(o.mapValues(scrub))
+            default: return v
+            }
+        }
+        return reply.mapValues(scrub)
+    }
+
+    /// The service's own bound on a capture (a photo, a recording's start or stop:
+    /// 45 s in CameraService) plus a margin. Past it the service is wedged: the
+    /// connection's thread is let go with a 503 rather than held (issue 23).
+    public static let askDeadlineSeconds = 45.0 + 15.0
+
+    static func noAnswer(_ deadline: Double) -> WebResponse {
+        WebResponse.error(503, "the camera service did not answer within \(Int(deadline.rounded(.up))) s; "
+                          + "try again shortly (the service's log says why)").with(header: ("Retry-After", "5"))
+    }
+
+    /// The service's reply to one request, waited for on this connection's thread
+    /// for at most `askDeadline`; nil when it did not come.
+    func ask(_ request: JSONObject) -> JSONObject? {
+        let answer = BlockingAnswer<JSONObject>()
+        backend.request(request) { answer.give($0) }
+        guard let reply = answer.wait(timeout: askDeadline) else {
+            log.error("the service did not answer \(request["cmd"]?.rendered(pretty: false) ?? "a request") within \(askDeadline) s: web request answered 503")
+            return nil
+        }
+        return reply
     }
 
     static func number(ofPath path: String) -> DCFNumber? {
@@ -207,8 +241,14 @@ public final class WebApp: Sendable {
     // MARK: Files
 
     private func list(_ r: WebRequest) -> WebResponse {
-        let page = max(1, Int(r.query("page") ?? "") ?? 1)
-        let perPage = min(Self.perPageMax, max(1, Int(r.query("perPage") ?? "") ?? Self.perPageDefault))
+        var page = 1, perPage = Self.perPageDefault
+        do throws(RequestNumber.Refusal) {
+            // Bounded before the arithmetic below: (page - 1) * perPage stays below 10^9.
+            if let text = r.query("page") { page = try RequestNumber.page.integer(text: text) }
+            if let text = r.query("perPage") { perPage = try RequestNumber.perPage.integer(text: text) }
+        } catch {
+            return .error(400, error.message)
+        }
         let all = backend.storage.finishedMedia()
         let pageCount = max(1, (all.count + perPage - 1) / perPage)
         let items = all.dropFirst((page - 1) * perPage).prefix(perPage).map { item -> JSONValue in
@@ -216,7 +256,7 @@ public final class WebApp: Sendable {
                                  "directory": .string(item.number.directoryName),
                                  "kind": .string(item.kind.rawValue), "bytes": .int(Int(item.bytes)),
                                  "modified": .double(item.modified), "url": .string("/files/\(item.number.webNumber)")]
-            if item.kind == .photo || item.posterPath != nil {
+            if item.kind == .photo || item.hasPoster {
                 o["thumbnail"] = .string("/files/\(item.number.webNumber)/thumbnail")
             }
             return .object(o)
@@ -248,7 +288,7 @@ public final class WebApp: Sendable {
         }
         let id = ObjectIdentifier(stream)
         streams.withLock { $0[id] = stream }
-        stream.onClose = { [weak self] in _ = self?.streams.withLock { $0.removeValue(forKey: id) } }
+        stream.whenClosed { [weak self] in _ = self?.streams.withLock { $0.removeValue(forKey: id) } }
         return WebResponse(status: 200, contentType: "multipart/x-mixed-replace; boundary=\(MJPEGStream.boundary)",
                            body: .stream(stream), headers: [("Cache-Control", "no-store")])
     }

@@ -136,7 +136,7 @@ async function refreshStatus() {
 }
 
 function say(j) {
-  if (j.ok) $("result").textContent = (j.files && j.files.length) ? "Saved " + j.files.map(f => f.split("/").pop()).join(", ") : (j.note || "Done");
+  if (j.ok) $("result").textContent = (j.items && j.items.length) ? "Saved " + j.items.map(f => f.name).join(", ") : (j.note || "Done");
   else $("result").textContent = j.error || "Refused";
 }
 

@@ -42,7 +42,7 @@ public final class WebSessions: Sendable {
         guard let id = Self.cookieValue(cookieHeader) else { return nil }
         let t = now()
         return sessions.withLock { s in
-            guard let key = s.keys.first(where: { shutter_web_equal($0, id) == 1 }), var session = s[key] else { return nil }
+            guard let key = s.keys.first(where: { Self.sameBytes($0, id) }), var session = s[key] else { return nil }
             guard t - session.lastUsed < Self.idleSeconds else { s.removeValue(forKey: key); return nil }
             session.lastUsed = t
             s[key] = session
@@ -62,6 +62,15 @@ public final class WebSessions: Sendable {
             }
         }
         return nil
+    }
+
+    /// Constant-time byte equality for secrets (session ids, CSRF tokens): their UTF-8
+    /// bytes, not Swift's `==`, which takes U+212A KELVIN SIGN for "K" and is not constant-time.
+    static func sameBytes(_ a: String, _ b: String) -> Bool {
+        let a = Array(a.utf8), b = Array(b.utf8)
+        return a.withUnsafeBytes { pa in
+            b.withUnsafeBytes { pb in shutter_web_equal_bytes(pa.baseAddress, pa.count, pb.baseAddress, pb.count) == 1 }
+        }
     }
 
     /// 32 random bytes, URL-safe base64 (43 characters).

@@ -60,6 +60,20 @@ final class WebEndToEndTests: XCTestCase {
         XCTAssertTrue(d.log().contains("wrong web password from 127.0.0.1"), d.log())
     }
 
+    /// Extreme numbers (0, -1, Int.max, Int.min, 1e308, NaN, 40 digits, empty) in every
+    /// number a web route or a control socket command reads (Tests/web/test_web_fuzz.py):
+    /// each refused (4xx, ok:false) or, where in range, taken; shutterd answers throughout
+    /// and is still running afterwards. `?page=384307168202282327` used to kill it (issue 23).
+    func testExtremeNumbersAreRefusedAndTheDaemonStaysUp() throws {
+        let (d, url) = try startDaemon()
+        defer { d.stop() }
+        let (code, text) = try runScript("test_web_fuzz.py", d, url)
+        XCTAssertEqual(code, 0, "\(text.split(separator: "\n").suffix(3).joined(separator: "\n"))\nshutterd log:\n\(d.log().suffix(3000))")
+        XCTAssertTrue(text.contains("checks passed"))
+        XCTAssertEqual(d.process?.isRunning, true, "shutterd is still running")
+        XCTAssertFalse(d.log().contains("Fatal error") || d.log().contains("runtime failure"), d.log().suffix(3000).description)
+    }
+
     /// systemd's way: the socket is bound by someone else (Tests/web/socket_activate.py,
     /// as PID 1 does; on IPv6 loopback: MHD 0.9.75 must be told it is AF_INET6) and
     /// passed as fd 3 with LISTEN_PID/LISTEN_FDS.

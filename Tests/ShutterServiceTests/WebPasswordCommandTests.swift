@@ -4,7 +4,7 @@ import XCTest
 
 /// `shutterctl web-password --stdin`, as a script sets the page's password: the real
 /// binary prints an Argon2id hash that verifies the password and no other; a short
-/// password and no terminal are refused with what to do.
+/// password, a NUL in it and no terminal are refused with what to do.
 final class WebPasswordCommandTests: XCTestCase {
     private func webPassword(_ args: [String], stdin: String?) throws -> (Int32, String, String) {
         let p = Process()
@@ -39,6 +39,10 @@ final class WebPasswordCommandTests: XCTestCase {
         XCTAssertNotEqual(short, 0)
         XCTAssertEqual(shortOut, "", "nothing printed")
         XCTAssertTrue(shortErr.contains("at least"), shortErr)
+        let (nul, nulOut, nulErr) = try webPassword(["--stdin"], stdin: "correct horse\u{0}battery\n")
+        XCTAssertNotEqual(nul, 0)
+        XCTAssertEqual(nulOut, "", "nothing printed")
+        XCTAssertTrue(nulErr.contains("cannot contain a NUL"), nulErr)
         let (noTTY, _, noTTYErr) = try webPassword([], stdin: nil)
         XCTAssertNotEqual(noTTY, 0)
         XCTAssertTrue(noTTYErr.contains("--stdin"), noTTYErr)

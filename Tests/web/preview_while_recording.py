@@ -55,9 +55,9 @@ _, after = req("GET", "/api/status", headers=auth)
 dropped = after["status"]["counters"]["droppedFrames"] - before["status"]["counters"]["droppedFrames"]
 preview = after["status"].get("preview", {})
 print(json.dumps({"recordSeconds": seconds, "previewPartsReceived": parts, "preview": preview,
-                  "droppedFramesDuringClip": dropped, "clip": stopped.get("files")}))
+                  "droppedFramesDuringClip": dropped, "clip": stopped.get("items")}))
 fail = []
-if not (started.get("ok") and stopped.get("ok") and stopped.get("files")):
+if not (started.get("ok") and stopped.get("ok") and stopped.get("items")):
     fail.append(f"recording failed: {started} {stopped}")
 if parts < 3:
     fail.append(f"only {parts} preview parts received")

@@ -111,6 +111,8 @@ ok(s == 401 and js(d).get("retryAfterSeconds") == 2, "second wrong password in a
 time.sleep(2.1)
 s, h, d = request("POST", "/api/login", {"password": "wrong-3"})
 ok(s == 401 and js(d).get("retryAfterSeconds") == 4, "third: 4 s (doubling)", d)
+s, h, d = request("POST", "/api/login", {"password": PASSWORD + "\u0000anything"}, source="127.0.0.5")
+ok(s == 401, "the password followed by a NUL and more is a wrong password (not cut at the NUL)", f"{s} {d}")
 s, h, d = request("POST", "/api/login", {"nopassword": 1}, source="127.0.0.3")
 ok(s == 400, "a login body without a password: 400")
 time.sleep(4.1)
@@ -125,6 +127,16 @@ s, _, d = request("POST", "/api/photo", headers=auth)
 ok(s == 403, "POST /api/photo without X-CSRF-Token: 403", f"{s} {d}")
 s, _, d = request("POST", "/api/photo", headers={**auth, "X-CSRF-Token": csrf[:-1] + ("A" if csrf[-1] != "A" else "B")})
 ok(s == 403, "POST with a wrong X-CSRF-Token: 403", f"{s} {d}")
+for _ in range(40):  # a session whose token has a K (about half have one)
+    s, h, d = request("POST", "/api/login", {"password": PASSWORD}, source="127.0.0.6")
+    k_cookie, k_csrf = h["set-cookie"].split(";")[0], js(d)["csrf"]
+    if "K" in k_csrf:
+        break
+kelvin = k_csrf.replace("K", "\u212a").encode()
+s, _, d = request("POST", "/api/photo", headers={"Cookie": k_cookie, "X-CSRF-Token": kelvin})
+ok("K" in k_csrf and s == 403, "the token with K written as U+212A KELVIN SIGN: 403 (bytes compared, not Unicode)",
+   f"{s} {d}")
+request("POST", "/api/logout", headers={"Cookie": k_cookie, "X-CSRF-Token": k_csrf})
 s, _, d = request("POST", "/api/photo", headers={**auth, "X-CSRF-Token": csrf, "Origin": "http://evil.example"})
 ok(s == 403, "POST with the token but another site's Origin: 403", f"{s} {d}")
 s, _, d = request("POST", "/api/login", {"password": PASSWORD}, headers={"Origin": "http://evil.example"}, source="127.0.0.4")
@@ -145,14 +157,32 @@ post = {**auth, "X-CSRF-Token": csrf, "Origin": f"http://{HOST}:{PORT}"}
 # --- 4. The API answers like shutterctl.
 s, _, d = request("GET", "/api/status", headers=auth)
 ok(s == 200 and js(d)["status"]["state"] == "idle", "GET /api/status: the service's status", d[:200])
+def card_path(number, ext):
+    return os.path.join(DCIM, f"{number // 10000}SHUTR", f"SHTR{number % 10000:04d}.{ext}")
+
+
+def no_card_paths(value):
+    """True when no string in a reply names a place on the card (issue 23 item 6)."""
+    if isinstance(value, dict):
+        return all(no_card_paths(v) for v in value.values())
+    if isinstance(value, list):
+        return all(no_card_paths(v) for v in value)
+    return not (isinstance(value, str) and (STORAGE in value or value.startswith("/") and not value.startswith("/files/")))
+
+
 s, _, d = request("POST", "/api/photo", headers=post)
 j = js(d)
-ok(s == 200 and j["ok"] and len(j["files"]) == 1 and j["files"][0].endswith(".JPG") and j["moment"], "POST /api/photo: the photo it took", d)
-photo_path, photo_number = j["files"][0], j["items"][0]["number"]
+ok(s == 200 and j["ok"] and len(j["items"]) == 1 and j["items"][0]["name"].endswith(".JPG") and j["moment"],
+   "POST /api/photo: the photo it took", d)
+photo_number = j["items"][0]["number"]
+photo_path = card_path(photo_number, "JPG")
 ok(os.path.exists(photo_path) and j["items"][0]["url"] == f"/files/{photo_number}", "its file and URL")
+ok("files" not in j and no_card_paths(j), "the reply names the photo by number and URL, not by its path on the card", d)
 s, _, d = request("POST", "/api/record", {"action": "start"}, headers=post)
 j = js(d)
-ok(s == 200 and j["ok"] and j["note"] == "recording" and j["files"][0].endswith(".MP4"), "POST /api/record start: the clip's name", d)
+ok(s == 200 and j["ok"] and j["note"] == "recording" and j["items"][0]["name"].endswith(".MP4"),
+   "POST /api/record start: the clip's name", d)
+ok("files" not in j and no_card_paths(j), "no path on the card in the record reply", d)
 clip_number = j["items"][0]["number"]
 s, _, d = request("POST", "/api/record", {"action": "start"}, headers=post)
 ok(s == 409 and js(d).get("busy"), "a second record start: 409 busy, as shutterctl", d)
@@ -163,8 +193,9 @@ ok(s == 404, "nor downloaded while it is written")
 time.sleep(2.5)
 s, _, d = request("POST", "/api/record", {"action": "stop"}, headers=post)
 j = js(d)
-ok(s == 200 and j["ok"] and j["files"] and j["files"][0].endswith(".MP4"), "POST /api/record stop: the clip's files", d)
-clip_path = j["files"][0]
+ok(s == 200 and j["ok"] and j["items"] and j["items"][0]["name"].endswith(".MP4") and no_card_paths(j),
+   "POST /api/record stop: the clip, by number, no path on the card", d)
+clip_path = card_path(j["items"][0]["number"], "MP4")
 s, _, d = request("POST", "/api/record", {"action": "sideways"}, headers=post)
 ok(s == 400, "record with a bad action: 400")
 
@@ -279,6 +310,47 @@ ok(all(i["number"] not in (1000098, 1000099) for i in js(d)["items"]), "symlinks
 s, _, d = request("GET", "/static/", headers=auth)
 ok(s == 404, "no directory listings")
 
+# --- 6b. Links below DCIM are never followed (issue 23 item 2): a DCF directory that is a
+# link out of DCIM, a photo that is a link to a real photo outside, a clip's poster that is
+# a link: GET, HEAD, thumbnail and DELETE are 404, the list leaves them out, nothing outside
+# is read or deleted.
+import shutil
+outside = STORAGE.rstrip("/") + "-outside"
+os.makedirs(outside, exist_ok=True)
+real_jpeg = open(photo_path, "rb").read()
+for name in ["SHTR0005.JPG", "SHTR0007.JPG"]:
+    open(os.path.join(outside, name), "wb").write(real_jpeg)
+shutil.copy(clip_path, os.path.join(outside, "SHTR0006.MP4"))
+open(os.path.join(outside, "SHTR0006.THM"), "wb").write(real_jpeg)
+outside_before = {n: open(os.path.join(outside, n), "rb").read() for n in os.listdir(outside)}
+os.symlink(outside, os.path.join(DCIM, "998SHUTR"))
+os.symlink(os.path.join(outside, "SHTR0007.JPG"), os.path.join(DCIM, "100SHUTR", "SHTR0097.JPG"))
+clip_thm = clip_path[:-4] + ".THM"
+s, _, d = request("GET", f"/files/{clip_number}/thumbnail", headers=auth)
+ok(os.path.exists(clip_thm) and s == 200 and d == open(clip_thm, "rb").read(),
+   "a clip's own poster is its thumbnail (read through the directory's fd)", f"{s}")
+if os.path.exists(clip_thm):
+    os.rename(clip_thm, clip_thm + ".real")
+os.symlink(os.path.join(outside, "SHTR0006.THM"), clip_thm)
+for number in [9980005, 9980006, 1000097]:
+    for method, path in [("GET", f"/files/{number}"), ("HEAD", f"/files/{number}"), ("GET", f"/files/{number}/thumbnail")]:
+        s, _, d = request(method, path, headers={**auth, "Range": "bytes=0-99"} if "thumb" not in path else auth)
+        ok(s == 404 and real_jpeg[:100] not in d, f"{method} {path} through a link: 404", f"{s} {d[:60]}")
+    s, _, d = request("DELETE", f"/api/files/{number}", headers=post)
+    ok(s == 404, f"DELETE /api/files/{number} through a link: 404", f"{s} {d[:100]}")
+s, _, d = request("GET", f"/files/{clip_number}/thumbnail", headers=auth)
+ok(s == 404 and d != real_jpeg, "a clip whose poster is a link: no thumbnail", f"{s}")
+s, _, d = request("GET", "/api/files?perPage=100", headers=auth)
+listed = {i["number"]: i for i in js(d)["items"]}
+ok(s == 200 and not {9980005, 9980006, 1000097} & set(listed), "linked directory and file are not listed", sorted(listed))
+ok("thumbnail" not in listed[clip_number], "nor a linked poster offered as a thumbnail", listed[clip_number])
+ok({n: open(os.path.join(outside, n), "rb").read() for n in os.listdir(outside)} == outside_before
+   and os.path.islink(os.path.join(DCIM, "998SHUTR")) and os.path.islink(os.path.join(DCIM, "100SHUTR", "SHTR0097.JPG")),
+   "everything outside DCIM and the links themselves are untouched")
+os.unlink(clip_thm)
+if os.path.exists(clip_thm + ".real"):
+    os.rename(clip_thm + ".real", clip_thm)
+
 # --- 7. Delete after the clip is finished.
 s, _, d = request("DELETE", f"/api/files/{clip_number}", headers=post)
 ok(s == 200 and not os.path.exists(clip_path), "DELETE a finished clip: gone from the card", d)
@@ -314,7 +386,20 @@ resp, sent = huge("/api/photo", f"Cookie: {cookie}\r\nX-CSRF-Token: {csrf}\r\n")
 ok(resp.startswith(b"HTTP/1.1 413"), "the same with a session: 413", resp[:60])
 s, _, d = request("POST", "/api/record", b'{"action":"start"' + b" " * 8000 + b"}", headers={**post, "Content-Type": "application/json"})
 ok(s == 413, "an 8 KB body: 413 (limit 4 KiB)")
-# Chunked: no length up front; the connection is dropped once past the limit.
+# Chunked: no length up front. A body past 4 KiB that ends is answered 413 once it has
+# ended (libmicrohttpd cannot answer mid-body); one that goes on past 64 KiB is cut off.
+sock = socket.create_connection((HOST, PORT), timeout=30)
+sock.sendall((f"POST /api/record HTTP/1.1\r\nHost: {HOST}:{PORT}\r\nCookie: {cookie}\r\nX-CSRF-Token: {csrf}\r\n"
+              f"Content-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n").encode()
+             + b"1000\r\n" + b"{" + b" " * 4095 + b"\r\n" + b"1000\r\n" + b" " * 4095 + b"}\r\n0\r\n\r\n")
+resp = b""
+while b"\r\n\r\n" not in resp:
+    chunk = sock.recv(4096)
+    if not chunk:
+        break
+    resp += chunk
+sock.close()
+ok(resp.startswith(b"HTTP/1.1 413"), "an 8 KiB chunked body: 413", resp[:80])
 sock = socket.create_connection((HOST, PORT), timeout=30)
 sock.sendall((f"POST /api/login HTTP/1.1\r\nHost: {HOST}\r\nTransfer-Encoding: chunked\r\n\r\n").encode())
 dropped = False

@@ -33,15 +33,16 @@ typedef struct {
     /// Numeric address to bind ("0.0.0.0", "::", "127.0.0.1"); port 0 = any free port.
     const char *host;
     unsigned short port;
-    /// PEM certificate and key (the file contents); NULL = plain HTTP.
+    /// PEM certificate and key (the file contents); NULL = plain HTTP. TLS is 1.2 or
+    /// 1.3 with AEAD ciphers only, and a client's renegotiation is refused.
     const char *tls_cert_pem;
     const char *tls_key_pem;
     unsigned connection_limit;
     unsigned per_ip_limit;
     unsigned timeout_seconds;
     size_t memory_limit;
-    /// Larger bodies get 413 before they are read (Content-Length) or the
-    /// connection is closed once they pass it (chunked).
+    /// Larger bodies get 413 before they are read (Content-Length), or once they
+    /// end (chunked; one that goes on past 16 times this is cut off).
     size_t max_body;
 } shutter_web_options;
 
@@ -90,6 +91,8 @@ void shutter_web_add_header(shutter_web_exchange *ex, const char *name, const ch
 void shutter_web_random_token(size_t count, char *out, size_t outlen);
 /// Constant-time equality of two NUL-terminated strings of the same length; 1 = equal.
 int shutter_web_equal(const char *a, const char *b);
+/// The same for byte strings (a secret's time depends only on its length); 1 = equal.
+int shutter_web_equal_bytes(const void *a, size_t a_length, const void *b, size_t b_length);
 
 #ifdef __cplusplus
 }

@@ -34,6 +34,7 @@ enum WebPasswordCommand {
         guard password.count >= minLength else {
             return fail("the password needs at least \(minLength) characters")
         }
+        if let why = PasswordHash.refusal(forNew: password) { return fail(why) }
         guard let hash = PasswordHash.make(password) else { return fail("libsodium could not hash the password") }
         print(hash)
         FileHandle.standardError.write(Data("""

@@ -35,18 +35,20 @@ enum WebFrontend {
                 return nil
             }
         }
-        let backend = WebBackend(request: { request in
+        let backend = WebBackend(request: { request, answer in
+            // The control socket's own path: the same checks, the same loop, the same reply.
             let line = Data(JSONValue.object(request).rendered(pretty: false).utf8)
-            let reply: ControlReply
+            let reply = Reply { reply in
+                let data = ControlCoding.encode(reply)
+                guard case .object(let o)? = try? JSONParser.parse(String(decoding: data, as: UTF8.self)).value else {
+                    return answer(["ok": .bool(false), "error": .string("internal error: unreadable reply")])
+                }
+                answer(o)
+            }
             switch ControlServer.check(line) {
-            case .failure(let refusal): reply = refusal.reply
-            case .success(let r): reply = await service.handle(r)
+            case .failure(let refusal): reply.send(refusal.reply)
+            case .success(let r): service.post(.request(r, reply))
             }
-            let data = ControlCoding.encode(reply)
-            guard case .object(let o)? = try? JSONParser.parse(String(decoding: data, as: UTF8.self)).value else {
-                return ["ok": .bool(false), "error": .string("internal error: unreadable reply")]
-            }
-            return o
         }, storage: service.storage, preview: preview)
         let app = WebApp(backend: backend, passwordHash: hash)
         let listen = ListenAddress(parsing: config.web.listen)!  // validated with the configuration

@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 import ShutterCore
 #if canImport(Glibc)
 import Glibc
@@ -110,9 +109,9 @@ public final class ControlServer: Sendable {
         case .success(let r): request = r
         }
         // This thread is ours to block until the loop answers.
-        let wait = BlockingReply()
-        handler(request, wait.reply)
-        return wait.value()
+        let answer = BlockingAnswer<ControlReply>()
+        handler(request, Reply { answer.give($0) })
+        return answer.wait() ?? .failure("internal error: no reply")
     }
 
     struct Refusal: Error { let reply: ControlReply }
@@ -122,6 +121,8 @@ public final class ControlServer: Sendable {
         let request: ControlRequest
         do {
             request = try JSONDecoder().decode(ControlRequest.self, from: line)
+        } catch let refusal as RequestNumber.Refusal {
+            return .failure(Refusal(reply: .failure(refusal.message)))
         } catch {
             Log("shutter.control").warning("malformed control request: \(String(decoding: line.prefix(200), as: UTF8.self))")
             return .failure(Refusal(reply: .failure("malformed request: expected one JSON object per line like {\"cmd\":\"status\"}")))
@@ -154,25 +155,5 @@ public final class ControlServer: Sendable {
         if data.count >= Self.maxRequestBytes { return .failure("request too long (max 64 KiB)") }
         if data.isEmpty { return .failure("empty request") }
         return .success(data)
-    }
-}
-
-/// A thread that may block (a control connection, a web connection) waiting
-/// for the loop's answer: the one bridge between them.
-final class BlockingReply: Sendable {
-    private let box = Mutex<ControlReply?>(nil)
-    private let done = DispatchSemaphore(value: 0)
-
-    var reply: Reply {
-        Reply { [self] r in
-            box.withLock { $0 = r }
-            done.signal()
-        }
-    }
-
-    /// Blocks the calling thread until the answer comes.
-    func value() -> ControlReply {
-        done.wait()
-        return box.withLock { $0 } ?? .failure("internal error: no reply")
     }
 }

@@ -389,7 +389,7 @@ final class ServiceLoop {
             requests.resolve(id, files, at: now, clipStart: start)
             if health.isReady { health.publish(readyLine) }
         case .controlsApplied:
-            control.controlsApplied()
+            control.controlsApplied(now: now)
         case let .settingsSaved(op, note):
             control.saved(op: op, problem: note)
         case .configReread(let r):

@@ -21,8 +21,9 @@ final class PreviewFrames: @unchecked Sendable {
     private let lock = NSLock()
     private var busy = false
     private var lastPreview: MonotonicTime?
-    private var posterClip: CaptureID?
-    private var poster: [UInt8]?
+    /// Each recording's poster, kept by its capture until the clip is saved: frames go on
+    /// (with no recording) while a clip is being finalised.
+    private var posters: [CaptureID: [UInt8]] = [:]
     private(set) var encoded = 0
     private(set) var skipped = 0
 
@@ -36,8 +37,7 @@ final class PreviewFrames: @unchecked Sendable {
     func offer(_ frame: Frame, now: MonotonicTime, recording clip: CaptureID?) {
         let watched = feed.watched
         lock.lock()
-        if clip != posterClip { posterClip = clip; poster = nil }
-        let wantPoster = clip != nil && poster == nil
+        let wantPoster = clip.map { posters[$0] == nil } ?? false
         let previewDue = watched && (lastPreview.map { now >= $0 + Self.previewInterval } ?? true)
         guard wantPoster || previewDue else { lock.unlock(); return }
         guard !busy else {
@@ -54,7 +54,11 @@ final class PreviewFrames: @unchecked Sendable {
             var previewJPEG: [UInt8]?
             if previewDue { previewJPEG = try? encoder.encode(frame, maxSide: Self.previewSide) }
             lock.lock()
-            if let posterJPEG, posterClip == clip { poster = posterJPEG }
+            if let posterJPEG, let clip {
+                posters[clip] = posterJPEG
+                // A clip that failed never asks for its poster: a few at most are kept.
+                while posters.count > 4, let oldest = posters.keys.min(by: { $0.value < $1.value }) { posters[oldest] = nil }
+            }
             if previewJPEG != nil { encoded += 1 }
             busy = false
             lock.unlock()
@@ -65,7 +69,7 @@ final class PreviewFrames: @unchecked Sendable {
     /// The saved clip's poster frame as `SHTRnnnn.THM` beside its (first) file.
     func savePoster(for clip: CaptureID, beside path: String) {
         lock.lock()
-        let jpeg = posterClip == clip ? poster : nil
+        let jpeg = posters.removeValue(forKey: clip)
         lock.unlock()
         guard let jpeg else { return }
         let thm = ((path as NSString).deletingPathExtension) + ".THM"

@@ -39,6 +39,11 @@ final class CameraControlPlane {
     /// The controls the camera is to have, and those a job is giving it now.
     private(set) var controls: CameraControls
     private var giving: CameraControls?
+    /// The camera took new controls; the requests it had already queued still complete
+    /// with the old ones. Until this many frames have come (or the time passed), a reply
+    /// waits, so a photo taken on its answer is exposed with what it says.
+    private var settling: (frames: Int, until: MonotonicTime)?
+    static let settleFrames = 6
     /// The camera that streams (as the supervisor last reported), what it was opened with,
     /// the newest frame's metadata and the board's cameras.
     private(set) var camera: (any CameraDevice)?
@@ -334,6 +339,7 @@ final class CameraControlPlane {
     private func resumeOnce(betweenCaptures: Bool, cameraHealthy: Bool, flashMode: FlashMode, videoTorch: Bool,
                             now: MonotonicTime) -> [Effect] {
         var effects: [Effect] = []
+        if let s = settling, now >= s.until { settling = nil }  // a camera without frames holds no reply
         if unapplied, betweenCaptures, !reopening {
             unapplied = false
             let wanted = settings.effective
@@ -353,10 +359,11 @@ final class CameraControlPlane {
 
     /// The earliest time an operation waits for (the first frame's bound).
     var nextDeadline: MonotonicTime? {
-        ops.values.compactMap { op -> MonotonicTime? in
+        let waits = ops.values.compactMap { op -> MonotonicTime? in
             if case .waitingForFrames(let t) = op.step { return t }
             return nil
-        }.min()
+        }
+        return (waits + [settling?.until].compactMap { $0 }).min()
     }
 
     private func advance(_ id: Int, betweenCaptures: Bool, cameraHealthy: Bool, now: MonotonicTime) -> [Effect] {
@@ -399,7 +406,7 @@ final class CameraControlPlane {
                 op.deferred = true
                 op.notes.append("applied when the capture in progress ends")
             }
-            guard unapplied || giving == nil else { return [] }
+            guard unapplied || (giving == nil && settling == nil) else { return [] }
             save(op: id)
             return []
         }
@@ -500,7 +507,10 @@ final class CameraControlPlane {
         lastMetadata = nil
     }
 
-    func frameArrived(_ f: Frame) { lastMetadata = f.metadata }
+    func frameArrived(_ f: Frame) {
+        lastMetadata = f.metadata
+        if let s = settling { settling = s.frames > 1 ? (s.frames - 1, s.until) : nil }
+    }
 
     func photoSaved() { report.still(camera: camera, opening: opening, log: ctx.log) }
 
@@ -515,8 +525,9 @@ final class CameraControlPlane {
         }
     }
 
-    func controlsApplied() {
+    func controlsApplied(now: MonotonicTime) {
         giving = nil
+        settling = (Self.settleFrames, now + .seconds(2))
         // What the camera lacks may have changed with the controls: said once, as at a start.
         if let lacking = camera?.controlReport.lacking { report.lacking(lacking, log: ctx.log) }
         giveControls()
