@@ -84,7 +84,7 @@ arm64-deb: version
 	@sh deploy/deb/install-deps.sh
 	@ARM64_STEPS=deb sh deploy/arm64/run.sh
 	@sh deploy/deb/lint.sh "$$(cat .build/deb-path-arm64)"
-	@sh deploy/deb/test-install.sh "$$(cat .build/deb-path-arm64)" trixie arm64
+	@sh deploy/deb/test-install.sh "$$(cat .build/deb-path-arm64)" trixie arm64 backports
 
 # The package on arm64 (the Pi's architecture) in a cached Debian trixie arm64 root under
 # qemu-user: release shutterd and shutterctl, the Core and Media unit tests, segment check

@@ -1,6 +1,8 @@
 #!/bin/sh
 # The package's life in a clean root (issue 21): install, upgrade, remove, purge.
-#   test-install.sh DEB [SUITE ARCH]      (default bookworm amd64)
+#   test-install.sh DEB [SUITE ARCH [backports]]      (default bookworm amd64)
+# backports: SUITE-backports is in the root's apt sources too, standing in for Raspberry Pi
+# OS trixie's archive, which carries the libcamera 0.7 the arm64 package is built against.
 # A copy of a cached debootstrap minbase root (make-root.sh) gets `apt install ./DEB`,
 # which pulls only the package's Depends. Then:
 #   install  the user shutter in video, audio, gpio; shutterd.service enabled (offline
@@ -18,6 +20,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 deb=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
 suite=${2:-bookworm}
 arch=${3:-amd64}
+backports=${4:-}
 [ "$(id -u)" -eq 0 ] || { echo "deb-test: run as root" >&2; exit 1; }
 t0=$(date +%s)
 base=$(sh "$here/make-root.sh" "$suite" "$arch")
@@ -27,6 +30,9 @@ trap 'rm -rf "$work"' EXIT
 root="$work/root"
 cp -a "$base" "$root"
 cp /etc/resolv.conf "$root/etc/"
+if [ "$backports" = backports ]; then
+    echo "deb $(sh "$here/../apt-archive-uri.sh") $suite-backports main" > "$root/etc/apt/sources.list.d/backports.list"
+fi
 
 # The upgrade: the same package with a higher version (dpkg --compare-versions gt).
 version=$(dpkg-deb -f "$deb" Version)
