@@ -272,6 +272,7 @@ final class ServiceLoop {
     private func perform(_ action: CaptureAction) {
         let now = ctx.now
         ctx.log.debug("action \(action)")
+        ctx.onAction?(action)
         switch action {
         case .startAutofocus:
             photo.startAutofocus(camera: control.camera)
