@@ -208,7 +208,8 @@ final class LoopReplayTests: XCTestCase {
         r.request("tap", ControlRequest(cmd: "tap"))
         let refused = try XCTUnwrap(r.reply("tap"))
         XCTAssertFalse(refused.ok)
-        print("replay: a tap with the camera stalled: \(refused.error ?? "")")
+        // Said as the LED's code means it (it was "refused: error code 2").
+        XCTAssertEqual(refused.error, "refused: no camera: check the ribbon cable; the service keeps retrying")
         // The supervisor's answer: the camera started again, and frames.
         r.loop.handle(.camera(.started(r.camera, opening: CameraOpening(r.config), restart: true)))
         r.run(.milliseconds(100))
