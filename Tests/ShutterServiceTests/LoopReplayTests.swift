@@ -45,11 +45,11 @@ final class LoopReplayTests: XCTestCase {
             loop.handle(.request(r, Reply { trace.add(name, $0) }))
         }
 
-        /// The next video frame, exposed 10 ms up to now.
+        /// The next video frame, exposed 2 ms up to now.
         mutating func frame() {
             sequence += 1
             var m = FrameMetadata()
-            m.exposureTimeMicroseconds = 10_000
+            m.exposureTimeMicroseconds = 2_000
             loop.handle(.frame(.i420(width: 64, height: 48, buffer: buffer, timestamp: clock.now(), sequence: sequence,
                                      metadata: m)))
         }
@@ -214,5 +214,73 @@ final class LoopReplayTests: XCTestCase {
         r.loop.handle(.camera(.started(r.camera, opening: CameraOpening(r.config), restart: true)))
         r.run(.milliseconds(100))
         XCTAssertEqual(r.loop.status.state, "idle")
+    }
+
+    /// Settings waiting for a capture: a `set` during a photo is answered at once
+    /// (remembered, "applied when the capture in progress ends") and reaches the
+    /// camera only once the photo is saved.
+    func testASetDuringAPhotoIsAnsweredAndReachesTheCameraWhenThePhotoIsSaved() async throws {
+        var r = try replay { $0.still.moment = .focused }
+        boot(&r)
+        let t0 = r.clock.now()
+        r.request("tap", ControlRequest(cmd: "tap"))
+        let take = try XCTUnwrap(r.trace.newActions().compactMap { a -> CaptureID? in
+            if case let .takePhoto(id, _, _, _, _) = a { return id }
+            return nil
+        }.first)
+        _ = r.jobs()
+        r.request("set", ControlRequest(cmd: "set", key: "camera.exposure.ev", value: .int(-1)))
+        let save = r.loop.jobs.take()
+        XCTAssertEqual(save.count, 1, "only the state file is written: the camera is not touched during the photo")
+        r.loop.handle(.done(.settingsSaved(op: 1, note: nil)))
+        let set = try XCTUnwrap(r.reply("set"))
+        XCTAssertTrue(set.ok, "\(set)")
+        XCTAssertEqual(set.note, "applied when the capture in progress ends")
+        XCTAssertEqual(set.value?.number, -1)
+        XCTAssertEqual(r.camera.controlReport.asked.exposure.ev, 0)
+        r.run(.milliseconds(200))
+        XCTAssertEqual(r.jobs(), 0, "still nothing for the camera while the photo is taken")
+
+        r.loop.handle(saved(take, "SHTR0001.JPG", pressedAt: t0, now: r.clock.now(), root: r.config.storage.root))
+        let apply = r.loop.jobs.take()
+        XCTAssertEqual(apply.count, 1, "the photo saved: the controls leave for the camera")
+        // The one job run here, inline (SimCamera.apply keeps them): the camera has the change.
+        r.loop.handle(.done(await apply[0]()))
+        XCTAssertEqual(r.camera.controlReport.asked.exposure.ev, -1)
+        XCTAssertEqual(r.jobs(), 0)
+    }
+
+    /// Found moving the end-to-end tests to the manual clock (issue 19 item 5): `set`
+    /// is answered once the camera took the controls and the state file is written,
+    /// before any frame carries them; a `press` photo of a press at that instant is
+    /// the frame nearest the press, already delivered, exposed before the change.
+    /// `shutterctl set camera.exposure.shutterUs 10000 && shutterctl tap` can so give
+    /// a photo at the old shutter (CameraPhysicsTests shows it on the pixels). On the
+    /// wall clock each shutterctl process took longer than a frame, so it never
+    /// showed. Skipped unless SHUTTER_KNOWN_ISSUES=1: it fails until a press after a
+    /// change pins a frame exposed after it (or `set` answers with such a frame).
+    func testAPressTheInstantASetIsAnsweredWaitsForAFrameWithTheChange() async throws {
+        guard ProcessInfo.processInfo.environment["SHUTTER_KNOWN_ISSUES"] == "1" else {
+            throw XCTSkip("known issue: a press right after `set` answered pins the frame exposed before the change")
+        }
+        var r = try replay { $0.still.moment = .press }
+        boot(&r)
+        r.frame()  // frame N, exposed 2 ms up to now
+        r.request("set", ControlRequest(cmd: "set", key: "camera.exposure.shutterUs", value: .int(10000)))
+        let apply = r.loop.jobs.take()
+        XCTAssertEqual(apply.count, 1)
+        r.loop.handle(.done(await apply[0]()))  // the camera takes the controls (inline)
+        XCTAssertEqual(r.jobs(), 1, "the state file")
+        r.loop.handle(.done(.settingsSaved(op: 1, note: nil)))
+        let set = try XCTUnwrap(r.reply("set"))
+        XCTAssertTrue(set.ok, "\(set)")
+        print("replay: set answered: value \(String(describing: set.value)), effective \(String(describing: set.effective))")
+        // The press, at the instant of the answer, before frame N+1.
+        r.request("tap", ControlRequest(cmd: "tap"))
+        let actions = r.trace.newActions()
+        let encodes = r.jobs()
+        print("replay: the tap → \(actions), \(encodes) job(s) at once")
+        // Today: 2 (frame N, exposed before the change, encoded at once, and the write waiting for it).
+        XCTAssertEqual(encodes, 0, "no frame yet exposed with the change: the press waits for the next one")
     }
 }
