@@ -102,12 +102,31 @@ final class InProcessRig: @unchecked Sendable {
                 XCTFail("\(what): not within \(limit) of the clock\n\(log.text.suffix(3000))", file: file, line: line)
                 throw HarnessError("\(what): not within \(limit)")
             }
-            await board.advance(by: .milliseconds(10)) { await Self.letWorkRun() }
+            await step(.milliseconds(10))
         }
     }
 
     func advance(by d: Duration) async {
-        await board.advance(by: d) { await Self.letWorkRun() }
+        await step(d)
+    }
+
+    /// The clock to now + `d`, stopping at every deadline; at each stop the board
+    /// settles, the off-clock work gets its time, and the loop has handled every
+    /// event posted so far, before the clock moves on.
+    private func step(_ d: Duration) async {
+        let service = self.service
+        await board.advance(by: d) {
+            await Self.letWorkRun()
+            await Self.loopCaughtUp(service)
+        }
+    }
+
+    /// Returns once the loop has handled every event posted before: a `status`
+    /// request goes in behind them (the inbox keeps the order) and is answered.
+    static func loopCaughtUp(_ service: CameraService) async {
+        await withCheckedContinuation { (c: CheckedContinuation<Void, Never>) in
+            service.post(.request(ControlRequest(cmd: "status"), Reply { _ in c.resume() }))
+        }
     }
 
     /// Real time for the service's off-clock work (the loop, JPEG, fsync, the
@@ -138,10 +157,11 @@ final class InProcessRig: @unchecked Sendable {
     // MARK: Requests
 
     /// Sends a request as a client would; the answer is read later (`reply`).
+    /// Posted at once, in the order the test sends (as `handle` posts it): the
+    /// loop takes it before the clock moves again.
     func send(_ request: ControlRequest) -> Pending {
         let p = Pending()
-        let service = self.service
-        Task { p.set(await service.handle(request)) }
+        service.post(.request(request, Reply { p.set($0) }))
         return p
     }
 
