@@ -223,6 +223,15 @@ final class InProcessRig: @unchecked Sendable {
         log.stop()
     }
 
+    /// Video frames the clips' encoders dropped being behind, as the log says
+    /// ("clip lost N video frames (encoder behind)").
+    func encoderDroppedFrames() -> Int {
+        log.text.split(separator: "\n").compactMap { line -> Int? in
+            guard let r = line.range(of: "clip lost ") else { return nil }
+            return Int(line[r.upperBound...].prefix { $0.isNumber })
+        }.reduce(0, +)
+    }
+
     // MARK: The card
 
     func files(_ ext: String) -> [String] {
