@@ -108,8 +108,12 @@ final class LoopReplayTests: XCTestCase {
         r.loop.handle(.tick)  // the first tick probes the card: a job
         XCTAssertGreaterThan(r.jobs(), 0, "the card probe (and the camera listing) leave as jobs")
         try? FileManager.default.createDirectory(atPath: r.config.storage.root, withIntermediateDirectories: true)
-        let space = Result { () throws(SystemError) -> FileSystemSpace in try FileSystemSpace.of(r.config.storage.root) }
-            .mapError { StorageError(.ioError, "\($0)") }
+        let space: Result<FileSystemSpace, StorageError>
+        do throws(SystemError) {
+            space = .success(try FileSystemSpace.of(r.config.storage.root))
+        } catch {
+            space = .failure(StorageError(.ioError, "\(error)"))
+        }
         r.loop.handle(.done(.storageProbed(space)))
         r.run(.milliseconds(100))
         XCTAssertEqual(r.loop.status.state, "idle", "ready once frames come and the card is writable")
