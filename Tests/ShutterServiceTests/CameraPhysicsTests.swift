@@ -150,14 +150,9 @@ final class CameraPhysicsTests: XCTestCase {
     /// a press made before the next frame is the frame exposed before the change:
     /// `set shutterUs 10000 && tap` can give a photo at the old shutter (1/476 here).
     /// On the wall clock each shutterctl process took longer than a frame, so it
-    /// never showed. Here it shows when no frame came between the answer and the
-    /// press (the rig's clock moves while `set`'s jobs run, so not on every run);
-    /// LoopReplayTests.testAPressTheInstantASetIsAnsweredWaitsForAFrameWithTheChange
-    /// shows it every time. Skipped unless SHUTTER_KNOWN_ISSUES=1.
+    /// never showed. The answer now waits for the frames the camera had queued with
+    /// the old controls (LoopReplayTests.testAPressTheInstantASetIsAnsweredPinsAFrameExposedAfterTheChange).
     func testAPressPhotoTheInstantASetIsAnsweredIsExposedWithIt() async throws {
-        guard ProcessInfo.processInfo.environment["SHUTTER_KNOWN_ISSUES"] == "1" else {
-            throw XCTSkip("known issue: a press right after `set` answered may be exposed before the change")
-        }
         let d = try await InProcessRig.start(self, json: config)
         try await setsThenAPress(d, wait: .zero, expecting: "1/100")
     }

@@ -255,37 +255,41 @@ final class LoopReplayTests: XCTestCase {
     }
 
     /// Found moving the end-to-end tests to the manual clock (issue 19 item 5): `set`
-    /// is answered once the camera took the controls and the state file is written,
-    /// before any frame carries them; a `press` photo of a press at that instant is
-    /// the frame nearest the press, already delivered, exposed before the change.
-    /// `shutterctl set camera.exposure.shutterUs 10000 && shutterctl tap` can so give
-    /// a photo at the old shutter (CameraPhysicsTests shows it on the pixels). On the
-    /// wall clock each shutterctl process took longer than a frame, so it never
-    /// showed. Skipped unless SHUTTER_KNOWN_ISSUES=1: it fails until a press after a
-    /// change pins a frame exposed after it (or `set` answers with such a frame).
-    func testAPressTheInstantASetIsAnsweredWaitsForAFrameWithTheChange() async throws {
-        guard ProcessInfo.processInfo.environment["SHUTTER_KNOWN_ISSUES"] == "1" else {
-            throw XCTSkip("known issue: a press right after `set` answered pins the frame exposed before the change")
-        }
+    /// was answered once the camera took the controls, before any frame carried them,
+    /// so `shutterctl set camera.exposure.shutterUs 10000 && shutterctl tap` could give
+    /// a `press` photo at the old shutter (`make hil controls` showed it on vimc). The
+    /// answer now waits until the frames the camera had queued with the old controls
+    /// have come (`CameraControlPlane.settleFrames`): a press on the answer pins a frame
+    /// exposed after the change.
+    func testAPressTheInstantASetIsAnsweredPinsAFrameExposedAfterTheChange() async throws {
         var r = try replay { $0.still.moment = .press }
         boot(&r)
-        r.frame()  // frame N, exposed 2 ms up to now
+        r.frame()
         r.request("set", ControlRequest(cmd: "set", key: "camera.exposure.shutterUs", value: .int(10000)))
         let apply = r.loop.jobs.take()
-        XCTAssertEqual(apply.count, 1)
+        XCTAssertEqual(apply.count, 1, "the controls leave as a job")
         r.loop.handle(.done(await apply[0]()))  // the camera takes the controls (inline)
-        XCTAssertEqual(r.jobs(), 1, "the state file")
+        let applied = r.clock.now()
+        XCTAssertEqual(r.jobs(), 0, "no state file and no answer yet: the queued frames still have the old controls")
+        for i in 1..<CameraControlPlane.settleFrames {
+            r.clock.advance(by: .milliseconds(33))
+            r.frame()
+            XCTAssertEqual(r.jobs(), 0, "frame \(i) after the change: still waiting")
+            XCTAssertNil(r.reply("set"))
+        }
+        r.clock.advance(by: .milliseconds(33))
+        r.frame()
+        XCTAssertEqual(r.jobs(), 1, "frame \(CameraControlPlane.settleFrames): the state file")
         r.loop.handle(.done(.settingsSaved(op: 1, note: nil)))
         let set = try XCTUnwrap(r.reply("set"))
         XCTAssertTrue(set.ok, "\(set)")
-        print("replay: set answered: value \(String(describing: set.value)), effective \(String(describing: set.effective))")
-        // The press, at the instant of the answer, before frame N+1.
+        // The press, at the instant of the answer: the frame nearest it began its exposure after the change.
         r.request("tap", ControlRequest(cmd: "tap"))
         let actions = r.trace.newActions()
-        let encodes = r.jobs()
-        print("replay: the tap → \(actions), \(encodes) job(s) at once")
-        // Today: 2 (frame N, exposed before the change, encoded at once, and the write waiting for it).
-        XCTAssertEqual(encodes, 0, "no frame yet exposed with the change: the press waits for the next one")
+        XCTAssertTrue(actions.contains { if case .pinPressFrame = $0 { return true }; return false }, "\(actions)")
+        // The newest frame (exposed 2 ms up to the press) began after the change: it is chosen at once.
+        XCTAssertGreaterThan(r.clock.now() - .milliseconds(2), applied)
+        XCTAssertGreaterThanOrEqual(r.jobs(), 1, "the frame of the press, exposed with the change, is encoded at once")
     }
 
     /// Found moving ConcurrencyTests to the manual clock (issue 19 item 5): during a
@@ -295,11 +299,8 @@ final class LoopReplayTests: XCTestCase {
     /// (`s != from`), so a press at the very instant a `record start`/`hold` request
     /// arrived is taken for the recording's own press: the tap makes nothing, is
     /// neither taken nor refused, and the client's `release` waits its whole bound
-    /// (45 s) for "timed out waiting for the file". Skipped unless SHUTTER_KNOWN_ISSUES=1.
+    /// (45 s) for "timed out waiting for the file". The machine now tells it by origin.
     func testATapWhosePressCameTheInstantARecordingStartedIsTakenOrRefused() throws {
-        guard ProcessInfo.processInfo.environment["SHUTTER_KNOWN_ISSUES"] == "1" else {
-            throw XCTSkip("known issue: a press at the instant a recording request arrived is taken for the recording's own")
-        }
         var m = CaptureStateMachine(configuration: .init(stillMoment: .press), flashMode: .off)
         let t0 = MonotonicTime.milliseconds(1_000_000)
         _ = m.handle(.ready, at: t0)
@@ -316,7 +317,6 @@ final class LoopReplayTests: XCTestCase {
             default: return false
             }
         }
-        // Today: only pinPressFrame(press), twice; the press stays pending, its waiter times out.
         XCTAssertTrue(answered, "the tap is taken (a snapshot) or refused: \(actions)")
     }
 }
