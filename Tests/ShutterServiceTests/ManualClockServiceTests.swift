@@ -9,65 +9,29 @@ import ShutterSim
 /// still's mode switch, the gesture and capture timers. Only the real work
 /// (JPEG, fsync, the encoder) takes real time, and each step waits for it.
 final class ManualClockServiceTests: XCTestCase {
-    private struct Rig {
-        let clock: ManualClock
-        let board: SimBoard
-        let service: CameraService
-        let run: Task<Int32, Never>
-        let root: String
+    private typealias Rig = InProcessRig
 
-        func files(_ ext: String) -> [String] {
-            let dcim = root + "/DCIM"
-            let all = FileManager.default.enumerator(atPath: dcim)?.compactMap { $0 as? String } ?? []
-            return all.filter { $0.hasSuffix("." + ext) }.map { dcim + "/" + $0 }.sorted()
-        }
-    }
-
+    /// Small frames and stills, no shutdown gesture: the rig's service as these tests had it.
     private func rig(clock: ManualClock? = nil, button: (any ButtonInput)? = nil,
-                     _ edit: (inout ShutterConfig) -> Void = { _ in }) async throws -> Rig {
-        var c = ShutterConfig()
-        c.storage.root = try DaemonHarness.makeTempDir()
-        c.video.width = 320
-        c.video.height = 240
-        c.still.width = 640
-        c.still.height = 480
-        c.video.preset = "ultrafast"
-        c.shutdown.taps = 0
-        edit(&c)
-        let clock = clock ?? ManualClock(start: .milliseconds(1_000_000))
-        var roles = BoardRoles.simulated(config: c, clock: clock)
-        if let button { roles.button = button }
-        let service = CameraService(config: c, roles: roles, clock: clock)
-        let r = Rig(clock: clock, board: roles.sim!, service: service, run: Task { await service.run() },
-                    root: c.storage.root)
-        try await advance(r, until: "ready") { await service.status().state == "idle" }
-        return r
+                     _ edit: @escaping (inout ShutterConfig) -> Void = { _ in }) async throws -> Rig {
+        try await InProcessRig.start(self, clock: clock, button: button, edit: { c in
+            c.video.width = 320
+            c.video.height = 240
+            c.still.width = 640
+            c.still.height = 480
+            c.video.preset = "ultrafast"
+            c.shutdown.taps = 0
+            edit(&c)
+        })
     }
 
-    /// Moves the clock in 10 ms steps (stopping at every deadline on the way) until
-    /// `done`, letting the service's real work catch up at each step.
     private func advance(_ r: Rig, until what: String, limit: Duration = .seconds(60),
                          _ done: () async -> Bool) async throws {
-        let end = r.clock.now() + limit
-        while !(await done()) {
-            guard r.clock.now() < end else { return XCTFail("\(what): not within \(limit) of clock") }
-            await r.board.advance(by: .milliseconds(10)) { await Self.letWorkRun() }
-        }
+        try await r.advance(until: what, limit: limit, done)
     }
 
     private func advance(_ r: Rig, by d: Duration) async {
-        await r.board.advance(by: d) { await Self.letWorkRun() }
-    }
-
-    /// Real time for the service's off-clock work (JPEG, fsync, the encoder thread).
-    private static func letWorkRun() async {
-        try? await Task.sleep(nanoseconds: 2_000_000)
-    }
-
-    private func stop(_ r: Rig) async throws {
-        r.service.stop()
-        let code = await r.run.value
-        XCTAssertEqual(code, 0)
+        await r.advance(by: d)
     }
 
     private final class Replies: @unchecked Sendable {
@@ -76,6 +40,11 @@ final class ManualClockServiceTests: XCTestCase {
         private var replies: [ControlReply] = []
         func add(_ r: ControlReply) { lock.lock(); replies.append(r); lock.unlock() }
         var all: [ControlReply] { lock.lock(); defer { lock.unlock() }; return replies }
+    }
+
+    private func stop(_ r: Rig) async throws {
+        let code = try await r.stop()
+        XCTAssertEqual(code, 0)
     }
 
     func testAButtonTapIsOnePhotoAndTheStillCostsTheVideoItsModeSwitch() async throws {
@@ -147,11 +116,7 @@ final class ManualClockServiceTests: XCTestCase {
         try await advance(r, until: "recording") { await r.service.status().state == "recording" }
         await advance(r, by: .milliseconds(500))
         r.service.stop()
-        let exit = Replies()
-        let run = r.run
-        _ = Task { exit.add(ControlReply(ok: await run.value == 0)) }
-        try await advance(r, until: "exit", limit: .seconds(30)) { !exit.all.isEmpty }
-        let code = await r.run.value
+        let code = try await r.exitCode(limit: .seconds(30))
         XCTAssertEqual(code, 0)
         let clip = try XCTUnwrap(r.files("MP4").first)
         XCTAssertGreaterThan(try probe(clip).format, 1.0, "the clip from the press to the stop is kept")

@@ -5,24 +5,9 @@ import ShutterSim
 @testable import ShutterService
 
 /// Issue 11: the configured sensor controls reach the camera, and a control the
-/// camera lacks is said (in `status` and the log), never dropped silently.
+/// camera lacks is said (in `status` and the log), never dropped silently. The
+/// service in this process on the manual clock (InProcessRig).
 final class ServiceCameraControlsTests: XCTestCase {
-    /// Runs `body` with this process's stderr (the service's log) going to a file; returns what was written.
-    private func capturingStderr(_ body: () async throws -> Void) async rethrows -> String {
-        let path = NSTemporaryDirectory() + "shutter-log-\(UUID().uuidString)"
-        let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
-        let saved = dup(2)
-        dup2(fd, 2)
-        defer {
-            dup2(saved, 2)
-            close(saved)
-            close(fd)
-            try? FileManager.default.removeItem(atPath: path)
-        }
-        try await body()
-        return (try? String(contentsOfFile: path, encoding: .utf8)) ?? ""
-    }
-
     func testConfiguredControlsReachTheSimulatedCameraAndWhatItLacksIsInStatusAndTheLog() async throws {
         var config = ShutterConfig()
         config.storage.root = try DaemonHarness.makeTempDir()
@@ -40,21 +25,15 @@ final class ServiceCameraControlsTests: XCTestCase {
         config.camera.hdr = .singleExp
         // The simulated camera is told it has no HDR and no autofocus. Autofocus is
         // left at its default (continuous), which asks nothing: not reported.
-        let roles = BoardRoles.simulated(config: config) { $0.lacking = [.hdrMode, .afMode] }
-        let sim = try XCTUnwrap(roles.sim).camera
-        let service = CameraService(config: config, roles: roles)
-
-        var status: ServiceStatus?
-        let log = try await capturingStderr {
-            let run = Task { await service.run() }
-            try await waitUntil("ready") { await service.status().state == "idle" }
-            status = await service.status()
-            let photo = await service.handle(ControlRequest(cmd: "photo"))
-            XCTAssertTrue(photo.ok, "\(photo)")
-            service.stop()
-            _ = await run.value
-        }
-        let s = try XCTUnwrap(status)
+        let rig = try await InProcessRig.start(self, config: config, camera: { $0.lacking = [.hdrMode, .afMode] })
+        let sim = rig.board.camera
+        let s = await rig.status()
+        let photo = try await rig.ask(ControlRequest(cmd: "photo"))
+        XCTAssertTrue(photo.ok, "\(photo)")
+        let after = await rig.status()
+        let code = try await rig.stop()
+        XCTAssertEqual(code, 0)
+        let log = rig.log.text
 
         // The configuration's controls reached the camera.
         XCTAssertEqual(sim.settings.controls, config.camera.controls)
@@ -67,7 +46,6 @@ final class ServiceCameraControlsTests: XCTestCase {
         XCTAssertEqual(s.camera.lacking.first?.keys, ["camera.hdr"])
         XCTAssertEqual(s.camera.videoSize, PixelSize(width: 320, height: 240))
         XCTAssertNil(s.camera.stillSize, "no still yet")
-        let after = await service.status()
         XCTAssertEqual(after.camera.stillSize, PixelSize(width: 640, height: 480), "known once a still was taken")
 
         // On the wire, for shutterctl and scripts.
@@ -90,15 +68,12 @@ final class ServiceCameraControlsTests: XCTestCase {
         config.video.width = 320
         config.video.height = 240
         config.audio.enabled = false
-        let roles = BoardRoles.simulated(config: config) { $0.lacking = Set(CameraControlID.allCases) }
-        let service = CameraService(config: config, roles: roles)
-        let run = Task { await service.run() }
-        try await waitUntil("ready") { await service.status().state == "idle" }
-        let s = await service.status()
+        let rig = try await InProcessRig.start(self, config: config, camera: { $0.lacking = Set(CameraControlID.allCases) })
+        let s = await rig.status()
         XCTAssertEqual(s.camera.lacking, [])
         XCTAssertEqual(s.camera.asked, CameraControls())
-        service.stop()
-        _ = await run.value
+        let code = try await rig.stop()
+        XCTAssertEqual(code, 0)
     }
 
     /// `focus X Y` on a camera without an exposure metering window (as every
@@ -111,22 +86,11 @@ final class ServiceCameraControlsTests: XCTestCase {
         config.video.height = 240
         config.audio.enabled = false
         config.sim.modeSwitchMs = 0
-        let roles = BoardRoles.simulated(config: config) { $0.lacking = [.aeMeteringWindow] }
-        let sim = try XCTUnwrap(roles.sim).camera
-        let service = CameraService(config: config, roles: roles)
-        var reply: ControlReply?
-        var status: ServiceStatus?
-        let log = try await capturingStderr {
-            let run = Task { await service.run() }
-            try await waitUntil("ready") { await service.status().state == "idle" }
-            var request = ControlRequest(cmd: "focus")
-            (request.x, request.y) = (0.3, 0.8)
-            reply = await service.handle(request)
-            status = await service.status()
-            service.stop()
-            _ = await run.value
-        }
-        let r = try XCTUnwrap(reply)
+        let rig = try await InProcessRig.start(self, config: config, camera: { $0.lacking = [.aeMeteringWindow] })
+        let sim = rig.board.camera
+        let r = try await rig.focus(0.3, 0.8)
+        let status: ServiceStatus? = await rig.status()
+        let log = rig.log.text
         print("focus 0.3 0.8 without an exposure window: \(r.note ?? "")")
         XCTAssertTrue(r.ok, "\(r)")
         XCTAssertEqual(sim.controlReport.asked.focus.window, [0.2375, 0.7375, 0.125, 0.125], "the focus half reached the camera")

@@ -7,21 +7,33 @@ import ShutterStorage
 
 /// Issue 11 item 2: settings changed while the service runs (`set`, `get`,
 /// `reset`), applied between captures, remembered in the state file, and the
-/// configuration reread on SIGHUP. In this process, on the simulated board.
+/// configuration reread on SIGHUP. In this process, on the simulated board, on the
+/// manual clock (InProcessRig).
 final class ServiceRuntimeSettingsTests: XCTestCase {
+    /// The service in this process on the manual clock (InProcessRig), as these tests use it.
     private struct Rig {
-        let service: CameraService
-        let camera: SimCamera
-        let run: Task<Int32, Never>
-        let signals: AsyncStream<ServiceSignal>.Continuation
+        let rig: InProcessRig
+        var service: CameraService { rig.service }
+        /// The camera in use (a restart for other sizes opens a new one).
+        var camera: SimCamera { rig.board.camera }
+        var signals: AsyncStream<ServiceSignal>.Continuation { rig.signals }
 
-        func ask(_ cmd: String, _ key: String? = nil, _ value: JSONValue? = nil) async -> ControlReply {
-            await service.handle(ControlRequest(cmd: cmd, key: key, value: value))
+        func ask(_ cmd: String, _ key: String? = nil, _ value: JSONValue? = nil, file: StaticString = #filePath,
+                 line: UInt = #line) async -> ControlReply {
+            do {
+                return try await rig.ask(ControlRequest(cmd: cmd, key: key, value: value), file: file, line: line)
+            } catch {
+                return ControlReply(ok: false, error: "no answer: \(error)")
+            }
+        }
+
+        func handle(_ request: ControlRequest) async -> ControlReply {
+            (try? await rig.ask(request)) ?? ControlReply(ok: false, error: "no answer")
         }
 
         func stop() async {
-            service.stop()
-            _ = await run.value
+            let code = try? await rig.stop()
+            XCTAssertEqual(code, 0)
         }
     }
 
@@ -41,13 +53,7 @@ final class ServiceRuntimeSettingsTests: XCTestCase {
 
     private func start(_ config: ShutterConfig,
                        reload: (@Sendable () throws(ConfigError) -> ShutterConfig)? = nil) async throws -> Rig {
-        let roles = BoardRoles.simulated(config: config)
-        let service = CameraService(config: config, roles: roles, reloadConfig: reload)
-        let (signals, input) = AsyncStream.makeStream(of: ServiceSignal.self)
-        let rig = Rig(service: service, camera: try XCTUnwrap(roles.sim).camera,
-                      run: Task { await service.run(signals: signals) }, signals: input)
-        try await waitUntil("ready") { await service.status().state == "idle" }
-        return rig
+        Rig(rig: try await InProcessRig.start(self, config: config, reload: reload))
     }
 
     func testSetReachesTheCameraGetShowsItAndResetReturnsToTheConfig() async throws {
@@ -153,7 +159,7 @@ final class ServiceRuntimeSettingsTests: XCTestCase {
 
     func testAChangeDuringARecordingWaitsForTheClipToEnd() async throws {
         let r = try await start(try Self.config())
-        let record = await r.service.handle(ControlRequest(cmd: "record", action: "start"))
+        let record = await r.handle(ControlRequest(cmd: "record", action: "start"))
         XCTAssertTrue(record.ok, "\(record)")
         let changesBefore = r.camera.controlChanges
 
@@ -165,9 +171,9 @@ final class ServiceRuntimeSettingsTests: XCTestCase {
         XCTAssertEqual(r.camera.controlReport.asked.exposure.ev, 0)
         XCTAssertEqual(r.camera.controlChanges, changesBefore, "the clip in flight is not touched")
 
-        let stop = await r.service.handle(ControlRequest(cmd: "record", action: "stop"))
+        let stop = await r.handle(ControlRequest(cmd: "record", action: "stop"))
         XCTAssertEqual(stop.files?.count, 1, "\(stop)")
-        try await waitUntil("the change once the clip is saved") { r.camera.controlReport.asked.exposure.ev == -1 }
+        try await r.rig.advance(until: "the change once the clip is saved") { r.camera.controlReport.asked.exposure.ev == -1 }
         let evApplied = await r.ask("get", "camera.exposure.ev")
         XCTAssertEqual(evApplied.effective, .double(-1))
         await r.stop()
@@ -314,22 +320,21 @@ final class ServiceRuntimeSettingsTests: XCTestCase {
             }) ?? c
         }
         try write(#"{"camera": {"exposure": {"ev": 0.5}}}"#)
-        let log = try LogCapture()
-        defer { log.stop() }
         let r = try await start(try reload(), reload: reload)
+        let log = r.rig.log
         let setEV = await r.ask("set", "camera.exposure.ev", .int(2))
         XCTAssertTrue(setEV.ok)
 
         // The file changes: its settable keys apply, the runtime change still wins, a size needs a restart.
         try write(#"{"camera": {"exposure": {"ev": 1, "metering": "spot"}}, "flash": {"mode": "on"}, "video": {"fps": 25}}"#)
         r.signals.yield(.reload)
-        try await waitUntil("the reread file") { r.camera.controlReport.asked.exposure.metering == .spot }
+        try await r.rig.advance(until: "the reread file") { r.camera.controlReport.asked.exposure.metering == .spot }
         XCTAssertEqual(r.camera.controlReport.asked.exposure.ev, 2, "the runtime change wins over the file")
         let flash = await r.service.status().flashMode
         XCTAssertEqual(flash, "on")
         let metering = await r.ask("get", "camera.exposure.metering")
         XCTAssertEqual(metering.source, "config")
-        try await waitUntil("the restart warning") { log.text.contains("needs a restart: video.fps") }
+        try await r.rig.advance(until: "the restart warning") { log.text.contains("needs a restart: video.fps") }
         let resetEV = await r.ask("reset", "camera.exposure.ev")
         XCTAssertTrue(resetEV.ok)
         XCTAssertEqual(r.camera.controlReport.asked.exposure.ev, 1, "reset goes to the reread file's value")
@@ -337,7 +342,7 @@ final class ServiceRuntimeSettingsTests: XCTestCase {
         // A bad file: nothing changes, and the log says why as a bad file at start does.
         try write(#"{"camera": {"exposure": {"ev": 10, "metering": "average"}}}"#)
         r.signals.yield(.reload)
-        try await waitUntil("the refusal") { log.text.contains("configuration not reread") }
+        try await r.rig.advance(until: "the refusal") { log.text.contains("configuration not reread") }
         let why: String
         do throws(ConfigError) {
             _ = try ConfigLoader.load(configFile: file, defaultConfigFile: nil, requireBoardFile: false)
@@ -351,29 +356,5 @@ final class ServiceRuntimeSettingsTests: XCTestCase {
         let flashAfter = await r.service.status().flashMode
         XCTAssertEqual(flashAfter, "on")
         await r.stop()
-    }
-}
-
-/// This process's stderr (the service's log) into a file, readable while the test runs.
-final class LogCapture: @unchecked Sendable {
-    // Unchecked: set once in init; `stop` runs once, from the test's own thread.
-    private let path = NSTemporaryDirectory() + "shutter-log-\(UUID().uuidString)"
-    private let fd: Int32
-    private let saved: Int32
-
-    init() throws {
-        fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
-        guard fd >= 0 else { throw NSError(domain: "open", code: Int(errno)) }
-        saved = dup(2)
-        dup2(fd, 2)
-    }
-
-    var text: String { (try? String(contentsOfFile: path, encoding: .utf8)) ?? "" }
-
-    func stop() {
-        dup2(saved, 2)
-        close(saved)
-        close(fd)
-        try? FileManager.default.removeItem(atPath: path)
     }
 }

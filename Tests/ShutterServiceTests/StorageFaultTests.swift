@@ -1,8 +1,11 @@
 import Foundation
 import XCTest
+import ShutterCore
 @testable import ShutterService
 
-/// Storage faults for real, on filesystems mounted for the test (root only: CI runs as root).
+/// Storage faults for real, on filesystems mounted for the test (root only: CI runs as root),
+/// under the service in this process on the manual clock (InProcessRig): the card's probe
+/// runs on the clock the test moves.
 final class StorageFaultTests: XCTestCase {
     private var mounts: [String] = []
 
@@ -23,38 +26,36 @@ final class StorageFaultTests: XCTestCase {
     /// Small clips and photos so a few MB of tmpfs is a realistic card.
     private let smallConfig = #"{"storage": {"minFreeMB": 1}, "video": {"maxSeconds": 5, "bitrateKbps": 1000}, "still": {"width": 1280, "height": 720}}"#
 
-    func testAFullCardRefusesShowsTheCodeHarmsNothingAndRecoversWhenSpaceIsFreed() throws {
+    func testAFullCardRefusesShowsTheCodeHarmsNothingAndRecoversWhenSpaceIsFreed() async throws {
         guard getuid() == 0 else { throw XCTSkip("needs root to mount a small filesystem") }
         let root = try DaemonHarness.makeTempDir() + "/card"
         try mountTmpfs(root, sizeMB: 16)
-        let d = try DaemonHarness(storage: root, config: smallConfig)
-        try d.start()
-        let (code, reply) = try d.ctl("tap")
-        XCTAssertEqual(code, 0, d.log())
-        let first = try XCTUnwrap((reply?["files"] as? [String])?.first)
+        let d = try await InProcessRig.start(self, json: smallConfig, root: root)
+        let first = try await d.photo()
         let before = try sha(first)
         // Fill the card, leaving less than a photo needs.
         _ = try runTool("dd", ["if=/dev/zero", "of=\(root)/filler", "bs=1M", "count=64"])
-        let (full, _) = try d.ctl("tap")
-        XCTAssertNotEqual(full, 0, "no photo on a full card")
-        try d.waitFor("storage full state", timeout: 15) { try d.status()["state"] as? String == "storage-unavailable-3" }
-        let leds = try d.status()["leds"] as? [String: [String: Any]]
-        XCTAssertEqual(leds?["status"]?["pattern"] as? String, "error")
-        let (hold, _) = try d.ctl("hold", "1.5")
-        XCTAssertNotEqual(hold, 0, "no clip on a full card")
+        let full = try await d.ask(ControlRequest(cmd: "tap"))
+        XCTAssertFalse(full.ok, "no photo on a full card")
+        try await d.wait(for: "storage-unavailable-3", limit: .seconds(15))
+        let leds = await d.status().leds
+        XCTAssertEqual(leds["status"]?.pattern, "error")
+        let hold = try await d.ask(ControlRequest(cmd: "hold", seconds: 1.5))
+        XCTAssertFalse(hold.ok, "no clip on a full card")
         XCTAssertEqual(try sha(first), before, "the photo already saved is untouched")
         XCTAssertEqual(d.files("JPG"), [first], "nothing partial was left")
         XCTAssertEqual(d.files("MP4"), [])
-        XCTAssertEqual(d.process?.isRunning, true, "the service stays up")
+        let up = await d.status()
+        XCTAssertTrue(up.state.hasPrefix("storage-unavailable"), "the service stays up: \(up.state)")
         // Free space: captures work again without a restart.
         unlink(root + "/filler")
-        try d.waitFor("recovered", timeout: 15) { try d.status()["state"] as? String == "idle" }
-        let (again, r2) = try d.ctl("tap")
-        XCTAssertEqual(again, 0, d.log())
-        XCTAssertEqual((r2?["files"] as? [String])?.count, 1)
+        try await d.wait(for: "idle", limit: .seconds(15))
+        let again = try await d.ask(ControlRequest(cmd: "tap"))
+        XCTAssertTrue(again.ok, "\(again)")
+        XCTAssertEqual(again.files?.count, 1)
     }
 
-    func testACardThatDisappearsAndReturnsAndAReadOnlyCard() throws {
+    func testACardThatDisappearsAndReturnsAndAReadOnlyCard() async throws {
         guard getuid() == 0 else { throw XCTSkip("needs root to mount a filesystem") }
         let base = try DaemonHarness.makeTempDir()
         let image = base + "/card.img"
@@ -67,37 +68,36 @@ final class StorageFaultTests: XCTestCase {
         guard m == 0 else { throw XCTSkip("cannot loop-mount (needs root and loop devices): \(mErr)") }
         mounts.append(root)
         let config = #"{"storage": {"minFreeMB": 1, "requireMountPoint": true}, "still": {"width": 1280, "height": 720}}"#
-        let d = try DaemonHarness(storage: root, config: config)
-        try d.start()
-        let (c1, r1) = try d.ctl("tap")
-        XCTAssertEqual(c1, 0, d.log())
-        let first = try XCTUnwrap((r1?["files"] as? [String])?.first)
+        let d = try await InProcessRig.start(self, json: config, root: root)
+        let first = try await d.photo()
         let digest = try sha(first)
 
         // The card is pulled.
         XCTAssertEqual(try runTool("umount", [root]).0, 0)
         mounts.removeAll()
-        try d.waitFor("storage missing", timeout: 15) { try d.status()["state"] as? String == "storage-unavailable-4" }
-        XCTAssertNotEqual(try d.ctl("tap").0, 0, "no photo without the card")
+        try await d.wait(for: "storage-unavailable-4", limit: .seconds(15))
+        let none = try await d.ask(ControlRequest(cmd: "tap"))
+        XCTAssertFalse(none.ok, "no photo without the card")
         XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: root), [], "nothing written to the bare mount point")
         // It comes back: captures resume without a restart, the old photo intact.
         XCTAssertEqual(try runTool("mount", ["-o", "loop", image, root]).0, 0)
         mounts.append(root)
-        try d.waitFor("storage back", timeout: 15) { try d.status()["state"] as? String == "idle" }
+        try await d.wait(for: "idle", limit: .seconds(15))
         XCTAssertEqual(try sha(first), digest)
-        let (c2, r2) = try d.ctl("tap")
-        XCTAssertEqual(c2, 0, d.log())
-        XCTAssertTrue(((r2?["files"] as? [String])?.first ?? "").hasSuffix("SHTR0002.JPG"))
+        let second = try await d.photo()
+        XCTAssertTrue(second.hasSuffix("SHTR0002.JPG"), second)
 
         // Read-only (a lock switch, or the kernel after an I/O error).
         XCTAssertEqual(try runTool("mount", ["-o", "remount,ro", root]).0, 0)
-        try d.waitFor("read-only", timeout: 15) { try d.status()["state"] as? String == "storage-unavailable-4" }
-        XCTAssertNotEqual(try d.ctl("tap").0, 0)
+        try await d.wait(for: "storage-unavailable-4", limit: .seconds(15))
+        let readOnly = try await d.ask(ControlRequest(cmd: "tap"))
+        XCTAssertFalse(readOnly.ok)
         XCTAssertEqual(try runTool("mount", ["-o", "remount,rw", root]).0, 0)
-        try d.waitFor("writable again", timeout: 15) { try d.status()["state"] as? String == "idle" }
-        XCTAssertEqual(try d.ctl("tap").0, 0, d.log())
+        try await d.wait(for: "idle", limit: .seconds(15))
+        _ = try await d.photo()
         XCTAssertEqual(d.files("JPG").count, 3)
         XCTAssertEqual(try sha(first), digest, "nothing saved was lost")
-        d.stop()
+        let code = try await d.stop()
+        XCTAssertEqual(code, 0)
     }
 }

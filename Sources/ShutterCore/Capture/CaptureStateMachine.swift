@@ -69,7 +69,8 @@ public struct CaptureStateMachine: Sendable {
         case pressed(at: MonotonicTime)
         case photo(id: CaptureID, pressedAt: MonotonicTime, since: MonotonicTime)
         /// `until`: a remote hold's own end (nil: the release, a stop or the max).
-        case recording(id: CaptureID, from: MonotonicTime, until: MonotonicTime?)
+        /// `origin`: who started it (its own press is told by this, never by time).
+        case recording(id: CaptureID, from: MonotonicTime, until: MonotonicTime?, origin: CaptureOrigin)
         case finalising(id: CaptureID, since: MonotonicTime)
         case poweredOff
     }
@@ -135,7 +136,7 @@ public struct CaptureStateMachine: Sendable {
         switch phase {
         case .pressed(let at): return .pressed(at: at)
         case .photo(_, let pressedAt, _): return .takingPhoto(pressedAt: pressedAt)
-        case .recording(_, let from, _): return .recording(from: from)
+        case .recording(_, let from, _, _): return .recording(from: from)
         case .finalising: return .finalising
         default: break
         }
@@ -148,7 +149,7 @@ public struct CaptureStateMachine: Sendable {
         switch phase {
         case .pressed(let at): return at + configuration.pressTimeout
         case .photo(_, _, let since): return since + configuration.photoTimeout
-        case .recording(_, let from, let until):
+        case .recording(_, let from, let until, _):
             let max = from + configuration.maxRecording
             return until.map { Swift.min($0, max) } ?? max
         case .finalising(_, let since): return since + configuration.finaliseTimeout
@@ -283,7 +284,7 @@ public struct CaptureStateMachine: Sendable {
     }
 
     private mutating func tap(_ s: MonotonicTime, _ now: MonotonicTime) {
-        if case .recording(_, let from, _) = phase, s != from {
+        if case .recording(_, _, _, let origin) = phase, origin != .button(press: s) {
             if !isFinished(s) { finish(s); snapshot(at: s, origin: .button(press: s)) }
             return
         }
@@ -310,9 +311,9 @@ public struct CaptureStateMachine: Sendable {
     }
 
     private mutating func holdEnded(_ s: MonotonicTime, _ e: MonotonicTime, _ now: MonotonicTime) {
-        if case .recording(let id, let from, _) = phase {
+        if case .recording(let id, _, _, let origin) = phase {
             // Another press held during a command recording captures nothing.
-            if from == s { stopRecording(id, at: e, now) } else { finish(s) }
+            if origin == .button(press: s) { stopRecording(id, at: e, now) } else { finish(s) }
             return
         }
         guard track(s, now) else { return }
@@ -320,7 +321,7 @@ public struct CaptureStateMachine: Sendable {
             // holdStarted was missed: record the whole hold from the kept frames.
             finish(s)
             startRecording(from: s, origin: .button(press: s), now)
-            if case .recording(let id, _, _) = phase { stopRecording(id, at: e, now) }
+            if case .recording(let id, _, _, _) = phase { stopRecording(id, at: e, now) }
         } else if queued?.isPress(s) == true {
             queued?.gesture = .held(end: e)
         }
@@ -372,7 +373,7 @@ public struct CaptureStateMachine: Sendable {
             phase = .idle
             finish(p)
             dropped = true
-        case .recording(let id, _, _):
+        case .recording(let id, _, _, _):
             stopRecording(id, at: now, now)
         default:
             break
@@ -433,7 +434,7 @@ public struct CaptureStateMachine: Sendable {
                 pin(origin, at: now)  // the photo is of the moment it was asked for
             }
             queued = QueuedPress(at: now, gesture: gesture, origin: origin)
-        case (.recordStop, .recording(let id, _, _)):
+        case (.recordStop, .recording(let id, _, _, _)):
             actions.append(.answers(origin, with: id))
             stopRecording(id, at: now, now)
         case (.recordStop, _):
@@ -499,7 +500,7 @@ public struct CaptureStateMachine: Sendable {
             actions.append(.flashLED(.torch))
             torchOn = true
         }
-        phase = .recording(id: id, from: from, until: until)
+        phase = .recording(id: id, from: from, until: until, origin: origin)
     }
 
     private mutating func stopRecording(_ id: CaptureID, at end: MonotonicTime, _ now: MonotonicTime) {
@@ -510,7 +511,7 @@ public struct CaptureStateMachine: Sendable {
 
     private func isCurrentRecording(_ id: CaptureID) -> Bool {
         switch phase {
-        case .recording(id, _, _), .finalising(id, _): return true
+        case .recording(id, _, _, _), .finalising(id, _): return true
         default: return false
         }
     }
@@ -558,7 +559,7 @@ public struct CaptureStateMachine: Sendable {
             finish(p)
             releaseFrames()
             actions.append(.refused(.fault(f.ledCode), origin: .button(press: p)))
-        case .recording(let id, _, _):
+        case .recording(let id, _, _, _):
             // Finish the file: what was recorded is kept.
             stopRecording(id, at: now, now)
         default:
@@ -601,7 +602,7 @@ public struct CaptureStateMachine: Sendable {
                                      + "the camera may have stalled (the watchdog restarts it); try again")
             actions.append(.failed(error))
             apply(error, now)
-        case .recording(let id, let from, let until):
+        case .recording(let id, let from, let until, _):
             let max = from + configuration.maxRecording
             let end = until.map { Swift.min($0, max) } ?? max
             if now >= end { stopRecording(id, at: end, now) }
@@ -641,7 +642,7 @@ public struct CaptureStateMachine: Sendable {
                     startRecording(from: q.at, origin: q.origin, now, until: end)
                 case .held(let end):
                     startRecording(from: q.at, origin: q.origin, now)
-                    if case .recording(let id, _, _) = phase { stopRecording(id, at: end, now) }
+                    if case .recording(let id, _, _, _) = phase { stopRecording(id, at: end, now) }
                 }
             }
         }
@@ -665,7 +666,7 @@ public struct CaptureStateMachine: Sendable {
         }
         if let c = countdown { return .shutdownCountdown(start: c.start, deadline: c.deadline) }
         switch phase {
-        case .recording(_, let from, _): return .recording(since: from, maxDuration: configuration.maxRecording)
+        case .recording(_, let from, _, _): return .recording(since: from, maxDuration: configuration.maxRecording)
         case .photo, .finalising: return .saving
         default: break
         }

@@ -272,6 +272,7 @@ final class ServiceLoop {
     private func perform(_ action: CaptureAction) {
         let now = ctx.now
         ctx.log.debug("action \(action)")
+        ctx.onAction?(action)
         switch action {
         case .startAutofocus:
             photo.startAutofocus(camera: control.camera)
@@ -331,7 +332,8 @@ final class ServiceLoop {
         case .busy: return "busy: \(inProgressText), and one request is already waiting"
         case .alreadyRecording: return "busy: already \(inProgressText)"
         case .notReady: return "not ready: the camera is starting"
-        case .fault(let code): return "refused: \(journal.lastError ?? "error code \(code.rawValue)")"
+        // A stalled camera sets no error of its own: the code's meaning, not "error code 2".
+        case .fault(let code): return "refused: \(journal.lastError ?? code.meaning)"
         case .shuttingDown: return "refused: shutting down"
         case .notRecording: return "not recording"
         }

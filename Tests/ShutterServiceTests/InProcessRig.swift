@@ -1,0 +1,335 @@
+import Foundation
+import XCTest
+import ShutterCore
+import ShutterSim
+@testable import ShutterService
+
+/// The whole service in this process, configured as `shutterd --board sim
+/// --config FILE --storage DIR` would be (the same loader, the same board file,
+/// the same JSON), every simulated device and timer on a ManualClock the test
+/// moves. Only the real work (libjpeg-turbo, fsync, FFmpeg's encoder thread)
+/// takes real time, and each clock step waits for the board to settle and lets
+/// that work run. Requests go in through `CameraService.handle`, as the control
+/// socket's do; the log (stderr) is kept for the test to read.
+///
+/// What a test checks is what the service reported (replies, status, files,
+/// their pixels and EXIF) on the clock the test moved: never how fast this
+/// machine ran.
+final class InProcessRig: @unchecked Sendable {
+    // Unchecked: every `let` is Sendable or set once; `told` and `log` lock their own state.
+    let clock: ManualClock
+    let board: SimBoard
+    let service: CameraService
+    let run: Task<Int32, Never>
+    let config: ShutterConfig
+    /// The card (storage.root).
+    let root: String
+    /// The test's directory (the config file, decoded pictures).
+    let dir: String
+    let signals: AsyncStream<ServiceSignal>.Continuation
+    let told: Told
+    let log: LogFile
+
+    /// `json`: the configuration file, as a test of the real `shutterd` would write it.
+    /// `root`/`dir`: a card and directory from an earlier rig (a restart of the service).
+    /// `reload`: what SIGHUP rereads (default: the same file again, as shutterd does).
+    /// `config`: a configuration built by the test instead (`json` and `root` are then unused).
+    static func start(_ test: XCTestCase, json: String = "{}", root: String? = nil, dir: String? = nil,
+                      config given: ShutterConfig? = nil,
+                      reload: (@Sendable () throws(ConfigError) -> ShutterConfig)? = nil,
+                      clock: ManualClock? = nil, button: (any ButtonInput)? = nil,
+                      camera: (inout SimCamera.Settings) -> Void = { _ in },
+                      edit: (inout ShutterConfig) -> Void = { _ in },
+                      waitReady: Bool = true, powerOff: @escaping @Sendable () -> Void = {},
+                      file: StaticString = #filePath, line: UInt = #line) async throws -> InProcessRig {
+        let dir = try dir ?? DaemonHarness.makeTempDir()
+        let card = root ?? dir + "/data"
+        let configPath = dir + "/shutter.json"
+        if given == nil { try json.write(toFile: configPath, atomically: true, encoding: .utf8) }
+        let boards = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().appendingPathComponent("boards").path
+        let overrides = ["board.name": "sim", "storage.root": card, "control.socketPath": dir + "/c.sock"]
+        let load: @Sendable () throws(ConfigError) -> ShutterConfig = { () throws(ConfigError) -> ShutterConfig in
+            try ConfigLoader.load(configFile: configPath, defaultConfigFile: nil, overrides: overrides,
+                                  boardSearchPath: [boards])
+        }
+        var config = try given ?? load()
+        edit(&config)
+        let root = config.storage.root
+        let clock = clock ?? ManualClock(start: .milliseconds(1_000_000))
+        var roles = BoardRoles.simulated(config: config, clock: clock, camera: camera)
+        if let button { roles.button = button }
+        let told = Told(clock: clock, powerOff: powerOff)
+        let log = try LogFile()
+        let service = CameraService(config: config, roles: roles, hooks: told.hooks, clock: clock,
+                                    reloadConfig: reload ?? (given == nil ? load : nil))
+        let (signals, input) = AsyncStream.makeStream(of: ServiceSignal.self)
+        let rig = InProcessRig(clock: clock, board: roles.sim!, service: service,
+                               run: Task { await service.run(signals: signals) }, config: config, root: root, dir: dir,
+                               signals: input, told: told, log: log)
+        test.addTeardownBlock { await rig.tearDown() }
+        if waitReady {
+            try await rig.advance(until: "ready", file: file, line: line) { await service.status().state == "idle" }
+        }
+        return rig
+    }
+
+    private init(clock: ManualClock, board: SimBoard, service: CameraService, run: Task<Int32, Never>,
+                 config: ShutterConfig, root: String, dir: String, signals: AsyncStream<ServiceSignal>.Continuation,
+                 told: Told, log: LogFile) {
+        self.clock = clock
+        self.board = board
+        self.service = service
+        self.run = run
+        self.config = config
+        self.root = root
+        self.dir = dir
+        self.signals = signals
+        self.told = told
+        self.log = log
+    }
+
+    // MARK: The clock
+
+    /// Moves the clock in 10 ms steps (stopping at every deadline on the way) until
+    /// `done`, letting the service's real work catch up at each step. Fails once
+    /// `limit` of the clock has passed.
+    func advance(until what: String, limit: Duration = .seconds(60), file: StaticString = #filePath, line: UInt = #line,
+                 _ done: () async -> Bool) async throws {
+        let end = clock.now() + limit
+        while !(await done()) {
+            guard clock.now() < end else {
+                XCTFail("\(what): not within \(limit) of the clock\n\(log.text.suffix(3000))", file: file, line: line)
+                throw HarnessError("\(what): not within \(limit)")
+            }
+            await step(.milliseconds(10))
+        }
+    }
+
+    func advance(by d: Duration) async {
+        await step(d)
+    }
+
+    /// The clock to now + `d`, stopping at every deadline; at each stop the board
+    /// settles, the off-clock work gets its time, and the loop has handled every
+    /// event posted so far, before the clock moves on.
+    private func step(_ d: Duration) async {
+        let service = self.service
+        await board.advance(by: d) {
+            await Self.letWorkRun()
+            await Self.loopCaughtUp(service)
+        }
+    }
+
+    /// Returns once the loop has handled every event posted before: a `status`
+    /// request goes in behind them (the inbox keeps the order) and is answered.
+    static func loopCaughtUp(_ service: CameraService) async {
+        await withCheckedContinuation { (c: CheckedContinuation<Void, Never>) in
+            service.post(.request(ControlRequest(cmd: "status"), Reply { _ in c.resume() }))
+        }
+    }
+
+    /// Real time for the service's off-clock work (the loop, JPEG, fsync, the
+    /// encoder threads): 2 ms, and more while this process keeps a core busy, so
+    /// that the clock does not run ahead of the encoder on a slow machine (its
+    /// queue would fill and drop frames that real time would not have dropped).
+    /// Bounded: about half a second a step. (Reading each thread's state from
+    /// /proc would say which thread runs, but it costs tens of ms here.)
+    static func letWorkRun() async {
+        var cpu = processCPUTime(), wall = DispatchTime.now().uptimeNanoseconds
+        try? await Task.sleep(nanoseconds: 2_000_000)
+        for _ in 0..<250 {
+            let c = processCPUTime(), w = DispatchTime.now().uptimeNanoseconds
+            // Under half a core over the last sleep: everything waits for the clock or a reply.
+            if (c &- cpu) * 2 < (w &- wall) { return }
+            (cpu, wall) = (c, w)
+            try? await Task.sleep(nanoseconds: 2_000_000)
+        }
+    }
+
+    /// CPU time of every thread of this process, in ns.
+    static func processCPUTime() -> UInt64 {
+        var ts = timespec()
+        clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts)
+        return UInt64(ts.tv_sec) * 1_000_000_000 + UInt64(ts.tv_nsec)
+    }
+
+    // MARK: Requests
+
+    /// Sends a request as a client would; the answer is read later (`reply`).
+    /// Posted at once, in the order the test sends (as `handle` posts it): the
+    /// loop takes it before the clock moves again.
+    func send(_ request: ControlRequest) -> Pending {
+        let p = Pending()
+        service.post(.request(request, Reply { p.set($0) }))
+        return p
+    }
+
+    /// Sends a request and moves the clock until it is answered.
+    func ask(_ request: ControlRequest, limit: Duration = .seconds(60), file: StaticString = #filePath,
+             line: UInt = #line) async throws -> ControlReply {
+        let p = send(request)
+        try await advance(until: "the answer to \(request.cmd)", limit: limit, file: file, line: line) { p.reply != nil }
+        return p.reply!
+    }
+
+    func ask(_ cmd: String, _ key: String? = nil, _ value: JSONValue? = nil, file: StaticString = #filePath,
+             line: UInt = #line) async throws -> ControlReply {
+        try await ask(ControlRequest(cmd: cmd, key: key, value: value), file: file, line: line)
+    }
+
+    func status() async -> ServiceStatus { await service.status() }
+
+    /// The files a photo reply names (fails the test when there is none).
+    func photo(file: StaticString = #filePath, line: UInt = #line) async throws -> String {
+        let r = try await ask(ControlRequest(cmd: "tap"), file: file, line: line)
+        XCTAssertTrue(r.ok, "tap: \(r)\n\(log.text.suffix(2000))", file: file, line: line)
+        return try XCTUnwrap(r.files?.first, "tap: \(r)", file: file, line: line)
+    }
+
+    /// Moves the clock until the state is `state`.
+    func wait(for state: String, limit: Duration = .seconds(60), file: StaticString = #filePath,
+              line: UInt = #line) async throws {
+        try await advance(until: "state \(state)", limit: limit, file: file, line: line) {
+            await self.service.status().state == state
+        }
+    }
+
+    // MARK: The end
+
+    /// SIGTERM: the service finishes its files; the clock moves until `run` returns.
+    func stop(file: StaticString = #filePath, line: UInt = #line) async throws -> Int32 {
+        service.stop()
+        return try await exitCode(file: file, line: line)
+    }
+
+    /// Moves the clock until `run` returns (after a stop, a give-up or power off).
+    func exitCode(limit: Duration = .seconds(150), file: StaticString = #filePath, line: UInt = #line) async throws -> Int32 {
+        let exit = Pending()
+        let run = self.run
+        Task { exit.set(ControlReply(ok: true, error: "\(await run.value)")) }
+        try await advance(until: "the service's exit", limit: limit, file: file, line: line) { exit.reply != nil }
+        return Int32(exit.reply!.error!)!
+    }
+
+    private func tearDown() async {
+        // A no-op when the service has ended already.
+        service.stop()
+        let run = self.run
+        let done = Pending()
+        Task { done.set(ControlReply(ok: await run.value == 0)) }
+        // Bounded: a test that failed midway must not hang the suite.
+        for _ in 0..<20_000 where done.reply == nil { await advance(by: .milliseconds(10)) }
+        log.stop()
+    }
+
+    /// Video frames the clips' encoders dropped being behind, as the log says
+    /// ("clip lost N video frames (encoder behind)").
+    func encoderDroppedFrames() -> Int {
+        log.text.split(separator: "\n").compactMap { line -> Int? in
+            guard let r = line.range(of: "clip lost ") else { return nil }
+            return Int(line[r.upperBound...].prefix { $0.isNumber })
+        }.reduce(0, +)
+    }
+
+    // MARK: The card
+
+    func files(_ ext: String) -> [String] {
+        let dcim = root + "/DCIM"
+        let all = FileManager.default.enumerator(atPath: dcim)?.compactMap { $0 as? String } ?? []
+        return all.filter { $0.hasSuffix("." + ext) }.map { dcim + "/" + $0 }.sorted()
+    }
+
+    /// Hidden files the service left at the card's top (temp clips, `.shutter-pending*`).
+    func litter() throws -> [String] {
+        try FileManager.default.contentsOfDirectory(atPath: root).filter { $0.hasPrefix(".shutter-pending") }
+    }
+}
+
+/// A reply to come, set once from another task.
+final class Pending: @unchecked Sendable {
+    // Unchecked: the lock guards `value`.
+    private let lock = NSLock()
+    private var value: ControlReply?
+    func set(_ r: ControlReply) { lock.lock(); value = r; lock.unlock() }
+    var reply: ControlReply? { lock.lock(); defer { lock.unlock() }; return value }
+}
+
+/// What the service told its supervisor (the hooks systemd's notifier takes), each with the clock's time.
+final class Told: @unchecked Sendable {
+    // Unchecked: the lock guards `lines`.
+    private let lock = NSLock()
+    private var lines: [(MonotonicTime, String)] = []
+    private let clock: any MonotonicClock
+    private let powerOff: @Sendable () -> Void
+
+    init(clock: any MonotonicClock, powerOff: @escaping @Sendable () -> Void = {}) {
+        self.clock = clock
+        self.powerOff = powerOff
+    }
+
+    func add(_ s: String) { let t = clock.now(); lock.lock(); lines.append((t, s)); lock.unlock() }
+    var all: [(MonotonicTime, String)] { lock.lock(); defer { lock.unlock() }; return lines }
+    func lines(containing s: String) -> [(MonotonicTime, String)] { all.filter { $0.1.contains(s) } }
+
+    var hooks: ServiceHooks {
+        ServiceHooks(ready: { self.add("READY=1 STATUS=" + $0) }, status: { self.add("STATUS=" + $0) },
+                     watchdogPing: { self.add("WATCHDOG=1") }, stopping: { self.add("STOPPING=1") },
+                     powerOff: { self.add("POWEROFF"); self.powerOff() },
+                     extendTimeout: { self.add("EXTEND_TIMEOUT_USEC=\($0.nanoseconds / 1000)") })
+    }
+}
+
+/// This process's stderr (the service's log) into a file, readable while the test
+/// runs; `stop` puts stderr back. One at a time (a rig's teardown stops it).
+final class LogFile: @unchecked Sendable {
+    // Unchecked: set once in init; `stop` runs once, from the teardown.
+    private let path = NSTemporaryDirectory() + "shutter-log-\(UUID().uuidString)"
+    private let fd: Int32
+    private let saved: Int32
+    private let stopped = NSLock()
+    private var isStopped = false
+
+    init() throws {
+        fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_APPEND, 0o600)
+        guard fd >= 0 else { throw NSError(domain: "open", code: Int(errno)) }
+        saved = dup(2)
+        dup2(fd, 2)
+    }
+
+    var text: String { (try? String(contentsOfFile: path, encoding: .utf8)) ?? "" }
+
+    func stop() {
+        stopped.lock(); defer { stopped.unlock() }
+        guard !isStopped else { return }
+        isStopped = true
+        dup2(saved, 2)
+        close(saved)
+        close(fd)
+        try? FileManager.default.removeItem(atPath: path)
+    }
+}
+
+extension JSONValue {
+    /// A number, int or double, as a JSON reader sees it.
+    var number: Double? {
+        switch self {
+        case .int(let i): return Double(i)
+        case .double(let d): return d
+        default: return nil
+        }
+    }
+
+    /// An array of numbers (nil when any element is not one).
+    var numbers: [Double]? {
+        guard case .array(let a) = self else { return nil }
+        let n = a.compactMap(\.number)
+        return n.count == a.count ? n : nil
+    }
+
+    var strings: [String]? {
+        guard case .array(let a) = self else { return nil }
+        let s = a.compactMap { v -> String? in if case .string(let s) = v { return s }; return nil }
+        return s.count == a.count ? s : nil
+    }
+}
