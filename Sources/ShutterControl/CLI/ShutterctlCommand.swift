@@ -140,7 +140,7 @@ public enum ShutterctlCommand {
 
     /// A command-line VALUE: JSON (`2`, `"daylight"`, `[1.5,2]`, `null`), else the
     /// word as a string (`daylight`), as a shell user would type it.
-    static func settingValue(_ text: String) -> JSONValue {
+    public static func settingValue(_ text: String) -> JSONValue {
         (try? JSONParser.parse(text).value) ?? .string(text)
     }
 
