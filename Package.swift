@@ -50,8 +50,8 @@ let package = Package(
         // Web page passwords (libsodium Argon2id) apart from the HTTP shim, for shutterctl.
         .target(name: "CShutterPassword", linkerSettings: [.linkedLibrary("sodium")]),
 
-        // Pure Swift heart: values, roles, state machines, policies. Imports no C module
-        // and makes no file system calls. Every executable and test links ShutterCore,
+        // Pure Swift heart: values, roles, state machines, policies. Imports no C module;
+        // its only file system calls read the config and board files. Every executable and test links ShutterCore,
         // so its linker settings reach them all.
         .target(name: "ShutterCore", swiftSettings: strict, linkerSettings: noWritableCode),
         // Files on the card: DCF names and the counter, atomic writes, free space, the
