@@ -11,6 +11,7 @@ from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support.select import Select
 from selenium.webdriver.support.ui import WebDriverWait
+from selenium.common.exceptions import NoSuchElementException, StaleElementReferenceException
 
 BASE, STORAGE = os.environ["BASE_URL"], os.environ["STORAGE"]
 checks = 0
@@ -54,7 +55,9 @@ for a in ["--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--autopl
 opts.add_experimental_option("mobileEmulation", {"deviceMetrics": {"width": 390, "height": 844, "pixelRatio": 1}})
 driver = webdriver.Chrome(service=Service("/usr/bin/chromedriver"), options=opts)
 driver.set_window_size(390, 844)
-wait = WebDriverWait(driver, 30)
+# The page redraws its lists when a reply or a status poll comes: an element found an
+# instant before is then stale; the wait looks it up again rather than failing.
+wait = WebDriverWait(driver, 30, ignored_exceptions=[NoSuchElementException, StaleElementReferenceException])
 try:
     driver.get(BASE + "/")
     wait.until(lambda d: d.current_url.endswith("/login"))
