@@ -420,7 +420,8 @@ final class ServiceLoop {
         case "tap", "photo":
             ask(.photo, bound: .seconds(45), reply)
         case "hold":
-            guard let seconds = r.seconds, seconds > 0, seconds <= 3600 else {
+            // Its bounds were checked as the request was read (RequestNumber.holdSeconds).
+            guard let seconds = r.seconds else {
                 return reply.send(.failure("hold needs \"seconds\" between 0 and 3600, e.g. {\"cmd\":\"hold\",\"seconds\":3}"))
             }
             let held = Duration.milliseconds(Int64(seconds * 1000))
