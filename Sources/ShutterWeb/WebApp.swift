@@ -30,6 +30,8 @@ public final class WebApp: Sendable {
     let passwordHash: String
     public let sessions: WebSessions
     public let throttle: LoginThrottle
+    /// API tokens for machines (WebApp+Tokens.swift); nil = none accepted.
+    public let tokens: WebTokens?
     private let log = Log("shutter.web")
     private let streams = Mutex([ObjectIdentifier: any WebStream]())
     private let loginLock = NSLock()
@@ -38,11 +40,13 @@ public final class WebApp: Sendable {
     static let perPageDefault = 24
 
     public init(backend: WebBackend, passwordHash: String, sessions: WebSessions = WebSessions(),
-                throttle: LoginThrottle = LoginThrottle(), askDeadline: Double = WebApp.askDeadlineSeconds) {
+                throttle: LoginThrottle = LoginThrottle(), askDeadline: Double = WebApp.askDeadlineSeconds,
+                tokens: WebTokens? = nil) {
         self.backend = backend
         self.passwordHash = passwordHash
         self.sessions = sessions
         self.throttle = throttle
+        self.tokens = tokens
         self.askDeadline = askDeadline
     }
 
@@ -68,23 +72,35 @@ public final class WebApp: Sendable {
         case ("POST", "/api/login"): return login(r)
         default: break
         }
-        guard let (sessionID, session) = sessions.session(cookieHeader: r.header("Cookie")) else {
-            if r.method == "GET" && r.path == "/" {
-                return WebResponse(status: 303, contentType: "text/plain", body: .bytes(Data()), headers: [("Location", "/login")])
+        // A machine's API token when one is sent (WebApp+Tokens.swift), else the session.
+        var sessionID: String?, csrf: String?
+        if r.header("Authorization") != nil {
+            if let refusal = tokenRefusal(r) { return refusal }
+        } else {
+            guard let (id, session) = sessions.session(cookieHeader: r.header("Cookie")) else {
+                if r.method == "GET" && r.path == "/" {
+                    return WebResponse(status: 303, contentType: "text/plain", body: .bytes(Data()), headers: [("Location", "/login")])
+                }
+                let refusal = WebResponse.error(401, "not logged in: POST /api/login with {\"password\":…} first, "
+                                                + "or send an API token (Authorization: Bearer TOKEN)")
+                return Self.challenges(r) ? refusal.with(header: Self.basicChallenge) : refusal
             }
-            return .error(401, "not logged in: POST /api/login with {\"password\":…} first")
-        }
-        if r.method == "POST" || r.method == "DELETE" {
-            if let refusal = checkStateChange(r, session: session) { return refusal }
+            if r.method == "POST" || r.method == "DELETE" {
+                if let refusal = checkStateChange(r, session: session) { return refusal }
+            }
+            (sessionID, csrf) = (id, session.csrf)
         }
         let p = path.map(String.init)
         switch (r.method, p.count, p.first ?? "") {
         case ("GET", 1, "") where p == [""]: return WebPage.response(.app)
         case ("GET", _, "static") where p == ["static", "app.js"]: return WebPage.response(.appScript)
         case ("POST", _, "api") where p == ["api", "logout"]:
+            guard let sessionID else { return .error(400, "an API token is no session: `shutterctl web-token revoke NAME` ends it") }
             sessions.end(sessionID)
             return WebResponse.json(200, ["ok": .bool(true)]).with(header: ("Set-Cookie", cookie("", r, maxAge: 0)))
-        case ("GET", _, "api") where p == ["api", "session"]: return .json(200, ["ok": .bool(true), "csrf": .string(session.csrf)])
+        case ("GET", _, "api") where p == ["api", "session"]:
+            guard let csrf else { return .error(400, "an API token is no session: it needs no CSRF token") }
+            return .json(200, ["ok": .bool(true), "csrf": .string(csrf)])
         case ("GET", _, "api") where p == ["api", "status"]: return service(["cmd": .string("status")])
         case ("POST", _, "api") where p == ["api", "photo"]: return service(["cmd": .string("photo")])
         case ("POST", _, "api") where p == ["api", "record"]:
@@ -102,12 +118,13 @@ public final class WebApp: Sendable {
         case ("GET", 2, "files"), ("HEAD", 2, "files"): return FileSender.send(backend.storage, p[1], range: r.header("Range"))
         case ("GET", 3, "files") where p[2] == "thumbnail": return FileSender.thumbnail(backend.storage, p[1])
         case ("GET", 1, "preview.mjpg"): return preview()
+        case ("GET", _, "api") where p == ["api", "snapshot.jpg"]: return snapshot()
         default:
             if p.first == "files" || (p.count >= 2 && p[0] == "api" && p[1] == "files" && r.method != "GET") {
                 return .error(404, "no such file")
             }
             let routes = [["api", "status"], ["api", "photo"], ["api", "record"], ["api", "files"], ["api", "logout"],
-                          ["api", "settings"], ["api", "settings", "reset"], ["api", "focus"], [""]]
+                          ["api", "settings"], ["api", "settings", "reset"], ["api", "focus"], ["api", "snapshot.jpg"], [""]]
             if routes.contains(p) { return .error(405, "method \(r.method) not allowed here") }
             return .error(404, "not found")
         }
