@@ -18,6 +18,10 @@ public final class PreviewFeed: Sendable {
 
     public init() {}
 
+    /// The still-image URL's cache: the service publishes to it too, and encodes a
+    /// frame when a snapshot waits for one (SnapshotCache.swift).
+    public let snapshots = SnapshotCache()
+
     /// True while at least one preview is open: only then is anything encoded.
     public var watched: Bool { state.withLock { $0.viewers > 0 } }
 

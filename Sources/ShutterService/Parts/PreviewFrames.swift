@@ -38,7 +38,8 @@ final class PreviewFrames: @unchecked Sendable {
         let watched = feed.watched
         lock.lock()
         let wantPoster = clip.map { posters[$0] == nil } ?? false
-        let previewDue = watched && (lastPreview.map { now >= $0 + Self.previewInterval } ?? true)
+        // A snapshot waiting (GET /api/snapshot.jpg) takes the next frame, whatever the interval.
+        let previewDue = (watched && (lastPreview.map { now >= $0 + Self.previewInterval } ?? true)) || feed.snapshots.wanted
         guard wantPoster || previewDue else { lock.unlock(); return }
         guard !busy else {
             if previewDue { skipped += 1 }
@@ -62,7 +63,11 @@ final class PreviewFrames: @unchecked Sendable {
             if previewJPEG != nil { encoded += 1 }
             busy = false
             lock.unlock()
-            if let previewJPEG { feed.publish(jpeg: Data(previewJPEG)) }
+            if let previewJPEG {
+                let jpeg = Data(previewJPEG)
+                feed.publish(jpeg: jpeg)
+                feed.snapshots.publish(jpeg: jpeg)
+            }
         }
     }
 
