@@ -14,6 +14,9 @@ import ShutterCore
 ///     {"cmd":"focus","x":0.3,"y":0.8}    -> {"ok":true,"note":"…","settings":[camera.focus.window, camera.exposure.window]}
 ///     {"cmd":"focus","action":"reset"}   -> the same, back at their config values
 ///     {"cmd":"camera","camera":"next"} -> {"ok":true,"camera":{"id":"sim:1","index":1,"model":"imx219"},"note":"switched from …"}
+///     {"cmd":"web-token","action":"add","name":"ha","scope":"view"}
+///                                        -> {"ok":true,"token":"…","tokens":[{"name":"ha","scope":"view",…}]}
+///     {"cmd":"web-token","action":"list"} / {"cmd":"web-token","action":"revoke","name":"ha"}
 ///     {"cmd":"bogus"}                    -> {"ok":false,"error":"unknown command \"bogus\" (…)"}
 public struct ControlRequest: Codable, Sendable, Equatable {
     /// status | tap | hold | press | release | photo | record | sim | set | get | reset | focus | camera
@@ -38,6 +41,9 @@ public struct ControlRequest: Codable, Sendable, Equatable {
     public var y: Double?
     /// camera: "next", an index ("1") or a model to switch to; absent: list the cameras.
     public var camera: String?
+    /// web-token (action add | list | revoke): the token's name, and its scope (add: view | control).
+    public var name: String?
+    public var scope: String?
 
     public init(cmd: String, seconds: Double? = nil, action: String? = nil, fault: String? = nil,
                 lux: Double? = nil, ledFailing: Bool? = nil, key: String? = nil, value: JSONValue? = nil,
@@ -54,12 +60,13 @@ public struct ControlRequest: Codable, Sendable, Equatable {
     }
 
     public static let commands = ["status", "tap", "hold", "press", "release", "photo", "record", "sim",
-                                  "set", "get", "reset", "focus", "camera"]
+                                  "set", "get", "reset", "focus", "camera", "web-token"]
 
     private enum CodingKeys: String, CodingKey {
         case cmd, seconds, action, fault, lux, ledFailing, key, value
         case x, y
         case camera
+        case name, scope
     }
 
     // By hand for `value`: a JSON null there is the value null, not a missing value;
@@ -77,6 +84,8 @@ public struct ControlRequest: Codable, Sendable, Equatable {
         x = try c.decodeIfPresent(RequestNumber.focusX, forKey: .x)
         y = try c.decodeIfPresent(RequestNumber.focusY, forKey: .y)
         camera = try c.decodeIfPresent(String.self, forKey: .camera)
+        name = try c.decodeIfPresent(String.self, forKey: .name)
+        scope = try c.decodeIfPresent(String.self, forKey: .scope)
     }
 }
 
@@ -342,6 +351,10 @@ public struct ControlReply: Codable, Sendable, Equatable {
     public var cameras: [CameraListing]?
     /// camera NEXT|INDEX|MODEL: the camera in use after the switch (or after going back).
     public var camera: CameraListing?
+    /// web-token add: the new token, shown this once.
+    public var token: String?
+    /// web-token add (the new one) / list (every one) / revoke (the revoked one).
+    public var tokens: [WebTokenListing]?
 
     public init(ok: Bool, error: String? = nil, files: [String]? = nil, status: ServiceStatus? = nil) {
         self.ok = ok
@@ -366,6 +379,7 @@ public struct ControlReply: Codable, Sendable, Equatable {
         case pressToExposureMs, releaseToDurableMs, moment
         case key, value, source, effective, settings
         case cameras, camera
+        case token, tokens
     }
 
     // By hand for `value` and `effective`: a JSON null there is a value (`camera.roi`: null).
@@ -389,6 +403,8 @@ public struct ControlReply: Codable, Sendable, Equatable {
         settings = try c.decodeIfPresent([SettingState].self, forKey: .settings)
         cameras = try c.decodeIfPresent([CameraListing].self, forKey: .cameras)
         camera = try c.decodeIfPresent(CameraListing.self, forKey: .camera)
+        token = try c.decodeIfPresent(String.self, forKey: .token)
+        tokens = try c.decodeIfPresent([WebTokenListing].self, forKey: .tokens)
     }
 }
 

@@ -33,6 +33,9 @@ public enum ShutterctlCommand {
           web-password [--stdin]
                                  print the Argon2id hash of a new web page password for
                                  web.passwordHash (asked twice on the terminal, or once on stdin)
+          web-token add NAME --scope view|control | web-token list | web-token revoke NAME
+                                 API tokens for machines (Home Assistant, scripts): add prints a new
+                                 one once; view reads, control also captures, sets and deletes
           gestures FILE [--config CFG]
                                  replay a button trace offline (`<ms> <0|1>` per line) and
                                  print one JSON object per gesture
@@ -54,6 +57,7 @@ public enum ShutterctlCommand {
         if cmd == "--version" { print("shutterctl \(ShutterVersion.string)"); return 0 }
         if cmd == "gestures" { return gestures(rest) }
         if cmd == "web-password" { return WebPasswordCommand.run(rest) }
+        if cmd == "web-token" { return WebTokenCommand.run(rest, socket: socket ?? resolveSocket()) }
 
         var request: ControlRequest
         switch cmd {

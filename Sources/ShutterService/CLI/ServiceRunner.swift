@@ -16,8 +16,10 @@ enum ServiceRunner {
         let service = CameraService(config: config, roles: roles, hooks: hooks ?? SystemdHooks.make(),
                                     clock: SystemClock(), wallClock: SystemWallClock(), reloadConfig: reloadConfig,
                                     preview: PreviewFrames(feed: feed))
-        var parts: [any ServicePart] = [ControlSocketPart(path: config.control.socketPath)]
-        parts.append(WebPart(config: config, preview: feed))
+        // API tokens: managed on the control socket, checked by the web page.
+        let tokens = WebTokens(root: service.storage.root)
+        var parts: [any ServicePart] = [ControlSocketPart(path: config.control.socketPath, tokens: tokens)]
+        parts.append(WebPart(config: config, preview: feed, tokens: tokens))
         if roles.sim != nil, isatty(0) == 1 {
             parts.append(TerminalButton())
         } else if roles.sim != nil {
@@ -34,13 +36,20 @@ enum ServiceRunner {
 final class ControlSocketPart: ServicePart {
     private let path: String
     private let server = Mutex<ControlServer?>(nil)
+    private let tokens: WebTokens
 
-    init(path: String) { self.path = path }
+    init(path: String, tokens: WebTokens) {
+        self.path = path
+        self.tokens = tokens
+    }
 
     func start(_ service: CameraService) {
         let log = Log("shutter.main")
         do {
-            let s = try ControlServer(path: path) { request, reply in service.post(.request(request, reply)) }
+            let s = try ControlServer(path: path) { [tokens] request, reply in
+                if request.cmd == "web-token" { return reply.send(WebTokenRequests.answer(request, tokens: tokens)) }
+                service.post(.request(request, reply))
+            }
             server.withLock { $0 = s }
             log.notice("control socket \(path)")
         } catch {
@@ -56,18 +65,23 @@ final class WebPart: ServicePart {
     private let config: ShutterConfig
     private let preview: PreviewFeed
     private let server = Mutex<WebServer?>(nil)
+    private let tokens: WebTokens
 
-    init(config: ShutterConfig, preview: PreviewFeed) {
+    init(config: ShutterConfig, preview: PreviewFeed, tokens: WebTokens) {
         self.config = config
         self.preview = preview
+        self.tokens = tokens
     }
 
     func start(_ service: CameraService) {
-        let s = WebFrontend.start(config: config, service: service, preview: preview)
+        let s = WebFrontend.start(config: config, service: service, preview: preview, tokens: tokens)
         server.withLock { $0 = s }
     }
 
-    func stop() { server.withLock { $0 }?.stop() }
+    func stop() {
+        server.withLock { $0 }?.stop()
+        tokens.flush()  // "last used", kept in memory (WebTokens.lastUsedWriteSeconds)
+    }
 }
 
 /// SIGUSR1 → photo, SIGUSR2 → start/stop recording, SIGTERM/SIGINT → finish and exit,

@@ -7,7 +7,7 @@ import ShutterWeb
 /// activation: shutterd itself has no network), else on `web.listen`. Its
 /// requests go through the control socket's own path to the same service.
 enum WebFrontend {
-    static func start(config: ShutterConfig, service: CameraService, preview: PreviewFeed?) -> WebServer? {
+    static func start(config: ShutterConfig, service: CameraService, preview: PreviewFeed?, tokens: WebTokens? = nil) -> WebServer? {
         let log = Log("shutter.web")
         let inherited = WebServer.systemdSocket()
         guard config.web.enabled else {
@@ -50,7 +50,7 @@ enum WebFrontend {
             case .success(let r): service.post(.request(r, reply))
             }
         }, storage: service.storage, preview: preview)
-        let app = WebApp(backend: backend, passwordHash: hash)
+        let app = WebApp(backend: backend, passwordHash: hash, tokens: tokens)
         let listen = ListenAddress(parsing: config.web.listen)!  // validated with the configuration
         do {
             let server = try WebServer(app: app, listener: inherited.map { .inherited(fd: $0) } ?? .address(listen), tls: tls)

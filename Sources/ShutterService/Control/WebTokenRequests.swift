@@ -1,0 +1,46 @@
+import Foundation
+import ShutterWeb
+
+/// `web-token` on the control socket (`shutterctl web-token add|list|revoke`), answered
+/// on the connection's own thread rather than by the loop: the tokens have nothing to
+/// do with the camera, and their file's fsync must not hold the loop. The service owns
+/// the store the web page checks, so a revocation applies to the very next request.
+enum WebTokenRequests {
+    static func answer(_ r: ControlRequest, tokens: WebTokens) -> ControlReply {
+        var reply = ControlReply(ok: true)
+        switch r.action {
+        case "add":
+            guard let name = r.name, let scope = r.scope else {
+                return .failure("web-token add needs \"name\" and \"scope\" (view or control), "
+                                + "e.g. {\"cmd\":\"web-token\",\"action\":\"add\",\"name\":\"ha\",\"scope\":\"view\"}")
+            }
+            do {
+                let (token, info) = try tokens.add(name: name, scope: scope)
+                reply.token = token
+                reply.tokens = [listing(info)]
+            } catch {
+                return .failure(error.message)
+            }
+        case "list":
+            reply.tokens = tokens.list().map(listing)
+        case "revoke":
+            guard let name = r.name else { return .failure("web-token revoke needs \"name\"") }
+            do {
+                reply.tokens = [listing(try tokens.revoke(name: name))]
+                reply.note = "revoked \"\(name)\": its next request is refused"
+            } catch {
+                return .failure(error.message)
+            }
+        default:
+            return .failure("web-token needs \"action\": add, list or revoke")
+        }
+        return reply
+    }
+
+    static func listing(_ info: WebTokens.Info) -> WebTokenListing {
+        let f = ISO8601DateFormatter()
+        func text(_ t: Double) -> String { f.string(from: Date(timeIntervalSince1970: t)) }
+        return WebTokenListing(name: info.name, scope: info.scope.rawValue, created: text(info.created),
+                               lastUsed: info.lastUsed.map(text))
+    }
+}
