@@ -29,6 +29,8 @@ public final class SnapshotCache: Sendable {
 
     /// True while a request waits for a frame: the service encodes the next one.
     public var wanted: Bool { state.withLock { $0.wanted } }
+    /// Requests waiting for a frame now (tests).
+    var waiting: Int { state.withLock { $0.waiting } }
 
     /// A preview JPEG the service encoded (for a snapshot, or for the live preview's viewers).
     public func publish(jpeg: Data) {
