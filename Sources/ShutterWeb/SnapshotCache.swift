@@ -1,4 +1,5 @@
 import Foundation
+import ShutterCore
 import Synchronization
 
 /// The still-image URL's picture (`GET /api/snapshot.jpg`, Home Assistant's "still
@@ -12,15 +13,16 @@ public final class SnapshotCache: Sendable {
     /// The longest a request waits for a frame (a few video frames and one small encode).
     public static let waitSeconds = 1.0
 
+    public typealias Delivery = @Sendable (Data?) -> Void
+
     private struct State {
         var jpeg: Data?
-        var sequence = 0
         var publishedAt = -Double.infinity
-        var waiting = 0
-        var wanted = false
+        var waiters: [Int: Delivery] = [:]
+        var nextWaiter = 0
     }
     private let state = Mutex(State())
-    private let changed = NSCondition()
+    private let timeouts = DispatchQueue(label: "shutter.web.snapshot")
     private let now: @Sendable () -> Double
 
     public init(now: @escaping @Sendable () -> Double = { ProcessInfo.processInfo.systemUptime }) {
@@ -28,48 +30,45 @@ public final class SnapshotCache: Sendable {
     }
 
     /// True while a request waits for a frame: the service encodes the next one.
-    public var wanted: Bool { state.withLock { $0.wanted } }
+    public var wanted: Bool { state.withLock { !$0.waiters.isEmpty } }
     /// Requests waiting for a frame now (tests).
-    var waiting: Int { state.withLock { $0.waiting } }
+    var waiting: Int { state.withLock { $0.waiters.count } }
 
     /// A preview JPEG the service encoded (for a snapshot, or for the live preview's viewers).
     public func publish(jpeg: Data) {
         let t = now()
-        changed.lock()
-        state.withLock { s in
+        let waiters = state.withLock { s -> [Delivery] in
             s.jpeg = jpeg
-            s.sequence += 1
             s.publishedAt = t
-            s.wanted = false
+            defer { s.waiters.removeAll() }
+            return Array(s.waiters.values)
         }
-        changed.broadcast()
-        changed.unlock()
+        waiters.forEach { $0(jpeg) }
     }
 
-    /// A JPEG at most `freshSeconds` old: the cached one, else the next one published,
-    /// waited for at most `wait` seconds; nil when none came (no camera, no frames).
-    public func take(wait: Double = SnapshotCache.waitSeconds) -> Data? {
+    /// Delivers a JPEG at most `freshSeconds` old: the cached one at once, else the next
+    /// one published, or nil when none comes within `wait` seconds (no camera, no frames).
+    /// It never blocks: `deliver` runs on the caller's thread, the publisher's or a timer's.
+    public func take(wait: Double = SnapshotCache.waitSeconds, _ deliver: @escaping Delivery) {
         let t = now()
-        changed.lock()
-        defer { changed.unlock() }
-        let (fresh, seen) = state.withLock { s -> (Data?, Int) in
-            if let jpeg = s.jpeg, t - s.publishedAt <= Self.freshSeconds { return (jpeg, s.sequence) }
-            s.wanted = true
-            s.waiting += 1
-            return (nil, s.sequence)
+        let (fresh, id) = state.withLock { s -> (Data?, Int?) in
+            if let jpeg = s.jpeg, t - s.publishedAt <= Self.freshSeconds { return (jpeg, nil) }
+            let id = s.nextWaiter
+            s.nextWaiter += 1
+            s.waiters[id] = deliver
+            return (nil, id)
         }
-        if let fresh { return fresh }
-        defer {
-            state.withLock { s in
-                s.waiting -= 1
-                // Nobody left to give it to: the service need not encode one.
-                if s.waiting == 0 { s.wanted = false }
-            }
+        guard let id else { return deliver(fresh) }
+        // Given up on: off the list, so nobody is left for whom to encode one.
+        timeouts.asyncAfter(deadline: .now() + wait) { [self] in
+            state.withLock { $0.waiters.removeValue(forKey: id) }?(nil)
         }
-        let deadline = Date().addingTimeInterval(wait)
-        while true {
-            if let jpeg = state.withLock({ $0.sequence > seen ? $0.jpeg : nil }) { return jpeg }
-            if !changed.wait(until: deadline) { return state.withLock { $0.sequence > seen ? $0.jpeg : nil } }
-        }
+    }
+
+    /// `take` for a thread that may block (at most `wait` seconds).
+    public func take(wait: Double = SnapshotCache.waitSeconds) -> Data? {
+        let answer = BlockingAnswer<Data?>()
+        take(wait: wait) { answer.give($0) }
+        return answer.wait().flatMap { $0 }
     }
 }

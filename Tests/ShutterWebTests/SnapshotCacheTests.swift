@@ -78,6 +78,20 @@ final class SnapshotCacheTests: XCTestCase {
         XCTAssertFalse(cache.wanted)
     }
 
+    /// The form an event-driven server uses: nothing blocks, the answer comes by callback.
+    func testTakeNeverBlocks() {
+        let clock = TestClock(0)
+        let cache = SnapshotCache(now: { [clock] in clock.now })
+        let got = Answers()
+        cache.take(wait: 30) { jpeg in got.items.withLock { $0.append(jpeg) } }
+        XCTAssertEqual(got.items.withLock { $0.count }, 0, "no frame yet: it returned without an answer")
+        XCTAssertTrue(cache.wanted)
+        cache.publish(jpeg: Data([7]))
+        XCTAssertEqual(got.items.withLock { $0 }, [Data([7])], "delivered by the publish")
+        cache.take(wait: 30) { jpeg in got.items.withLock { $0.append(jpeg) } }
+        XCTAssertEqual(got.items.withLock { $0 }, [Data([7]), Data([7])], "fresh: delivered at once")
+    }
+
     func waitingCount(_ cache: SnapshotCache) -> Int { cache.waiting }
 }
 
