@@ -62,7 +62,6 @@ public protocol WebStream: AnyObject, Sendable {
     func close()
 }
 
-public typealias JSONObject = [String: JSONValue]
 
 extension Dictionary where Key == String, Value == JSONValue {
     func rendered() -> String { JSONValue.object(self).rendered(pretty: false) }

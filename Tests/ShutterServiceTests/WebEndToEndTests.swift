@@ -154,6 +154,17 @@ final class WebEndToEndTests: XCTestCase {
         XCTAssertEqual(d.process?.isRunning, true, "shutterd is still running")
     }
 
+    /// Live events (Tests/web/test_web_events.py): a photo taken with `shutterctl tap`
+    /// reaches `/api/events` within 1 s of its reply; a recording's seconds once a
+    /// second; `shutterctl events` prints the same as JSON lines.
+    func testLiveEventsReachThePageAndShutterctl() throws {
+        let (d, url) = try startDaemon()
+        defer { d.stop() }
+        let (code, text) = try runScript("test_web_events.py", d, url)
+        XCTAssertEqual(code, 0, "\(text.split(separator: "\n").suffix(6).joined(separator: "\n"))\nshutterd log:\n\(d.log().suffix(3000))")
+        XCTAssertTrue(text.contains("checks passed"))
+    }
+
     func testNoPasswordHashMeansNoWebServer() throws {
         let d = try DaemonHarness(config: #"{"web": {"enabled": true, "listen": "127.0.0.1:0"}}"#)
         try d.start()

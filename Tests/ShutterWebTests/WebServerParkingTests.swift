@@ -83,6 +83,31 @@ final class WebServerParkingTests: XCTestCase {
         XCTAssertGreaterThanOrEqual(answered, 8, "the eight running ones were answered")
     }
 
+    /// `/api/events` as a stream: the state first, parked with nothing to send, woken
+    /// by the next event; a client that reads nothing while 256 KiB pile up is let go;
+    /// closing stops watching.
+    func testAnEventStreamIsWokenByEventsAndLetsASlowClientGo() throws {
+        let events = LiveEvents()
+        events.publish(LiveEvent(type: "state", data: ["state": .string("ready")]))
+        let woken = Mutex(0)
+        let stream = LiveEventStream(events: events) { $0.data }
+        stream.whenReady { woken.withLock { $0 += 1 } }
+        var buffer = [UInt8](repeating: 0, count: 64 * 1024)
+        func read() -> String? {
+            buffer.withUnsafeMutableBytes { b in stream.read(into: b).map { String(decoding: b.prefix($0), as: UTF8.self) } }
+        }
+        XCTAssertEqual(read(), "retry: 2000\n\nevent: state\ndata: {\"state\":\"ready\"}\n\n")
+        XCTAssertEqual(read(), "", "nothing more: 0 bytes, the connection is parked")
+        events.publish(LiveEvent(type: "file", data: ["number": .int(7)]))
+        XCTAssertEqual(woken.withLock { $0 }, 1, "the event woke the connection")
+        XCTAssertEqual(read(), "event: file\ndata: {\"number\":7}\n\n")
+        let big = String(repeating: "x", count: 1000)
+        for _ in 0..<300 { events.publish(LiveEvent(type: "setting", data: ["value": .string(big)])) }
+        XCTAssertNil(read(), "a client 256 KiB behind is let go")
+        stream.close()
+        XCTAssertEqual(events.watcherCount, 0, "closed: no longer watching")
+    }
+
     func waitUntil(timeout: Double, _ condition: () -> Bool) -> Bool {
         let end = Date().addingTimeInterval(timeout)
         while Date() < end {

@@ -40,7 +40,9 @@ final class ControlSocketPart: ServicePart {
     func start(_ service: CameraService) {
         let log = Log("shutter.main")
         do {
-            let s = try ControlServer(path: path) { request, reply in service.post(.request(request, reply)) }
+            let s = try ControlServer(path: path, events: service.events) { request, reply in
+                service.post(.request(request, reply))
+            }
             server.withLock { $0 = s }
             log.notice("control socket \(path)")
         } catch {
