@@ -27,6 +27,8 @@ struct pending {
     int too_large;
     size_t dropped;
     enum { GATHERING, QUEUED, ANSWERED } state;
+    /// Counted in the server's replies_in_flight until on_completed.
+    int in_flight;
     struct pending *next_queued;
     struct shutter_web_exchange *ex;
 };
@@ -89,6 +91,10 @@ struct shutter_web_server {
     pthread_t ticker;
     int ticker_started;
     struct shutter_web_stream *streams;
+    /// Requests answered by a worker whose reply MHD has not finished sending; at
+    /// stop it waits for them (and for the streams), so a reply is not cut off.
+    unsigned replies_in_flight;
+    pthread_cond_t settled;
     struct address_count addresses[ADDRESS_SLOTS];
 };
 
@@ -324,7 +330,11 @@ static void *worker_main(void *arg) {
         } else {
             s->handler(s->ctx, p->ex);
         }
+        pthread_mutex_lock(&s->lock);
         p->state = ANSWERED;
+        p->in_flight = 1;
+        s->replies_in_flight++;
+        pthread_mutex_unlock(&s->lock);
         // MHD calls on_request again for this connection, which queues the reply.
         MHD_resume_connection(p->ex->connection);
     }
@@ -438,6 +448,7 @@ static void stream_free(void *cls) {
     pthread_mutex_lock(&s->lock);
     if (st->prev) st->prev->next = st->next; else s->streams = st->next;
     if (st->next) st->next->prev = st->prev;
+    pthread_cond_broadcast(&s->settled);
     pthread_mutex_unlock(&s->lock);
     // After this the Swift side no longer calls shutter_web_stream_wake with `st`.
     st->release(st->ctx);
@@ -504,9 +515,16 @@ static size_t unescape(void *cls, struct MHD_Connection *c, char *s) {
 
 static void on_completed(void *cls, struct MHD_Connection *connection, void **con_cls,
                          enum MHD_RequestTerminationCode toe) {
-    (void)cls; (void)connection; (void)toe;
+    (void)connection; (void)toe;
+    shutter_web_server *s = cls;
     struct pending *p = *con_cls;
     if (p) {
+        if (p->in_flight) {
+            pthread_mutex_lock(&s->lock);
+            s->replies_in_flight--;
+            pthread_cond_broadcast(&s->settled);
+            pthread_mutex_unlock(&s->lock);
+        }
         if (p->ex) {
             if (p->ex->response) MHD_destroy_response(p->ex->response);
             free(p->ex);
@@ -528,6 +546,7 @@ shutter_web_server *shutter_web_start(const shutter_web_options *o, shutter_web_
     pthread_mutex_init(&s->lock, NULL);
     pthread_cond_init(&s->work, NULL);
     pthread_cond_init(&s->tick, NULL);
+    pthread_cond_init(&s->settled, NULL);
     // One thread (epoll) for every socket; the handlers, which may wait for the camera,
     // run on the workers while their connection is parked.
     unsigned flags = MHD_USE_EPOLL_INTERNAL_THREAD | MHD_ALLOW_SUSPEND_RESUME;
@@ -576,7 +595,7 @@ shutter_web_server *shutter_web_start(const shutter_web_options *o, shutter_web_
     opts[n++] = (struct MHD_OptionItem){MHD_OPTION_PER_IP_CONNECTION_LIMIT, 2 * o->per_ip_limit, NULL};
     opts[n++] = (struct MHD_OptionItem){MHD_OPTION_CONNECTION_TIMEOUT, o->timeout_seconds, NULL};
     opts[n++] = (struct MHD_OptionItem){MHD_OPTION_CONNECTION_MEMORY_LIMIT, (intptr_t)o->memory_limit, NULL};
-    opts[n++] = (struct MHD_OptionItem){MHD_OPTION_NOTIFY_COMPLETED, (intptr_t)on_completed, NULL};
+    opts[n++] = (struct MHD_OptionItem){MHD_OPTION_NOTIFY_COMPLETED, (intptr_t)on_completed, s};
     opts[n++] = (struct MHD_OptionItem){MHD_OPTION_UNESCAPE_CALLBACK, (intptr_t)unescape, NULL};
     opts[n++] = (struct MHD_OptionItem){MHD_OPTION_END, 0, NULL};
 
@@ -625,9 +644,19 @@ void shutter_web_stop(shutter_web_server *s) {
     for (unsigned i = 0; i < s->worker_count; i++) pthread_join(s->workers[i], NULL);
     if (s->ticker_started) pthread_join(s->ticker, NULL);
     wake_all_streams(s);
-    MHD_stop_daemon(s->daemon);
+    // The answered requests' replies go out and the streams end (MHD's thread does
+    // both); a client that reads nothing is not waited for past 3 s.
+    struct timespec until;
+    clock_gettime(CLOCK_REALTIME, &until);
+    until.tv_sec += 3;
+    pthread_mutex_lock(&s->lock);
+    while ((s->replies_in_flight > 0 || s->streams) &&
+           pthread_cond_timedwait(&s->settled, &s->lock, &until) == 0) {}
+    pthread_mutex_unlock(&s->lock);
+    if (s->daemon) MHD_stop_daemon(s->daemon);
     pthread_cond_destroy(&s->work);
     pthread_cond_destroy(&s->tick);
+    pthread_cond_destroy(&s->settled);
     pthread_mutex_destroy(&s->lock);
     free(s->cert); free(s->key); free(s);
 }

@@ -11,17 +11,15 @@ final class LiveEventStream: WebStream, @unchecked Sendable {
     static let keepAliveSeconds = 15.0
     static let maxPending = 256 * 1024
 
-    // Unchecked: `lock` guards every var.
-    private let lock = NSLock()
+    let life = StreamLife()
     private let events: LiveEvents
     private let render: @Sendable (LiveEvent) -> JSONObject?
+    // Unchecked: `lock` guards the vars.
+    private let lock = NSLock()
     private var pending = Data("retry: 2000\n\n".utf8)
-    private var isOpen = true
     private var overflowed = false
     private var lastWrite = Date()
     private var watchID: Int?
-    private var wake: (@Sendable () -> Void)?
-    private var onClose: (@Sendable () -> Void)?
 
     /// `render`: the event's data as this client may see it (nil: not sent).
     init(events: LiveEvents, render: @escaping @Sendable (LiveEvent) -> JSONObject?) {
@@ -30,65 +28,42 @@ final class LiveEventStream: WebStream, @unchecked Sendable {
         let id = events.watch { [weak self] in self?.take($0) }
         lock.lock()
         watchID = id
-        let open = isOpen
         lock.unlock()
-        if !open { events.stopWatching(id) }
+        if !life.isOpen { events.stopWatching(id) }
     }
 
     private func take(_ event: LiveEvent) {
-        guard let data = render(event) else { return }
+        guard life.isOpen, let data = render(event) else { return }
         let text = "event: \(event.type)\ndata: \(JSONValue.object(data).rendered(pretty: false))\n\n"
         lock.lock()
-        guard isOpen else { lock.unlock(); return }
         pending.append(contentsOf: Array(text.utf8))
         if pending.count > Self.maxPending { overflowed = true }
-        let wake = self.wake
         lock.unlock()
-        wake?()
+        life.ring()
     }
 
-    func whenReady(_ wake: @escaping @Sendable () -> Void) {
-        lock.lock()
-        self.wake = wake
-        lock.unlock()
-    }
+    func whenReady(_ wake: @escaping @Sendable () -> Void) { life.setWaker(wake) }
 
     func read(into buffer: UnsafeMutableRawBufferPointer) -> Int? {
+        guard life.isOpen else { return nil }
         lock.lock()
         defer { lock.unlock() }
-        guard isOpen, !overflowed else { return nil }
+        guard !overflowed else { return nil }
         if pending.isEmpty {
             // The server asks once a second.
             guard Date().timeIntervalSince(lastWrite) >= Self.keepAliveSeconds else { return 0 }
             pending = Data(": keep-alive\n\n".utf8)
         }
-        let n = min(buffer.count, pending.count)
-        pending.copyBytes(to: buffer.bindMemory(to: UInt8.self), from: pending.startIndex..<(pending.startIndex + n))
-        pending.removeFirst(n)
         lastWrite = Date()
-        return n
-    }
-
-    /// Runs `handler` once when the stream closes; at once if it already has.
-    func whenClosed(_ handler: @escaping @Sendable () -> Void) {
-        lock.lock()
-        guard isOpen else { lock.unlock(); handler(); return }
-        onClose = handler
-        lock.unlock()
+        return pending.drain(into: buffer)
     }
 
     func close() {
-        lock.lock()
-        let was = isOpen
-        isOpen = false
-        let id = watchID
-        let wake = self.wake, handler = onClose
-        self.wake = nil
-        onClose = nil
-        lock.unlock()
-        guard was else { return }
-        if let id { events.stopWatching(id) }
-        handler?()
-        wake?()
+        life.close {
+            lock.lock()
+            let id = watchID
+            lock.unlock()
+            if let id { events.stopWatching(id) }
+        }
     }
 }

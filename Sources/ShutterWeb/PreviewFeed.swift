@@ -65,32 +65,28 @@ public final class PreviewFeed: Sendable {
 /// thread per viewer).
 final class MJPEGStream: WebStream, @unchecked Sendable {
     static let boundary = "ShutterPreviewFrame"
-    // Unchecked: `lock` guards every var.
-    private let lock = NSLock()
+    let life = StreamLife()
     private let feed: PreviewFeed
+    // Unchecked: `lock` guards the vars.
+    private let lock = NSLock()
     private var pending = Data()
     private var sequence = 0
-    private var isOpen = true
     private var lastFrame = Date()
-    private var onClose: (@Sendable () -> Void)?
-    private var wake: (@Sendable () -> Void)?
 
     init(feed: PreviewFeed) { self.feed = feed }
 
     func whenReady(_ wake: @escaping @Sendable () -> Void) {
-        lock.lock()
-        self.wake = wake
-        lock.unlock()
+        life.setWaker(wake)
         feed.setWaker(for: self, wake)
     }
 
     func read(into buffer: UnsafeMutableRawBufferPointer) -> Int? {
+        guard life.isOpen else { return nil }
         lock.lock()
         defer { lock.unlock() }
-        guard isOpen else { return nil }
         if pending.isEmpty {
             guard let (jpeg, next) = feed.frame(after: sequence) else {
-                // The ticker asks once a second: a feed that stopped ends the stream.
+                // The server asks once a second: a feed that stopped ends the stream.
                 return Date().timeIntervalSince(lastFrame) > PreviewFeed.staleSeconds ? nil : 0
             }
             pending = Data("--\(Self.boundary)\r\nContent-Type: image/jpeg\r\nContent-Length: \(jpeg.count)\r\n\r\n".utf8)
@@ -99,33 +95,8 @@ final class MJPEGStream: WebStream, @unchecked Sendable {
             sequence = next
             lastFrame = Date()
         }
-        let n = min(buffer.count, pending.count)
-        pending.copyBytes(to: buffer.bindMemory(to: UInt8.self), from: pending.startIndex..<(pending.startIndex + n))
-        pending.removeFirst(n)
-        return n
+        return pending.drain(into: buffer)
     }
 
-    /// Runs `handler` once when the stream closes; at once if it already has (the
-    /// server may stop, or the client go, before the app has registered it).
-    func whenClosed(_ handler: @escaping @Sendable () -> Void) {
-        lock.lock()
-        guard isOpen else { lock.unlock(); handler(); return }
-        onClose = handler
-        lock.unlock()
-    }
-
-    func close() {
-        lock.lock()
-        let was = isOpen
-        isOpen = false
-        let handler = onClose
-        onClose = nil
-        let wake = self.wake
-        self.wake = nil
-        lock.unlock()
-        guard was else { return }
-        feed.leave(self)
-        handler?()
-        wake?()  // a parked connection reads once more, sees the end and closes
-    }
+    func close() { life.close { feed.leave(self) } }
 }

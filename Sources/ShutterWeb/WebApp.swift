@@ -290,9 +290,7 @@ public final class WebApp: Sendable {
         guard let stream = feed.open() else {
             return .error(503, "too many previews open (at most \(PreviewFeed.maxViewers)); close one")
         }
-        let id = ObjectIdentifier(stream)
-        streams.withLock { $0[id] = stream }
-        stream.whenClosed { [weak self] in _ = self?.streams.withLock { $0.removeValue(forKey: id) } }
+        keep(stream, stream.life)
         return WebResponse(status: 200, contentType: "multipart/x-mixed-replace; boundary=\(MJPEGStream.boundary)",
                            body: .stream(stream), headers: [("Cache-Control", "no-store")])
     }
@@ -309,9 +307,7 @@ public final class WebApp: Sendable {
                 .with(header: ("Retry-After", "5"))
         }
         let stream = LiveEventStream(events: events) { [weak self] in self?.webEvent($0) }
-        let id = ObjectIdentifier(stream)
-        streams.withLock { $0[id] = stream }
-        stream.whenClosed { [weak self] in _ = self?.streams.withLock { $0.removeValue(forKey: id) } }
+        keep(stream, stream.life)
         return WebResponse(status: 200, contentType: "text/event-stream", body: .stream(stream),
                            headers: [("Cache-Control", "no-store"), ("X-Accel-Buffering", "no")])
     }
@@ -331,7 +327,14 @@ public final class WebApp: Sendable {
         return withoutCardPaths(data)
     }
 
-    /// Ends every open stream (before the server stops, so their threads return).
+    /// Keeps an open stream until it closes (`closeStreams` ends those left).
+    private func keep(_ stream: any WebStream, _ life: StreamLife) {
+        let id = ObjectIdentifier(stream)
+        streams.withLock { $0[id] = stream }
+        life.whenClosed { [weak self] in _ = self?.streams.withLock { $0.removeValue(forKey: id) } }
+    }
+
+    /// Ends every open stream (before the server stops, so their parked connections end).
     func closeStreams() {
         let open = streams.withLock { s -> [any WebStream] in let v = Array(s.values); s.removeAll(); return v }
         open.forEach { $0.close() }
