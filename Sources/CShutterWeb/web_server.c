@@ -17,23 +17,20 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-struct shutter_web_server {
-    struct MHD_Daemon *daemon;
-    shutter_web_handler handler;
-    void *ctx;
-    size_t max_body;
-    int tls;
-    char *cert;
-    char *key;
-};
-
-/// What one connection gathered for the request in progress.
+/// Everything one request needs from its first byte to its reply. MHD's `con_cls`.
+/// A whole request is parked (its connection suspended) while a worker runs the
+/// Swift handler, so MHD's one thread never waits for the camera or Argon2id.
 struct pending {
     char *body;
     size_t length;
     /// A chunked body passed max_body: the rest is read and dropped, then 413.
     int too_large;
     size_t dropped;
+    enum { GATHERING, QUEUED, ANSWERED } state;
+    /// Counted in the server's replies_in_flight until on_completed.
+    int in_flight;
+    struct pending *next_queued;
+    struct shutter_web_exchange *ex;
 };
 
 struct shutter_web_exchange {
@@ -45,6 +42,60 @@ struct shutter_web_exchange {
     char client[INET6_ADDRSTRLEN + 8];
     struct MHD_Response *response;
     unsigned status;
+};
+
+/// An endless body (the preview, live events): parked while it has nothing to send.
+struct shutter_web_stream {
+    shutter_web_server *server;
+    struct MHD_Connection *connection;
+    shutter_web_reader reader;
+    shutter_web_reader_free release;
+    void *ctx;
+    pthread_mutex_t lock;
+    /// Guarded by `lock`: parked by the reader, or woken while it was reading.
+    int suspended;
+    int woken;
+    struct shutter_web_stream *prev, *next;
+};
+
+/// Connections per client address, counted as MHD opens and closes them (in MHD's
+/// own thread, with no lag): over `soft_per_ip` a request is answered 503 with
+/// Retry-After instead of being reset.
+struct address_count {
+    char address[INET6_ADDRSTRLEN + 8];
+    unsigned count;
+};
+
+enum { MAX_WORKERS = 16, ADDRESS_SLOTS = 512 };
+
+struct shutter_web_server {
+    struct MHD_Daemon *daemon;
+    shutter_web_handler handler;
+    void *ctx;
+    size_t max_body;
+    unsigned soft_per_ip;
+    int tls;
+    char *cert;
+    char *key;
+
+    /// Guards everything below.
+    pthread_mutex_t lock;
+    pthread_cond_t work;
+    /// The ticker's own (a signal for a worker must not wake the ticker instead).
+    pthread_cond_t tick;
+    struct pending *queue_head, *queue_tail;
+    /// Set once, under `lock`, with __atomic_store_n (stream_read reads it without `lock`).
+    int stopping;
+    pthread_t workers[MAX_WORKERS];
+    unsigned worker_count;
+    pthread_t ticker;
+    int ticker_started;
+    struct shutter_web_stream *streams;
+    /// Requests answered by a worker whose reply MHD has not finished sending; at
+    /// stop it waits for them (and for the streams), so a reply is not cut off.
+    unsigned replies_in_flight;
+    pthread_cond_t settled;
+    struct address_count addresses[ADDRESS_SLOTS];
 };
 
 static int hexval(char c) {
@@ -163,16 +214,40 @@ static ssize_t tls_watched_pull(gnutls_transport_ptr_t ptr, void *buf, size_t le
     return n;
 }
 
-/// MHD_OPTION_NOTIFY_CONNECTION: a TLS connection is watched from its start (before
-/// its handshake) until it closes (after gnutls_deinit, before its socket is closed,
-/// so a slot's fd is never another live connection's).
-static void on_connection(void *cls, struct MHD_Connection *connection, void **socket_context,
-                          enum MHD_ConnectionNotificationCode toe) {
-    (void)cls; (void)socket_context;
-    const union MHD_ConnectionInfo *fdinfo = MHD_get_connection_info(connection, MHD_CONNECTION_INFO_CONNECTION_FD);
-    if (!fdinfo) return;
-    int fd = fdinfo->connect_fd;
-    if (toe == MHD_CONNECTION_NOTIFY_STARTED) {
+// --- Connections per address.
+
+/// Counts a connection in (+1) or out (-1) for its address; the count after. Called
+/// from MHD's thread as connections open and close (under the server lock).
+static unsigned count_address(shutter_web_server *s, const char *address, int delta) {
+    struct address_count *slot = NULL, *free_slot = NULL;
+    for (int i = 0; i < ADDRESS_SLOTS; i++) {
+        struct address_count *a = &s->addresses[i];
+        if (a->count > 0 && strcmp(a->address, address) == 0) { slot = a; break; }
+        if (a->count == 0 && !free_slot) free_slot = a;
+    }
+    if (!slot) {
+        // More distinct addresses than slots cannot happen (the connection limit is
+        // below ADDRESS_SLOTS); uncounted, such a connection is merely not limited here.
+        if (delta < 0 || !free_slot) return 0;
+        slot = free_slot;
+        snprintf(slot->address, sizeof slot->address, "%s", address);
+    }
+    if (delta > 0) slot->count++;
+    else if (slot->count > 0) slot->count--;
+    return slot->count;
+}
+
+static unsigned connections_from(shutter_web_server *s, const char *address) {
+    unsigned n = 0;
+    pthread_mutex_lock(&s->lock);
+    for (int i = 0; i < ADDRESS_SLOTS; i++)
+        if (s->addresses[i].count > 0 && strcmp(s->addresses[i].address, address) == 0) n = s->addresses[i].count;
+    pthread_mutex_unlock(&s->lock);
+    return n;
+}
+
+static void watch_tls(struct MHD_Connection *connection, int fd, int started) {
+    if (started) {
         const union MHD_ConnectionInfo *tls = MHD_get_connection_info(connection, MHD_CONNECTION_INFO_GNUTLS_SESSION);
         if (!tls || !tls->tls_session) return;
         gnutls_session_t session = (gnutls_session_t)tls->tls_session;
@@ -189,13 +264,79 @@ static void on_connection(void *cls, struct MHD_Connection *connection, void **s
             gnutls_transport_set_pull_function(session, tls_watched_pull);
         }
         pthread_mutex_unlock(&tls_watch_lock);
-        // No free slot (more than 256 connections): the connection is not watched and
-        // a renegotiation attempt just ends it, as libmicrohttpd does on its own.
+        // No free slot (more connections than TLS_WATCH_SLOTS): the connection is not
+        // watched and a renegotiation attempt just ends it, as libmicrohttpd does on its own.
     } else {
         pthread_mutex_lock(&tls_watch_lock);
         for (int i = 0; i < TLS_WATCH_SLOTS; i++)
             if (tls_watches[i].session && tls_watches[i].fd == fd) memset(&tls_watches[i], 0, sizeof tls_watches[i]);
         pthread_mutex_unlock(&tls_watch_lock);
+    }
+}
+
+/// MHD_OPTION_NOTIFY_CONNECTION: every connection is counted against its address from
+/// its start to its close; a TLS one is also watched (before its handshake, until after
+/// gnutls_deinit and before its socket is closed, so a slot's fd is never another
+/// live connection's).
+static void on_connection(void *cls, struct MHD_Connection *connection, void **socket_context,
+                          enum MHD_ConnectionNotificationCode toe) {
+    shutter_web_server *s = cls;
+    const union MHD_ConnectionInfo *fdinfo = MHD_get_connection_info(connection, MHD_CONNECTION_INFO_CONNECTION_FD);
+    int started = toe == MHD_CONNECTION_NOTIFY_STARTED;
+    if (started) {
+        char address[INET6_ADDRSTRLEN + 8];
+        client_address(connection, address, sizeof address);
+        pthread_mutex_lock(&s->lock);
+        count_address(s, address, +1);
+        pthread_mutex_unlock(&s->lock);
+        *socket_context = strdup(address);
+    } else if (*socket_context) {
+        pthread_mutex_lock(&s->lock);
+        count_address(s, *socket_context, -1);
+        pthread_mutex_unlock(&s->lock);
+        free(*socket_context);
+        *socket_context = NULL;
+    }
+    if (s->tls && fdinfo) watch_tls(connection, fdinfo->connect_fd, started);
+}
+
+// --- Requests: gathered by MHD's thread, answered by a worker.
+
+static enum MHD_Result queue_busy(struct MHD_Connection *c, const char *json) {
+    struct MHD_Response *r = MHD_create_response_from_buffer(strlen(json), (void *)json, MHD_RESPMEM_PERSISTENT);
+    if (!r) return MHD_NO;
+    MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, "application/json");
+    MHD_add_response_header(r, MHD_HTTP_HEADER_RETRY_AFTER, "1");
+    MHD_add_response_header(r, MHD_HTTP_HEADER_CONNECTION, "close");
+    enum MHD_Result ret = MHD_queue_response(c, MHD_HTTP_SERVICE_UNAVAILABLE, r);
+    MHD_destroy_response(r);
+    return ret;
+}
+
+static void *worker_main(void *arg) {
+    shutter_web_server *s = arg;
+    for (;;) {
+        pthread_mutex_lock(&s->lock);
+        while (!s->queue_head && !s->stopping) pthread_cond_wait(&s->work, &s->lock);
+        struct pending *p = s->queue_head;
+        if (!p) { pthread_mutex_unlock(&s->lock); return NULL; }
+        s->queue_head = p->next_queued;
+        if (!s->queue_head) s->queue_tail = NULL;
+        int stopping = s->stopping;
+        pthread_mutex_unlock(&s->lock);
+        if (stopping) {
+            static const char msg[] = "{\"ok\":false,\"error\":\"the camera service is stopping\"}";
+            shutter_web_reply_bytes(p->ex, MHD_HTTP_SERVICE_UNAVAILABLE, "application/json", msg, sizeof msg - 1);
+        } else {
+            s->handler(s->ctx, p->ex);
+        }
+        pthread_mutex_lock(&s->lock);
+        p->state = ANSWERED;
+        p->in_flight = 1;
+        s->replies_in_flight++;
+        pthread_mutex_unlock(&s->lock);
+        // MHD calls on_request again for this connection, which queues the reply.
+        MHD_resume_connection(p->ex->connection);
     }
 }
 
@@ -209,6 +350,10 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *connection, 
         p = calloc(1, sizeof *p);
         if (!p) return MHD_NO;
         *con_cls = p;
+        char address[INET6_ADDRSTRLEN + 8];
+        client_address(connection, address, sizeof address);
+        if (connections_from(s, address) > s->soft_per_ip)
+            return queue_busy(connection, "{\"ok\":false,\"error\":\"too many connections from this address; try again in a second\"}");
         // A body announced larger than allowed is refused before any of it is read.
         const char *cl = MHD_lookup_connection_value(connection, MHD_HEADER_KIND, MHD_HTTP_HEADER_CONTENT_LENGTH);
         if (cl) {
@@ -220,6 +365,14 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *connection, 
                                   "{\"ok\":false,\"error\":\"request body too large\"}");
         }
         return MHD_YES;
+    }
+    if (p->state == ANSWERED) {
+        shutter_web_exchange *ex = p->ex;
+        if (!ex->response) return queue_text(connection, MHD_HTTP_INTERNAL_SERVER_ERROR, "{\"ok\":false,\"error\":\"no reply\"}");
+        enum MHD_Result ret = MHD_queue_response(connection, ex->status, ex->response);
+        MHD_destroy_response(ex->response);
+        ex->response = NULL;
+        return ret;
     }
     if (*upload_data_size != 0) {
         // A chunked body has no length up front, and libmicrohttpd takes a reply only
@@ -243,13 +396,102 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *connection, 
     }
     if (p->too_large)
         return queue_text(connection, MHD_HTTP_CONTENT_TOO_LARGE, "{\"ok\":false,\"error\":\"request body too large\"}");
-    shutter_web_exchange ex = {.server = s, .connection = connection, .method = method, .url = url, .pending = p};
-    client_address(connection, ex.client, sizeof ex.client);
-    s->handler(s->ctx, &ex);
-    if (!ex.response) return queue_text(connection, MHD_HTTP_INTERNAL_SERVER_ERROR, "{\"ok\":false,\"error\":\"no reply\"}");
-    enum MHD_Result ret = MHD_queue_response(connection, ex.status, ex.response);
-    MHD_destroy_response(ex.response);
-    return ret;
+    if (p->state == QUEUED) return MHD_YES;  // not expected: MHD does not call a parked connection
+    shutter_web_exchange *ex = calloc(1, sizeof *ex);
+    if (!ex) return MHD_NO;
+    *ex = (shutter_web_exchange){.server = s, .connection = connection, .method = method, .url = url, .pending = p};
+    client_address(connection, ex->client, sizeof ex->client);
+    p->ex = ex;
+    pthread_mutex_lock(&s->lock);
+    if (s->stopping) {
+        pthread_mutex_unlock(&s->lock);
+        return queue_busy(connection, "{\"ok\":false,\"error\":\"the camera service is stopping\"}");
+    }
+    // Parked before a worker can see it, so the worker's resume always follows.
+    MHD_suspend_connection(connection);
+    p->state = QUEUED;
+    if (s->queue_tail) s->queue_tail->next_queued = p; else s->queue_head = p;
+    s->queue_tail = p;
+    pthread_cond_signal(&s->work);
+    pthread_mutex_unlock(&s->lock);
+    return MHD_YES;
+}
+
+// --- Streams: parked while they have nothing to send.
+
+/// MHD's content reader: the Swift reader never blocks; with nothing to send the
+/// connection is parked until `shutter_web_stream_wake` (a new frame or event, or the
+/// ticker's once a second so a stream can end or send a keep-alive on its own clock).
+static ssize_t stream_read(void *cls, uint64_t pos, char *buf, size_t max) {
+    struct shutter_web_stream *st = cls;
+    for (;;) {
+        ssize_t n = st->reader(st->ctx, pos, buf, max);
+        if (n != 0) return n;
+        pthread_mutex_lock(&st->lock);
+        // Read without the server lock (wake_all_streams takes it before a stream's).
+        if (__atomic_load_n(&st->server->stopping, __ATOMIC_SEQ_CST)) { pthread_mutex_unlock(&st->lock); return MHD_CONTENT_READER_END_OF_STREAM; }
+        if (st->woken) {  // something came while the reader looked: read again
+            st->woken = 0;
+            pthread_mutex_unlock(&st->lock);
+            continue;
+        }
+        st->suspended = 1;
+        MHD_suspend_connection(st->connection);
+        pthread_mutex_unlock(&st->lock);
+        return 0;
+    }
+}
+
+static void stream_free(void *cls) {
+    struct shutter_web_stream *st = cls;
+    shutter_web_server *s = st->server;
+    pthread_mutex_lock(&s->lock);
+    if (st->prev) st->prev->next = st->next; else s->streams = st->next;
+    if (st->next) st->next->prev = st->prev;
+    pthread_cond_broadcast(&s->settled);
+    pthread_mutex_unlock(&s->lock);
+    // After this the Swift side no longer calls shutter_web_stream_wake with `st`.
+    st->release(st->ctx);
+    pthread_mutex_destroy(&st->lock);
+    free(st);
+}
+
+void shutter_web_stream_wake(shutter_web_stream *st) {
+    pthread_mutex_lock(&st->lock);
+    if (st->suspended) {
+        st->suspended = 0;
+        MHD_resume_connection(st->connection);
+    } else {
+        st->woken = 1;
+    }
+    pthread_mutex_unlock(&st->lock);
+}
+
+static void wake_all_streams(shutter_web_server *s) {
+    pthread_mutex_lock(&s->lock);
+    for (struct shutter_web_stream *st = s->streams; st; st = st->next) {
+        pthread_mutex_lock(&st->lock);
+        if (st->suspended) { st->suspended = 0; MHD_resume_connection(st->connection); }
+        pthread_mutex_unlock(&st->lock);
+    }
+    pthread_mutex_unlock(&s->lock);
+}
+
+static void *ticker_main(void *arg) {
+    shutter_web_server *s = arg;
+    pthread_mutex_lock(&s->lock);
+    while (!s->stopping) {
+        struct timespec t;
+        clock_gettime(CLOCK_REALTIME, &t);
+        t.tv_sec += 1;
+        pthread_cond_timedwait(&s->tick, &s->lock, &t);
+        if (s->stopping) break;
+        pthread_mutex_unlock(&s->lock);
+        wake_all_streams(s);
+        pthread_mutex_lock(&s->lock);
+    }
+    pthread_mutex_unlock(&s->lock);
+    return NULL;
 }
 
 /// Percent-decoding for paths and query arguments, as MHD's own, except that
@@ -273,9 +515,23 @@ static size_t unescape(void *cls, struct MHD_Connection *c, char *s) {
 
 static void on_completed(void *cls, struct MHD_Connection *connection, void **con_cls,
                          enum MHD_RequestTerminationCode toe) {
-    (void)cls; (void)connection; (void)toe;
+    (void)connection; (void)toe;
+    shutter_web_server *s = cls;
     struct pending *p = *con_cls;
-    if (p) { free(p->body); free(p); }
+    if (p) {
+        if (p->in_flight) {
+            pthread_mutex_lock(&s->lock);
+            s->replies_in_flight--;
+            pthread_cond_broadcast(&s->settled);
+            pthread_mutex_unlock(&s->lock);
+        }
+        if (p->ex) {
+            if (p->ex->response) MHD_destroy_response(p->ex->response);
+            free(p->ex);
+        }
+        free(p->body);
+        free(p);
+    }
     *con_cls = NULL;
 }
 
@@ -286,7 +542,14 @@ shutter_web_server *shutter_web_start(const shutter_web_options *o, shutter_web_
     s->handler = handler;
     s->ctx = ctx;
     s->max_body = o->max_body;
-    unsigned flags = MHD_USE_THREAD_PER_CONNECTION | MHD_USE_POLL_INTERNAL_THREAD;
+    s->soft_per_ip = o->per_ip_limit;
+    pthread_mutex_init(&s->lock, NULL);
+    pthread_cond_init(&s->work, NULL);
+    pthread_cond_init(&s->tick, NULL);
+    pthread_cond_init(&s->settled, NULL);
+    // One thread (epoll) for every socket; the handlers, which may wait for the camera,
+    // run on the workers while their connection is parked.
+    unsigned flags = MHD_USE_EPOLL_INTERNAL_THREAD | MHD_ALLOW_SUSPEND_RESUME;
 
     struct MHD_OptionItem opts[20];
     int n = 0;
@@ -324,13 +587,15 @@ shutter_web_server *shutter_web_start(const shutter_web_options *o, shutter_web_
         opts[n++] = (struct MHD_OptionItem){MHD_OPTION_HTTPS_MEM_CERT, 0, s->cert};
         opts[n++] = (struct MHD_OptionItem){MHD_OPTION_HTTPS_MEM_KEY, 0, s->key};
         opts[n++] = (struct MHD_OptionItem){MHD_OPTION_HTTPS_PRIORITIES, 0, (void *)tls_priorities};
-        opts[n++] = (struct MHD_OptionItem){MHD_OPTION_NOTIFY_CONNECTION, (intptr_t)on_connection, NULL};
     }
+    opts[n++] = (struct MHD_OptionItem){MHD_OPTION_NOTIFY_CONNECTION, (intptr_t)on_connection, s};
     opts[n++] = (struct MHD_OptionItem){MHD_OPTION_CONNECTION_LIMIT, o->connection_limit, NULL};
-    opts[n++] = (struct MHD_OptionItem){MHD_OPTION_PER_IP_CONNECTION_LIMIT, o->per_ip_limit, NULL};
+    // MHD resets connections past its own per-address limit at accept: kept at twice
+    // the soft limit (past which requests get 503), so only a flood meets it.
+    opts[n++] = (struct MHD_OptionItem){MHD_OPTION_PER_IP_CONNECTION_LIMIT, 2 * o->per_ip_limit, NULL};
     opts[n++] = (struct MHD_OptionItem){MHD_OPTION_CONNECTION_TIMEOUT, o->timeout_seconds, NULL};
     opts[n++] = (struct MHD_OptionItem){MHD_OPTION_CONNECTION_MEMORY_LIMIT, (intptr_t)o->memory_limit, NULL};
-    opts[n++] = (struct MHD_OptionItem){MHD_OPTION_NOTIFY_COMPLETED, (intptr_t)on_completed, NULL};
+    opts[n++] = (struct MHD_OptionItem){MHD_OPTION_NOTIFY_COMPLETED, (intptr_t)on_completed, s};
     opts[n++] = (struct MHD_OptionItem){MHD_OPTION_UNESCAPE_CALLBACK, (intptr_t)unescape, NULL};
     opts[n++] = (struct MHD_OptionItem){MHD_OPTION_END, 0, NULL};
 
@@ -340,6 +605,15 @@ shutter_web_server *shutter_web_start(const shutter_web_options *o, shutter_web_
         int e = errno;
         snprintf(err, errlen, "libmicrohttpd did not start%s%s", e ? ": " : "", e ? strerror(e) : "");
         free(s->cert); free(s->key); free(s);
+        return NULL;
+    }
+    unsigned workers = o->workers == 0 ? 4 : (o->workers > MAX_WORKERS ? MAX_WORKERS : o->workers);
+    for (unsigned i = 0; i < workers; i++)
+        if (pthread_create(&s->workers[s->worker_count], NULL, worker_main, s) == 0) s->worker_count++;
+    s->ticker_started = pthread_create(&s->ticker, NULL, ticker_main, s) == 0;
+    if (s->worker_count == 0 || !s->ticker_started) {
+        snprintf(err, errlen, "could not start the web server's threads");
+        shutter_web_stop(s);
         return NULL;
     }
     return s;
@@ -360,7 +634,30 @@ unsigned short shutter_web_port(const shutter_web_server *s) {
 
 void shutter_web_stop(shutter_web_server *s) {
     if (!s) return;
-    MHD_stop_daemon(s->daemon);
+    // No new work; queued requests are answered 503 by the workers, running ones
+    // finish; parked streams wake and end (MHD must have no parked connection at stop).
+    pthread_mutex_lock(&s->lock);
+    __atomic_store_n(&s->stopping, 1, __ATOMIC_SEQ_CST);
+    pthread_cond_broadcast(&s->work);
+    pthread_cond_broadcast(&s->tick);
+    pthread_mutex_unlock(&s->lock);
+    for (unsigned i = 0; i < s->worker_count; i++) pthread_join(s->workers[i], NULL);
+    if (s->ticker_started) pthread_join(s->ticker, NULL);
+    wake_all_streams(s);
+    // The answered requests' replies go out and the streams end (MHD's thread does
+    // both); a client that reads nothing is not waited for past 3 s.
+    struct timespec until;
+    clock_gettime(CLOCK_REALTIME, &until);
+    until.tv_sec += 3;
+    pthread_mutex_lock(&s->lock);
+    while ((s->replies_in_flight > 0 || s->streams) &&
+           pthread_cond_timedwait(&s->settled, &s->lock, &until) == 0) {}
+    pthread_mutex_unlock(&s->lock);
+    if (s->daemon) MHD_stop_daemon(s->daemon);
+    pthread_cond_destroy(&s->work);
+    pthread_cond_destroy(&s->tick);
+    pthread_cond_destroy(&s->settled);
+    pthread_mutex_destroy(&s->lock);
     free(s->cert); free(s->key); free(s);
 }
 
@@ -417,11 +714,28 @@ int shutter_web_reply_file(shutter_web_exchange *ex, unsigned status, const char
     return 1;
 }
 
-void shutter_web_reply_stream(shutter_web_exchange *ex, unsigned status, const char *content_type,
-                              shutter_web_reader reader, void *ctx, shutter_web_reader_free release) {
-    set_reply(ex, status, content_type,
-              MHD_create_response_from_callback(MHD_SIZE_UNKNOWN, 16 * 1024, (MHD_ContentReaderCallback)reader,
-                                                ctx, (MHD_ContentReaderFreeCallback)release));
+shutter_web_stream *shutter_web_reply_stream(shutter_web_exchange *ex, unsigned status, const char *content_type,
+                                             shutter_web_reader reader, void *ctx, shutter_web_reader_free release) {
+    struct shutter_web_stream *st = calloc(1, sizeof *st);
+    if (!st) { release(ctx); return NULL; }
+    *st = (struct shutter_web_stream){.server = ex->server, .connection = ex->connection, .reader = reader,
+                                      .release = release, .ctx = ctx};
+    pthread_mutex_init(&st->lock, NULL);
+    struct MHD_Response *r = MHD_create_response_from_callback(MHD_SIZE_UNKNOWN, 16 * 1024, stream_read, st, stream_free);
+    if (!r) {
+        release(ctx);
+        pthread_mutex_destroy(&st->lock);
+        free(st);
+        return NULL;
+    }
+    shutter_web_server *s = ex->server;
+    pthread_mutex_lock(&s->lock);
+    st->next = s->streams;
+    if (s->streams) s->streams->prev = st;
+    s->streams = st;
+    pthread_mutex_unlock(&s->lock);
+    set_reply(ex, status, content_type, r);
+    return st;
 }
 
 void shutter_web_add_header(shutter_web_exchange *ex, const char *name, const char *value) {

@@ -4,7 +4,8 @@ import ShutterCore
 import Glibc
 #endif
 
-/// Sends one request to the control socket and waits for its reply.
+/// Sends one request to the control socket and waits for its reply (or, for
+/// `events`, reads its lines as they come).
 public enum ControlClient {
     public enum Failure: Error, CustomStringConvertible {
         case cannotConnect(path: String, errno: Int32)
@@ -26,22 +27,8 @@ public enum ControlClient {
 
     /// `timeout`: how long to wait for the reply (a hold waits for its clip).
     public static func send(_ request: ControlRequest, to path: String, timeout: Duration = .seconds(120)) throws -> (ControlReply, Data) {
-        let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-        guard fd >= 0 else { throw Failure.cannotConnect(path: path, errno: errno) }
+        let fd = try connect(to: path)
         defer { close(fd) }
-        var addr = sockaddr_un()
-        addr.sun_family = sa_family_t(AF_UNIX)
-        guard path.utf8.count < MemoryLayout.size(ofValue: addr.sun_path) else {
-            throw Failure.cannotConnect(path: path, errno: ENAMETOOLONG)
-        }
-        withUnsafeMutableBytes(of: &addr.sun_path) { raw in
-            path.utf8.enumerated().forEach { raw[$0.offset] = $0.element }
-        }
-        let len = socklen_t(MemoryLayout<sa_family_t>.size + path.utf8.count + 1)
-        let rc = withUnsafePointer(to: &addr) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, len) }
-        }
-        guard rc == 0 else { throw Failure.cannotConnect(path: path, errno: errno) }
         var tv = timeval(tv_sec: Int(timeout.milliseconds / 1000), tv_usec: 0)
         setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, socklen_t(MemoryLayout<timeval>.size))
         let payload = ControlCoding.encode(request)
@@ -61,5 +48,54 @@ public enum ControlClient {
         } catch {
             throw Failure.badReply(String(decoding: data, as: UTF8.self))
         }
+    }
+
+    /// A request whose answer is a stream of lines (`events`): `line` gets each one
+    /// (without its newline) until it returns false or shutterd closes the connection.
+    public static func stream(_ request: ControlRequest, to path: String, line: (Data) -> Bool) throws {
+        let fd = try connect(to: path)
+        defer { close(fd) }
+        let payload = ControlCoding.encode(request)
+        _ = payload.withUnsafeBytes { Glibc.send(fd, $0.baseAddress!, $0.count, Int32(MSG_NOSIGNAL)) }
+        var pending = Data()
+        var buf = [UInt8](repeating: 0, count: 4096)
+        var any = false
+        while true {
+            let n = buf.withUnsafeMutableBytes { recv(fd, $0.baseAddress!, $0.count, 0) }
+            if n < 0 { if errno == EINTR { continue }; break }
+            if n == 0 { break }
+            pending.append(contentsOf: buf[0..<n])
+            while let nl = pending.firstIndex(of: 0x0A) {
+                any = true
+                let text = pending[pending.startIndex..<nl]
+                pending = Data(pending[(nl + 1)...])
+                if !line(Data(text)) { return }
+            }
+        }
+        if !any { throw Failure.noReply(path: path) }
+    }
+
+    private static func connect(to path: String) throws -> Int32 {
+        let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        guard fd >= 0 else { throw Failure.cannotConnect(path: path, errno: errno) }
+        var addr = sockaddr_un()
+        addr.sun_family = sa_family_t(AF_UNIX)
+        guard path.utf8.count < MemoryLayout.size(ofValue: addr.sun_path) else {
+            close(fd)
+            throw Failure.cannotConnect(path: path, errno: ENAMETOOLONG)
+        }
+        withUnsafeMutableBytes(of: &addr.sun_path) { raw in
+            path.utf8.enumerated().forEach { raw[$0.offset] = $0.element }
+        }
+        let len = socklen_t(MemoryLayout<sa_family_t>.size + path.utf8.count + 1)
+        let rc = withUnsafePointer(to: &addr) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.connect(fd, $0, len) }
+        }
+        guard rc == 0 else {
+            let e = errno
+            close(fd)
+            throw Failure.cannotConnect(path: path, errno: e)
+        }
+        return fd
     }
 }

@@ -60,7 +60,7 @@ public struct ControlRequest: Codable, Sendable, Equatable {
     }
 
     public static let commands = ["status", "tap", "hold", "press", "release", "photo", "record", "sim",
-                                  "set", "get", "reset", "focus", "camera", "web-token"]
+                                  "set", "get", "reset", "focus", "camera", "events", "web-token"]
 
     private enum CodingKeys: String, CodingKey {
         case cmd, seconds, action, fault, lux, ledFailing, key, value
@@ -259,6 +259,8 @@ public struct ServiceStatus: Codable, Sendable, Equatable {
     /// The web page's live preview: frames encoded and frames skipped (the preview
     /// thread was still busy: the recorder never waits for it); absent without one.
     public var preview: PreviewFigures? = nil
+    /// While a clip records: its seconds so far and until it stops on its own.
+    public var recording: RecordingFigures? = nil
     /// The version of the shutterd that answers (`shutterd --version`); absent from one
     /// older than versions.
     public var version: String? = ShutterVersion.string
@@ -283,6 +285,16 @@ public struct ServiceStatus: Codable, Sendable, Equatable {
         self.lastPhoto = lastPhoto
         self.preroll = preroll
         self.preview = preview
+    }
+
+    public struct RecordingFigures: Codable, Sendable, Equatable {
+        public var elapsedSeconds: Double
+        public var remainingSeconds: Double
+
+        public init(elapsedSeconds: Double, remainingSeconds: Double) {
+            self.elapsedSeconds = elapsedSeconds
+            self.remainingSeconds = remainingSeconds
+        }
     }
 
     public struct PreviewFigures: Codable, Sendable, Equatable {

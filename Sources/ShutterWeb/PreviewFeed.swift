@@ -2,19 +2,20 @@ import Foundation
 import Synchronization
 
 /// The live preview's frames for the web page: the service publishes a JPEG
-/// when someone watches (`watched`), each open MJPEG response waits for the next
-/// one. At most `maxViewers` at a time (each holds a connection).
+/// when someone watches (`watched`); each open MJPEG response is woken to send
+/// it. At most `maxViewers` at a time (each holds a connection).
 public final class PreviewFeed: Sendable {
     public static let maxViewers = 4
+    /// A viewer with no new frame for this long is ended (the camera stopped).
+    static let staleSeconds = 10.0
 
     private struct State {
         var frame: Data?
         var sequence = 0
-        var viewers = 0
+        var viewers: [ObjectIdentifier: @Sendable () -> Void] = [:]
         var closed = false
     }
     private let state = Mutex(State())
-    private let changed = NSCondition()
 
     public init() {}
 
@@ -23,108 +24,83 @@ public final class PreviewFeed: Sendable {
     public let snapshots = SnapshotCache()
 
     /// True while at least one preview is open: only then is anything encoded.
-    public var watched: Bool { state.withLock { $0.viewers > 0 } }
+    public var watched: Bool { state.withLock { !$0.viewers.isEmpty } }
 
     public func publish(jpeg: Data) {
-        changed.lock()
-        state.withLock { $0.frame = jpeg; $0.sequence += 1 }
-        changed.broadcast()
-        changed.unlock()
+        let wakers = state.withLock { s -> [@Sendable () -> Void] in
+            s.frame = jpeg
+            s.sequence += 1
+            return Array(s.viewers.values)
+        }
+        wakers.forEach { $0() }
     }
 
     /// A new viewer's stream; nil when `maxViewers` are open.
     func open() -> MJPEGStream? {
+        let stream = MJPEGStream(feed: self)
         let ok = state.withLock { s -> Bool in
-            guard s.viewers < Self.maxViewers, !s.closed else { return false }
-            s.viewers += 1
+            guard s.viewers.count < Self.maxViewers, !s.closed else { return false }
+            s.viewers[ObjectIdentifier(stream)] = {}
             return true
         }
-        return ok ? MJPEGStream(feed: self) : nil
+        return ok ? stream : nil
     }
 
-    func leave() { state.withLock { $0.viewers -= 1 } }
-
-    /// Blocks until a frame newer than `after` (nil when the feed or stream closed, or 10 s passed).
-    func next(after: Int, while open: () -> Bool) -> (Data, Int)? {
-        changed.lock()
-        defer { changed.unlock() }
-        let deadline = Date().addingTimeInterval(10)
-        while open() {
-            let (frame, seq, closed) = state.withLock { ($0.frame, $0.sequence, $0.closed) }
-            if closed { return nil }
-            if seq > after, let frame { return (frame, seq) }
-            if !changed.wait(until: min(deadline, Date().addingTimeInterval(0.5))) && Date() >= deadline { return nil }
+    func setWaker(for stream: MJPEGStream, _ wake: @escaping @Sendable () -> Void) {
+        state.withLock { s in
+            if s.viewers[ObjectIdentifier(stream)] != nil { s.viewers[ObjectIdentifier(stream)] = wake }
         }
-        return nil
     }
 
-    func wake() {
-        changed.lock()
-        changed.broadcast()
-        changed.unlock()
+    func leave(_ stream: MJPEGStream) { _ = state.withLock { $0.viewers.removeValue(forKey: ObjectIdentifier(stream)) } }
+
+    /// The newest frame if it is newer than `after`; never waits.
+    func frame(after: Int) -> (Data, Int)? {
+        state.withLock { s in
+            guard s.sequence > after, let frame = s.frame else { return nil }
+            return (frame, s.sequence)
+        }
     }
 }
 
 /// One viewer: `multipart/x-mixed-replace`, a JPEG part per published frame.
-/// Its `read` blocks on the feed (a thread per connection, as Motion does).
+/// `read` never waits: with no new frame it answers 0 and the server parks the
+/// connection until the feed's next frame wakes it (as Motion's MJPEG, without a
+/// thread per viewer).
 final class MJPEGStream: WebStream, @unchecked Sendable {
     static let boundary = "ShutterPreviewFrame"
-    // Unchecked: `lock` guards `pending`, `sequence`, `isOpen` and `onClose`.
-    private let lock = NSLock()
+    let life = StreamLife()
     private let feed: PreviewFeed
+    // Unchecked: `lock` guards the vars.
+    private let lock = NSLock()
     private var pending = Data()
     private var sequence = 0
-    private var isOpen = true
-    private var onClose: (@Sendable () -> Void)?
+    private var lastFrame = Date()
 
     init(feed: PreviewFeed) { self.feed = feed }
 
+    func whenReady(_ wake: @escaping @Sendable () -> Void) {
+        life.setWaker(wake)
+        feed.setWaker(for: self, wake)
+    }
+
     func read(into buffer: UnsafeMutableRawBufferPointer) -> Int? {
-        lock.lock()
-        var empty = pending.isEmpty
-        let seq = sequence
-        lock.unlock()
-        if empty {
-            guard let (jpeg, next) = feed.next(after: seq, while: { self.stillOpen }) else { return nil }
-            var part = Data("--\(Self.boundary)\r\nContent-Type: image/jpeg\r\nContent-Length: \(jpeg.count)\r\n\r\n".utf8)
-            part.append(jpeg)
-            part.append(contentsOf: Array("\r\n".utf8))
-            lock.lock()
-            pending = part
-            sequence = next
-            lock.unlock()
-        }
+        guard life.isOpen else { return nil }
         lock.lock()
         defer { lock.unlock() }
-        empty = pending.isEmpty
-        if empty { return 0 }
-        let n = min(buffer.count, pending.count)
-        pending.copyBytes(to: buffer.bindMemory(to: UInt8.self), from: pending.startIndex..<(pending.startIndex + n))
-        pending.removeFirst(n)
-        return n
+        if pending.isEmpty {
+            guard let (jpeg, next) = feed.frame(after: sequence) else {
+                // The server asks once a second: a feed that stopped ends the stream.
+                return Date().timeIntervalSince(lastFrame) > PreviewFeed.staleSeconds ? nil : 0
+            }
+            pending = Data("--\(Self.boundary)\r\nContent-Type: image/jpeg\r\nContent-Length: \(jpeg.count)\r\n\r\n".utf8)
+            pending.append(jpeg)
+            pending.append(contentsOf: Array("\r\n".utf8))
+            sequence = next
+            lastFrame = Date()
+        }
+        return pending.drain(into: buffer)
     }
 
-    private var stillOpen: Bool { lock.lock(); defer { lock.unlock() }; return isOpen }
-
-    /// Runs `handler` once when the stream closes; at once if it already has (the
-    /// server may stop, or the client go, before the app has registered it).
-    func whenClosed(_ handler: @escaping @Sendable () -> Void) {
-        lock.lock()
-        guard isOpen else { lock.unlock(); handler(); return }
-        onClose = handler
-        lock.unlock()
-    }
-
-    func close() {
-        lock.lock()
-        let was = isOpen
-        isOpen = false
-        let handler = onClose
-        onClose = nil
-        lock.unlock()
-        guard was else { return }
-        feed.leave()
-        feed.wake()
-        handler?()
-    }
+    func close() { life.close { feed.leave(self) } }
 }

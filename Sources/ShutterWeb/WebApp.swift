@@ -12,12 +12,15 @@ public struct WebBackend: Sendable {
     public var storage: Storage
     /// The live preview's frames; nil = no preview.
     public var preview: PreviewFeed?
+    /// The service's live events (`/api/events`); nil = none.
+    public var events: LiveEvents?
 
     public init(request: @escaping @Sendable (JSONObject, _ answer: @escaping @Sendable (JSONObject) -> Void) -> Void,
-                storage: Storage, preview: PreviewFeed? = nil) {
+                storage: Storage, preview: PreviewFeed? = nil, events: LiveEvents? = nil) {
         self.request = request
         self.storage = storage
         self.preview = preview
+        self.events = events
     }
 }
 
@@ -119,11 +122,12 @@ public final class WebApp: Sendable {
         case ("GET", 3, "files") where p[2] == "thumbnail": return FileSender.thumbnail(backend.storage, p[1])
         case ("GET", 1, "preview.mjpg"): return preview()
         case ("GET", _, "api") where p == ["api", "snapshot.jpg"]: return snapshot()
+        case ("GET", _, "api") where p == ["api", "events"]: return liveEvents()
         default:
             if p.first == "files" || (p.count >= 2 && p[0] == "api" && p[1] == "files" && r.method != "GET") {
                 return .error(404, "no such file")
             }
-            let routes = [["api", "status"], ["api", "photo"], ["api", "record"], ["api", "files"], ["api", "logout"],
+            let routes = [["api", "status"], ["api", "events"], ["api", "photo"], ["api", "record"], ["api", "files"], ["api", "logout"],
                           ["api", "settings"], ["api", "settings", "reset"], ["api", "focus"], ["api", "snapshot.jpg"], [""]]
             if routes.contains(p) { return .error(405, "method \(r.method) not allowed here") }
             return .error(404, "not found")
@@ -303,14 +307,51 @@ public final class WebApp: Sendable {
         guard let stream = feed.open() else {
             return .error(503, "too many previews open (at most \(PreviewFeed.maxViewers)); close one")
         }
-        let id = ObjectIdentifier(stream)
-        streams.withLock { $0[id] = stream }
-        stream.whenClosed { [weak self] in _ = self?.streams.withLock { $0.removeValue(forKey: id) } }
+        keep(stream, stream.life)
         return WebResponse(status: 200, contentType: "multipart/x-mixed-replace; boundary=\(MJPEGStream.boundary)",
                            body: .stream(stream), headers: [("Cache-Control", "no-store")])
     }
 
-    /// Ends every open stream (before the server stops, so their threads return).
+    /// At most this many `/api/events` watchers (each holds a connection).
+    static let maxEventWatchers = 16
+
+    /// Server-Sent Events: the state, files saved and deleted, settings, the camera.
+    private func liveEvents() -> WebResponse {
+        guard let events = backend.events else { return .error(404, "no live events") }
+        let open = streams.withLock { $0.values.filter { $0 is LiveEventStream }.count }
+        guard open < Self.maxEventWatchers else {
+            return WebResponse.error(503, "too many event streams open (at most \(Self.maxEventWatchers)); close one")
+                .with(header: ("Retry-After", "5"))
+        }
+        let stream = LiveEventStream(events: events) { [weak self] in self?.webEvent($0) }
+        keep(stream, stream.life)
+        return WebResponse(status: 200, contentType: "text/event-stream", body: .stream(stream),
+                           headers: [("Cache-Control", "no-store"), ("X-Accel-Buffering", "no")])
+    }
+
+    /// A live event as the page sees it: files by number, name and URL (never their
+    /// path on the card, as everywhere in the API), the card's root cut from words.
+    func webEvent(_ e: LiveEvent) -> JSONObject? {
+        var data = e.data
+        if case .string(let path)? = data.removeValue(forKey: "path") {
+            guard let n = Self.number(ofPath: path) else { return nil }
+            data["number"] = .int(n.webNumber)
+            if e.type == "file" {
+                data["url"] = .string("/files/\(n.webNumber)")
+                if data["kind"] == .string("photo") { data["thumbnail"] = .string("/files/\(n.webNumber)/thumbnail") }
+            }
+        }
+        return withoutCardPaths(data)
+    }
+
+    /// Keeps an open stream until it closes (`closeStreams` ends those left).
+    private func keep(_ stream: any WebStream, _ life: StreamLife) {
+        let id = ObjectIdentifier(stream)
+        streams.withLock { $0[id] = stream }
+        life.whenClosed { [weak self] in _ = self?.streams.withLock { $0.removeValue(forKey: id) } }
+    }
+
+    /// Ends every open stream (before the server stops, so their parked connections end).
     func closeStreams() {
         let open = streams.withLock { s -> [any WebStream] in let v = Array(s.values); s.removeAll(); return v }
         open.forEach { $0.close() }

@@ -49,15 +49,19 @@ public struct WebResponse {
     }
 }
 
-/// A streamed body: `read` fills the buffer (blocking is fine: a thread per
-/// connection), returns bytes written, or nil at the end.
+/// A streamed body. `read` runs on the server's one event thread, so it never
+/// waits: it fills the buffer and returns the bytes written, 0 when nothing is
+/// ready (the connection is parked), or nil at the end. The stream calls the
+/// closure given to `whenReady` when it has more (any thread); the server also
+/// asks once a second, so a stream can end or send a keep-alive on its own clock.
 public protocol WebStream: AnyObject, Sendable {
     func read(into buffer: UnsafeMutableRawBufferPointer) -> Int?
+    /// Set once by the server before the first `read`.
+    func whenReady(_ wake: @escaping @Sendable () -> Void)
     /// The client went away or the server stops.
     func close()
 }
 
-public typealias JSONObject = [String: JSONValue]
 
 extension Dictionary where Key == String, Value == JSONValue {
     func rendered() -> String { JSONValue.object(self).rendered(pretty: false) }

@@ -2,17 +2,23 @@ import CShutterWeb
 import Foundation
 import ShutterCore
 
-/// The HTTP server: libmicrohttpd through the CShutterWeb shim, a thread per
-/// connection, bounded connections, bodies and time; each request goes to the
-/// `WebApp` whole, on its connection's thread.
+/// The HTTP server: libmicrohttpd through the CShutterWeb shim, one epoll
+/// thread for every connection, bounded connections, bodies and time; each
+/// request goes to the `WebApp` whole, on one of a few worker threads.
 public final class WebServer: @unchecked Sendable {
-    /// Limits (README "From a phone"): a phone opens up to 6 connections, the preview holds one.
+    /// Limits (README "From a phone"), sized for people: a phone opens 6 to 8
+    /// connections at once (the preview, the events, thumbnails), a household a few
+    /// phones and a home-automation server. Past `perClient` from one address a
+    /// request gets 503 and Retry-After; past twice that libmicrohttpd refuses the
+    /// connection (a flood). An idle connection costs its memory pool, not a thread.
     public struct Limits: Sendable {
-        public var connections: UInt32 = 16
-        public var perClient: UInt32 = 8
+        public var connections: UInt32 = 256
+        public var perClient: UInt32 = 32
         public var timeoutSeconds: UInt32 = 30
         public var memoryPerConnection = 32 * 1024
         public var maxBody = 4 * 1024
+        /// Threads that run requests (each may wait for the camera or Argon2id).
+        public var workers: UInt32 = 8
         public init() {}
     }
 
@@ -37,6 +43,7 @@ public final class WebServer: @unchecked Sendable {
         o.timeout_seconds = limits.timeoutSeconds
         o.memory_limit = limits.memoryPerConnection
         o.max_body = limits.maxBody
+        o.workers = limits.workers
         var err = [CChar](repeating: 0, count: 256)
         let host: String
         switch listener {
@@ -58,7 +65,7 @@ public final class WebServer: @unchecked Sendable {
         port = Int(shutter_web_port(started))
     }
 
-    /// Stops accepting and ends the connections (open previews first, so their threads return).
+    /// Stops accepting and ends the connections (open streams first).
     public func stop() {
         guard let h = handle else { return }
         app.closeStreams()
@@ -81,7 +88,7 @@ public struct WebServerError: Error, CustomStringConvertible {
     init(_ d: String) { description = d }
 }
 
-/// The shim's callback: one whole request, answered on this (the connection's) thread.
+/// The shim's callback: one whole request, answered on this worker thread.
 private let webServerHandler: shutter_web_handler = { ctx, ex in
     guard let ctx, let ex else { return }
     let app = Unmanaged<WebApp>.fromOpaque(ctx).takeUnretainedValue()
@@ -106,15 +113,31 @@ private let webServerHandler: shutter_web_handler = { ctx, ex in
             return  // no reply: the shim answers 500
         }
     case .stream(let stream):
-        let box = Unmanaged.passRetained(StreamBox(stream)).toOpaque()
-        shutter_web_reply_stream(ex, UInt32(response.status), response.contentType, streamReader, box, streamRelease)
+        let box = StreamBox(stream)
+        let ctx = Unmanaged.passRetained(box).toOpaque()
+        guard let handle = shutter_web_reply_stream(ex, UInt32(response.status), response.contentType, streamReader, ctx,
+                                                    streamRelease) else { return }
+        box.attach(handle)
+        stream.whenReady { [weak box] in box?.wake() }
     }
     for (name, value) in response.headers { shutter_web_add_header(ex, name, value) }
 }
 
-private final class StreamBox {
+/// A stream and the shim's handle to wake its parked connection. The handle is
+/// dropped (under `lock`) when the shim releases the stream, so a late wake is a no-op.
+private final class StreamBox: @unchecked Sendable {
     let stream: any WebStream
+    private let lock = NSLock()
+    private var handle: OpaquePointer?
     init(_ s: any WebStream) { stream = s }
+
+    func attach(_ h: OpaquePointer) { lock.lock(); handle = h; lock.unlock() }
+    func detach() { lock.lock(); handle = nil; lock.unlock() }
+    func wake() {
+        lock.lock()
+        defer { lock.unlock() }
+        if let handle { shutter_web_stream_wake(handle) }
+    }
 }
 
 private let streamReader: shutter_web_reader = { ctx, _, buf, max in
@@ -127,5 +150,6 @@ private let streamReader: shutter_web_reader = { ctx, _, buf, max in
 private let streamRelease: shutter_web_reader_free = { ctx in
     guard let ctx else { return }
     let box = Unmanaged<StreamBox>.fromOpaque(ctx).takeRetainedValue()
+    box.detach()
     box.stream.close()
 }

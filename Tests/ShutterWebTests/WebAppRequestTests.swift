@@ -124,10 +124,10 @@ final class WebAppRequestTests: XCTestCase {
         stream.close()
         XCTAssertFalse(feed.watched)
         let called = Mutex(0)
-        stream.whenClosed { called.withLock { $0 += 1 } }
+        stream.life.whenClosed { called.withLock { $0 += 1 } }
         XCTAssertEqual(called.withLock { $0 }, 1)
         let open = try XCTUnwrap(feed.open())
-        open.whenClosed { called.withLock { $0 += 1 } }
+        open.life.whenClosed { called.withLock { $0 += 1 } }
         XCTAssertEqual(called.withLock { $0 }, 1, "not before it closes")
         open.close()
         open.close()

@@ -3,7 +3,7 @@ import ShutterCore
 
 /// `shutterctl [--socket PATH] status | tap | hold SECONDS | press | release | photo |
 ///             record start|stop | set KEY VALUE | get [KEY] | reset [KEY] | focus X Y|reset |
-///             camera [NEXT|INDEX|MODEL] |
+///             camera [NEXT|INDEX|MODEL] | events [--count N] |
 ///             sim [--fault F] [--lux L] | gestures FILE [--config CFG]`
 public enum ShutterctlCommand {
     static let usage = """
@@ -28,6 +28,9 @@ public enum ShutterctlCommand {
                                  switch camera between captures (kept across restarts); if the new
                                  one fails to start, the previous one runs again (exit status 1).
                                  Without an argument: list the cameras (index, model, in use)
+          events [--count N]     one JSON line per live event as it happens (the state first; a
+                                 recording's seconds once a second; files saved and deleted,
+                                 settings, the camera), until interrupted or N events
           sim [--fault none|stall|disappear|error] [--lux N] [--led-failing true|false]
                                  simulated board only: inject faults, set the light level
           web-password [--stdin]
@@ -58,6 +61,7 @@ public enum ShutterctlCommand {
         if cmd == "gestures" { return gestures(rest) }
         if cmd == "web-password" { return WebPasswordCommand.run(rest) }
         if cmd == "web-token" { return WebTokenCommand.run(rest, socket: socket ?? resolveSocket()) }
+        if cmd == "events" { return events(rest, socket: socket ?? resolveSocket()) }
 
         var request: ControlRequest
         switch cmd {
@@ -140,6 +144,34 @@ public enum ShutterctlCommand {
         } catch {
             return fail("\(error)", code: 69)
         }
+    }
+
+    /// `events [--count N]`: the lines as they come, flushed one by one (for a pipe).
+    static func events(_ args: [String], socket: String) -> Int32 {
+        var limit: Int?
+        if !args.isEmpty {
+            guard args.count == 2, args[0] == "--count", let n = Int(args[1]), n > 0 else {
+                return fail("usage: shutterctl events [--count N]", code: 64)
+            }
+            limit = n
+        }
+        var seen = 0
+        var refusal: String?
+        do {
+            try ControlClient.stream(ControlRequest(cmd: "events"), to: socket) { line in
+                if let reply = try? JSONDecoder().decode(ControlReply.self, from: line), !reply.ok {
+                    refusal = reply.error ?? "refused"
+                    return false
+                }
+                FileHandle.standardOutput.write(line + Data("\n".utf8))
+                seen += 1
+                return limit.map { seen < $0 } ?? true
+            }
+        } catch {
+            return fail("\(error)", code: 69)
+        }
+        if let refusal { return fail(refusal) }
+        return 0
     }
 
     /// A command-line VALUE: JSON (`2`, `"daylight"`, `[1.5,2]`, `null`), else the

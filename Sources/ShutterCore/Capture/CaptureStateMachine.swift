@@ -157,6 +157,14 @@ public struct CaptureStateMachine: Sendable {
         }
     }
 
+    /// While recording: since when, and when it stops on its own (a hold's
+    /// seconds or `maxRecording`, whichever comes first). Nil otherwise.
+    public var recordingSpan: (from: MonotonicTime, end: MonotonicTime)? {
+        guard case .recording(_, let from, let until, _) = phase else { return nil }
+        let max = from + configuration.maxRecording
+        return (from, until.map { Swift.min($0, max) } ?? max)
+    }
+
     /// True while a press would be queued rather than served at once.
     public var hasQueuedPress: Bool { queued != nil }
 

@@ -179,3 +179,6 @@ extension JSONValue: Codable {
         }
     }
 }
+
+/// A JSON object's members (a request, a reply, a live event's facts).
+public typealias JSONObject = [String: JSONValue]

@@ -46,7 +46,7 @@ final class ControlSocketPart: ServicePart {
     func start(_ service: CameraService) {
         let log = Log("shutter.main")
         do {
-            let s = try ControlServer(path: path) { [tokens] request, reply in
+            let s = try ControlServer(path: path, events: service.events) { [tokens] request, reply in
                 if request.cmd == "web-token" { return reply.send(WebTokenRequests.answer(request, tokens: tokens)) }
                 service.post(.request(request, reply))
             }

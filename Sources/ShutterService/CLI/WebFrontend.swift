@@ -49,7 +49,7 @@ enum WebFrontend {
             case .failure(let refusal): reply.send(refusal.reply)
             case .success(let r): service.post(.request(r, reply))
             }
-        }, storage: service.storage, preview: preview)
+        }, storage: service.storage, preview: preview, events: service.events)
         let app = WebApp(backend: backend, passwordHash: hash, tokens: tokens)
         let listen = ListenAddress(parsing: config.web.listen)!  // validated with the configuration
         do {

@@ -1,13 +1,15 @@
 import Foundation
 import ShutterCore
+import Synchronization
 #if canImport(Glibc)
 import Glibc
 import ShutterStorage
 #endif
 
 /// The control socket: a Unix stream socket, mode 0660, one request line and one
-/// reply line per connection. Connections are rare (a CLI, a test), so each gets
-/// a plain thread that may block; the handler itself is async.
+/// reply line per connection — except `events`, answered with one JSON line per
+/// live event until the client goes. Connections are rare (a CLI, a test, a
+/// script on the Pi), so each gets a plain thread that may block.
 /// A malformed request gets an error reply, never a crash.
 public final class ControlServer: Sendable {
     /// Takes a checked request and answers it through the `Reply` (once, from any thread).
@@ -16,12 +18,15 @@ public final class ControlServer: Sendable {
     public let path: String
     private let listenFD: Int32
     private let handler: Handler
+    private let events: LiveEvents?
+    private let closing = Mutex(false)
     private let log = Log("shutter.control")
     private static let maxRequestBytes = 64 * 1024
 
-    init(path: String, handler: @escaping Handler) throws {
+    init(path: String, events: LiveEvents? = nil, handler: @escaping Handler) throws {
         self.path = path
         self.handler = handler
+        self.events = events
         let dir = (path as NSString).deletingLastPathComponent
         if !dir.isEmpty { try? FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true) }
         var addr = sockaddr_un()
@@ -62,6 +67,7 @@ public final class ControlServer: Sendable {
 
     /// Stops accepting and removes the socket file.
     public func close() {
+        closing.withLock { $0 = true }
         shutdown(listenFD, Int32(SHUT_RDWR))
         unlink(path)
     }
@@ -89,25 +95,50 @@ public final class ControlServer: Sendable {
         case .failure(let message):
             reply = .failure(message)
         case .success(let line):
-            reply = respond(to: line)
+            switch Self.check(line) {
+            case .failure(let refusal):
+                reply = refusal.reply
+            case .success(let request) where request.cmd == "events":
+                guard let events else { reply = .failure("this shutterd has no live events"); break }
+                return streamEvents(events, to: fd)
+            case .success(let request):
+                reply = respond(to: request)
+            }
         }
-        let data = ControlCoding.encode(reply)
+        _ = Self.sendAll(ControlCoding.encode(reply), to: fd)
+    }
+
+    private static func sendAll(_ data: Data, to fd: Int32) -> Bool {
         data.withUnsafeBytes { buf in
             var off = 0
             while off < buf.count {
                 let n = send(fd, buf.baseAddress! + off, buf.count - off, Int32(MSG_NOSIGNAL))
-                if n < 0 { if errno == EINTR { continue }; return }
+                if n < 0 { if errno == EINTR { continue }; return false }
                 off += n
             }
+            return true
         }
     }
 
-    private func respond(to line: Data) -> ControlReply {
-        let request: ControlRequest
-        switch Self.check(line) {
-        case .failure(let refusal): return refusal.reply
-        case .success(let r): request = r
+    /// `events`: one JSON line per live event (`{"event":"state","state":"ready",…}`),
+    /// the current state first, until the client closes its end or shutterd stops.
+    private func streamEvents(_ events: LiveEvents, to fd: Int32) {
+        let queue = LineQueue()
+        let id = events.watch { e in
+            var o = e.data
+            o["event"] = .string(e.type)
+            queue.push(Data((JSONValue.object(o).rendered(pretty: false) + "\n").utf8))
         }
+        defer { events.stopWatching(id) }
+        while !closing.withLock({ $0 }) {
+            for line in queue.take(waitingAtMost: 1) where !Self.sendAll(line, to: fd) { return }
+            // The client sends nothing after its request: readable means it closed.
+            var p = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+            if poll(&p, 1, 0) == 1 { return }
+        }
+    }
+
+    private func respond(to request: ControlRequest) -> ControlReply {
         // This thread is ours to block until the loop answers.
         let answer = BlockingAnswer<ControlReply>()
         handler(request, Reply { answer.give($0) })
@@ -115,6 +146,30 @@ public final class ControlServer: Sendable {
     }
 
     struct Refusal: Error { let reply: ControlReply }
+
+    /// Lines for one `events` client: pushed by the loop (never waits), taken by
+    /// the connection's thread.
+    private final class LineQueue: @unchecked Sendable {
+        // Unchecked: `condition` guards `lines`.
+        private let condition = NSCondition()
+        private var lines: [Data] = []
+
+        func push(_ line: Data) {
+            condition.lock()
+            lines.append(line)
+            condition.signal()
+            condition.unlock()
+        }
+
+        func take(waitingAtMost seconds: Double) -> [Data] {
+            condition.lock()
+            defer { condition.unlock() }
+            if lines.isEmpty { _ = condition.wait(until: Date().addingTimeInterval(seconds)) }
+            let taken = lines
+            lines.removeAll()
+            return taken
+        }
+    }
 
     /// One request line, decoded and checked: the same for the web API's requests (WebFrontend).
     static func check(_ line: Data) -> Result<ControlRequest, Refusal> {

@@ -51,6 +51,8 @@ public final class CameraService: Sendable {
     }
 
     public var storage: Storage { ctx.storage }
+    /// The service's live events (`/api/events`, `shutterctl events`).
+    public var events: LiveEvents { ctx.live }
 
     // MARK: Posting
 

@@ -17,7 +17,8 @@ import ShutterStorage
 /// - `ClipSession`: the hold;
 /// - `CameraControlPlane`: settings, focus point, camera switch and restart;
 /// - `Health`: watchdog, READY/STATUS, the card;
-/// - `RequestBook`: which request waits for which capture.
+/// - `RequestBook`: which request waits for which capture;
+/// - `LiveReport`: what live watchers are told.
 final class ServiceLoop {
     let ctx: ServiceContext
     let jobs = Jobs()
@@ -29,6 +30,7 @@ final class ServiceLoop {
     let control: CameraControlPlane
     let health: Health
     private var journal = Journal()
+    private let live: LiveReport
     /// The last few video frames by reference: the press frame has passed by the time a press is known.
     private var recent: RecentFrames
     private let leds: LEDs
@@ -53,6 +55,7 @@ final class ServiceLoop {
         clip = ClipSession(ctx: ctx, jobs: jobs)
         control = CameraControlPlane(ctx: ctx, jobs: jobs, supervisor: supervisor, reloadConfig: reloadConfig)
         health = Health(ctx: ctx, jobs: jobs)
+        live = LiveReport(events: ctx.live)
         // Enough frames to reach back past the stability filter to the press.
         let period = 1000 / max(c.video.fps, 1)
         recent = RecentFrames(capacity: min(4, 2 + c.button.stabilityMs / max(period, 1)))
@@ -139,6 +142,10 @@ final class ServiceLoop {
                 health.publish(status)
             }
         }
+        live.settle(LiveReport.Snapshot(state: machine.state, recording: machine.recordingSpan,
+                                        lastError: journal.lastError, lastFiles: journal.lastFiles,
+                                        settings: control.settings, camera: control.camera?.info),
+                    at: now)
     }
 
     /// When the loop must look again: the earliest deadline of every part (the
@@ -578,8 +585,16 @@ final class ServiceLoop {
             uptimeSeconds: Double((ctx.now - ctx.startedAt).nanoseconds) / 1e9,
             lastPhoto: photo.report, preroll: clip.recorder.prerollReport)
         status.preview = preview.map { t in let f = t.figures; return .init(encoded: f.encoded, skipped: f.skipped) }
+        if let r = machine.recordingSpan {
+            let now = ctx.now
+            status.recording = .init(elapsedSeconds: Self.seconds(max(.zero, now - r.from)),
+                                     remainingSeconds: Self.seconds(max(.zero, r.end - now)))
+        }
         return status
     }
+
+    /// Seconds to a tenth.
+    private static func seconds(_ d: Duration) -> Double { (Double(d.nanoseconds) / 1e8).rounded() / 10 }
 
     static func describe(_ s: CaptureState) -> String {
         switch s {
