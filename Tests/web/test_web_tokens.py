@@ -116,6 +116,19 @@ for name, h in [("Bearer", bearer(VIEW)), ("Basic", basic(VIEW))]:
     ok(s == 200 and hd.get("content-type") == "image/jpeg", f"view token ({name}) gets /api/snapshot.jpg", (s, hd.get("content-type")))
     ok(jpeg_size(snap) == preview_size, f"the snapshot is a JPEG at the preview's size {preview_size}", jpeg_size(snap))
 
+# The live events are a read too.
+c = http.client.HTTPConnection(HOST, PORT, timeout=30)
+c.request("GET", "/api/events", headers=bearer(VIEW))
+r = c.getresponse()
+first = b""
+while r.status == 200 and b"event: state" not in first:
+    chunk = r.read1(4096)
+    if not chunk:
+        break
+    first += chunk
+c.close()
+ok(r.status == 200 and b"event: state" in first, "view token watches /api/events (a state event)", (r.status, first[:80]))
+
 # --- What a view token may not do, and what a control token does without CSRF.
 before = set(os.listdir(os.environ["STORAGE"] + "/DCIM/100SHUTR")) if os.path.isdir(os.environ["STORAGE"] + "/DCIM/100SHUTR") else set()
 s, hd, data = request("POST", "/api/photo", bearer(VIEW))
