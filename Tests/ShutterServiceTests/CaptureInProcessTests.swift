@@ -219,11 +219,15 @@ final class SupervisorInProcessTests: XCTestCase {
             + #""shutdown": {"countdownMs": 1500, "gapMs": 1000}, "sim": {"modeSwitchMs": 0}}"#
         let d = try await InProcessRig.start(self, json: json, dir: dir, powerOff: { calls.record(dir + "/data") })
         let button = d.board.button
-        for _ in 0..<3 {
+        for n in 1...3 {
             button.press()
             await d.advance(by: .milliseconds(80))
             button.release()
-            await d.advance(by: .milliseconds(500))
+            // Saved before the next tap, and within the gesture's gap (a loaded machine
+            // may take longer than the clock's half second to write it).
+            try await d.advance(until: "photo \(n) saved", limit: .milliseconds(900)) {
+                await d.status().counters.photos == n
+            }
         }
         button.press()
         // holdMs (1 s) + countdown (1.5 s), then a little for the clip to finalise.
@@ -233,9 +237,10 @@ final class SupervisorInProcessTests: XCTestCase {
         XCTAssertEqual(calls.count, 1, "power off asked for exactly once")
         let clips = calls.clipsAtCall
         XCTAssertEqual(clips.count, 1, "the running clip was finalised before power off")
-        let (ok, err) = try decodesCleanly(clips[0])
+        let clip = try XCTUnwrap(clips.first, "no clip on the card at power off\n\(d.log.text.suffix(3000))")
+        let (ok, err) = try decodesCleanly(clip)
         XCTAssertTrue(ok, err)
-        XCTAssertGreaterThan(try probe(clips[0]).format, 2.0, "the clip ran through the countdown")
+        XCTAssertGreaterThan(try probe(clip).format, 2.0, "the clip ran through the countdown")
         XCTAssertEqual(calls.photosAtCall, 3, "the sequence's taps are kept as photos")
     }
 }
