@@ -62,12 +62,12 @@ public final class WebApp: Sendable {
         let path = Array(parts)
         // Public.
         switch (r.method, r.path) {
-        case ("GET", "/login"), ("HEAD", "/login"): return WebPage.response(.login)
-        case ("GET", "/static/style.css"): return WebPage.response(.style)
-        case ("GET", "/static/login.js"): return WebPage.response(.loginScript)
+        case ("GET", "/login"), ("HEAD", "/login"): return WebPage.response("login.html", r)
         case ("POST", "/api/login"): return login(r)
         default: break
         }
+        let file = r.method == "GET" || r.method == "HEAD" ? WebPage.staticFile(r.path) : nil
+        if let file, WebPage.publicFiles.contains(file.name) { return WebPage.response(file, r) }
         guard let (sessionID, session) = sessions.session(cookieHeader: r.header("Cookie")) else {
             if r.method == "GET" && r.path == "/" {
                 return WebResponse(status: 303, contentType: "text/plain", body: .bytes(Data()), headers: [("Location", "/login")])
@@ -79,8 +79,8 @@ public final class WebApp: Sendable {
         }
         let p = path.map(String.init)
         switch (r.method, p.count, p.first ?? "") {
-        case ("GET", 1, "") where p == [""]: return WebPage.response(.app)
-        case ("GET", _, "static") where p == ["static", "app.js"]: return WebPage.response(.appScript)
+        case ("GET", 1, ""), ("HEAD", 1, ""): return WebPage.response("index.html", r)
+        case (_, _, "static") where file != nil: return WebPage.response(file!, r)
         case ("POST", _, "api") where p == ["api", "logout"]:
             sessions.end(sessionID)
             return WebResponse.json(200, ["ok": .bool(true)]).with(header: ("Set-Cookie", cookie("", r, maxAge: 0)))
