@@ -14,9 +14,12 @@ import ShutterCore
 ///     {"cmd":"focus","x":0.3,"y":0.8}    -> {"ok":true,"note":"…","settings":[camera.focus.window, camera.exposure.window]}
 ///     {"cmd":"focus","action":"reset"}   -> the same, back at their config values
 ///     {"cmd":"camera","camera":"next"} -> {"ok":true,"camera":{"id":"sim:1","index":1,"model":"imx219"},"note":"switched from …"}
+///     {"cmd":"files"}                    -> {"ok":true,"items":[{"number":1000007,"name":"SHTR0007.JPG","kind":"photo",…}, …]}
+///     {"cmd":"delete","file":"last"}     -> {"ok":true,"deleted":{"number":1000007,"name":"SHTR0007.JPG",…}}
 ///     {"cmd":"bogus"}                    -> {"ok":false,"error":"unknown command \"bogus\" (…)"}
 public struct ControlRequest: Codable, Sendable, Equatable {
-    /// status | tap | hold | press | release | photo | record | sim | set | get | reset | focus | camera
+    /// status | tap | hold | press | release | photo | record | sim | set | get | reset | focus | camera |
+    /// files | delete
     public var cmd: String
     /// hold: how long to hold, in seconds.
     public var seconds: Double?
@@ -38,10 +41,12 @@ public struct ControlRequest: Codable, Sendable, Equatable {
     public var y: Double?
     /// camera: "next", an index ("1") or a model to switch to; absent: list the cameras.
     public var camera: String?
+    /// delete: a file's number as `files` lists it ("1000007" = 100SHUTR/SHTR0007), or "last".
+    public var file: String?
 
     public init(cmd: String, seconds: Double? = nil, action: String? = nil, fault: String? = nil,
                 lux: Double? = nil, ledFailing: Bool? = nil, key: String? = nil, value: JSONValue? = nil,
-                camera: String? = nil) {
+                camera: String? = nil, file: String? = nil) {
         self.cmd = cmd
         self.seconds = seconds
         self.action = action
@@ -51,15 +56,17 @@ public struct ControlRequest: Codable, Sendable, Equatable {
         self.key = key
         self.value = value
         self.camera = camera
+        self.file = file
     }
 
     public static let commands = ["status", "tap", "hold", "press", "release", "photo", "record", "sim",
-                                  "set", "get", "reset", "focus", "camera"]
+                                  "set", "get", "reset", "focus", "camera", "files", "delete"]
 
     private enum CodingKeys: String, CodingKey {
         case cmd, seconds, action, fault, lux, ledFailing, key, value
         case x, y
         case camera
+        case file
     }
 
     // By hand for `value`: a JSON null there is the value null, not a missing value;
@@ -77,6 +84,9 @@ public struct ControlRequest: Codable, Sendable, Equatable {
         x = try c.decodeIfPresent(RequestNumber.focusX, forKey: .x)
         y = try c.decodeIfPresent(RequestNumber.focusY, forKey: .y)
         camera = try c.decodeIfPresent(String.self, forKey: .camera)
+        // A number as JSON (1000007) is the same file as its text.
+        file = try (try? c.decodeIfPresent(Int.self, forKey: .file)).map(String.init)
+            ?? c.decodeIfPresent(String.self, forKey: .file)
     }
 }
 
@@ -342,6 +352,12 @@ public struct ControlReply: Codable, Sendable, Equatable {
     public var cameras: [CameraListing]?
     /// camera NEXT|INDEX|MODEL: the camera in use after the switch (or after going back).
     public var camera: CameraListing?
+    /// files: the finished photos and clips, newest first.
+    public var items: [MediaEntry]?
+    /// delete: the file deleted.
+    public var deleted: MediaEntry?
+    /// delete: refused because there is no such finished file (or, for `last`, no photo just taken).
+    public var notFound: Bool?
 
     public init(ok: Bool, error: String? = nil, files: [String]? = nil, status: ServiceStatus? = nil) {
         self.ok = ok
@@ -366,6 +382,7 @@ public struct ControlReply: Codable, Sendable, Equatable {
         case pressToExposureMs, releaseToDurableMs, moment
         case key, value, source, effective, settings
         case cameras, camera
+        case items, deleted, notFound
     }
 
     // By hand for `value` and `effective`: a JSON null there is a value (`camera.roi`: null).
@@ -389,6 +406,9 @@ public struct ControlReply: Codable, Sendable, Equatable {
         settings = try c.decodeIfPresent([SettingState].self, forKey: .settings)
         cameras = try c.decodeIfPresent([CameraListing].self, forKey: .cameras)
         camera = try c.decodeIfPresent(CameraListing.self, forKey: .camera)
+        items = try c.decodeIfPresent([MediaEntry].self, forKey: .items)
+        deleted = try c.decodeIfPresent(MediaEntry.self, forKey: .deleted)
+        notFound = try c.decodeIfPresent(Bool.self, forKey: .notFound)
     }
 }
 

@@ -98,6 +98,8 @@ public final class WebApp: Sendable {
         case ("POST", _, "api") where p == ["api", "settings", "reset"]: return resetSetting(r)
         case ("POST", _, "api") where p == ["api", "focus"]: return focus(r)
         case ("GET", _, "api") where p == ["api", "files"]: return list(r)
+        case ("GET", _, "api") where p == ["api", "camera"]: return service(["cmd": .string("camera")])
+        case ("POST", _, "api") where p == ["api", "camera"]: return switchCamera(r)
         case ("DELETE", 3, "api") where p[1] == "files": return delete(p[2])
         case ("GET", 2, "files"), ("HEAD", 2, "files"): return FileSender.send(backend.storage, p[1], range: r.header("Range"))
         case ("GET", 3, "files") where p[2] == "thumbnail": return FileSender.thumbnail(backend.storage, p[1])
@@ -107,7 +109,7 @@ public final class WebApp: Sendable {
                 return .error(404, "no such file")
             }
             let routes = [["api", "status"], ["api", "photo"], ["api", "record"], ["api", "files"], ["api", "logout"],
-                          ["api", "settings"], ["api", "settings", "reset"], ["api", "focus"], [""]]
+                          ["api", "settings"], ["api", "settings", "reset"], ["api", "focus"], ["api", "camera"], [""]]
             if routes.contains(p) { return .error(405, "method \(r.method) not allowed here") }
             return .error(404, "not found")
         }
@@ -265,19 +267,24 @@ public final class WebApp: Sendable {
                            "itemCount": .int(all.count), "items": .array(items)])
     }
 
+    /// The service's `delete` (CardFiles: the one rule, as `shutterctl delete`): a number, or `last`.
     private func delete(_ text: String) -> WebResponse {
-        guard let n = DCFNumber(webNumber: Substring(text)) else { return .error(404, "no such file") }
-        do {
-            switch try backend.storage.deleteMedia(n) {
-            case .deleted:
-                log.notice("web: deleted \(n)")
-                return .json(200, ["ok": .bool(true), "deleted": .int(n.webNumber)])
-            case .notFound: return .error(404, "no such file")
-            case .beingWritten: return .error(409, "\(n) is being recorded; stop the recording first")
-            }
-        } catch {
-            return .error(500, "could not delete \(n): \(error)")
+        guard text == "last" || DCFNumber(webNumber: Substring(text)) != nil else { return .error(404, "no such file") }
+        guard let reply = ask(["cmd": .string("delete"), "file": .string(text)]) else { return Self.noAnswer(askDeadline) }
+        if reply["ok"] == .bool(true), case .object(let gone)? = reply["deleted"], let number = gone["number"] {
+            return .json(200, ["ok": .bool(true), "deleted": number, "name": gone["name"] ?? .null])
         }
+        let status = reply["notFound"] == .bool(true) ? 404 : Self.status(of: reply, refused: 500)
+        return .json(status, withoutCardPaths(reply))
+    }
+
+    /// `{"camera":"next"}` (or an index or a model): the service's `camera` switch.
+    private func switchCamera(_ r: WebRequest) -> WebResponse {
+        guard case .object(let o)? = try? JSONParser.parse(String(decoding: r.body, as: UTF8.self)).value,
+              case .string(let camera)? = o["camera"], !camera.isEmpty else {
+            return .error(400, "expected {\"camera\":\"next\"} (or a camera's index or model)")
+        }
+        return service(["cmd": .string("camera"), "camera": .string(camera)])
     }
 
     /// The live preview: a JPEG part per frame the service publishes (≤ 5 per second).

@@ -17,7 +17,8 @@ import ShutterStorage
 /// - `ClipSession`: the hold;
 /// - `CameraControlPlane`: settings, focus point, camera switch and restart;
 /// - `Health`: watchdog, READY/STATUS, the card;
-/// - `RequestBook`: which request waits for which capture.
+/// - `RequestBook`: which request waits for which capture;
+/// - `CardFiles`: listing and deleting the card's files.
 final class ServiceLoop {
     let ctx: ServiceContext
     let jobs = Jobs()
@@ -28,6 +29,7 @@ final class ServiceLoop {
     let clip: ClipSession
     let control: CameraControlPlane
     let health: Health
+    private let files: CardFiles
     private var journal = Journal()
     /// The last few video frames by reference: the press frame has passed by the time a press is known.
     private var recent: RecentFrames
@@ -53,6 +55,7 @@ final class ServiceLoop {
         clip = ClipSession(ctx: ctx, jobs: jobs)
         control = CameraControlPlane(ctx: ctx, jobs: jobs, supervisor: supervisor, reloadConfig: reloadConfig)
         health = Health(ctx: ctx, jobs: jobs)
+        files = CardFiles(ctx: ctx, jobs: jobs)
         // Enough frames to reach back past the stability filter to the press.
         let period = 1000 / max(c.video.fps, 1)
         recent = RecentFrames(capacity: min(4, 2 + c.button.stabilityMs / max(period, 1)))
@@ -403,6 +406,15 @@ final class ServiceLoop {
             control.listed(op: op, r, cameraHealthy: health.cameraHealthy)
         case let .focused(op, r):
             control.focused(op: op, r)
+        case let .filesListed(op, items):
+            files.listed(op: op, items)
+        case let .newestFile(op, newest):
+            files.newestFound(op: op, newest, inProgress: betweenCaptures ? nil : inProgressText,
+                              saved: photo.photos + clip.clips)
+        case let .deleted(op, number, outcome, item):
+            if let gone = files.deleted(op: op, number, outcome, item) {
+                journal.lastFiles.removeAll { $0.hasSuffix("/\(number.directoryName)/\(gone.fileName)") }
+            }
         }
     }
 
@@ -444,6 +456,10 @@ final class ServiceLoop {
             route(control.focus(r, reply: reply))
         case "camera":
             control.camera(r, reply: reply)
+        case "files":
+            files.list(reply)
+        case "delete":
+            files.delete(r, inProgress: betweenCaptures ? nil : inProgressText, saved: photo.photos + clip.clips, reply)
         default:
             reply.send(.failure("unknown command \"\(r.cmd)\""))
         }
