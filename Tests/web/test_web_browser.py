@@ -218,6 +218,21 @@ try:
     wait.until(lambda d: not os.path.exists(new[0]))
     wait.until(lambda d: d.find_element(By.CSS_SELECTOR, "#items li .tag").text != os.path.basename(new[0]))
     ok(True, "delete confirmed: the file is gone from the card and the gallery")
+
+    # Switching camera (the daemon runs two simulated cameras): the page's button asks for
+    # the next one, as `shutterctl camera next` does.
+    cameras = json.loads(ctl("camera").stdout)["cameras"]
+    ok(len(cameras) == 2 and cameras[0]["inUse"], "two cameras, the first in use", cameras)
+    wait.until(lambda d: d.find_element(By.ID, "camera-switch").is_displayed())
+    ok(cameras[0]["model"] in driver.find_element(By.ID, "camera").text,
+       "the switch shows, beside the camera in use: " + driver.find_element(By.ID, "camera").text)
+    driver.find_element(By.ID, "camera-switch").click()
+    wait.until(lambda d: "switched from camera 0" in d.find_element(By.ID, "result").text)
+    ok(True, "Switch camera: " + driver.find_element(By.ID, "result").text)
+    cameras = json.loads(ctl("camera").stdout)["cameras"]
+    ok(cameras[1]["inUse"] and not cameras[0]["inUse"], "shutterctl camera: the second camera is in use", cameras)
+    wait.until(lambda d: cameras[1]["model"] in d.find_element(By.ID, "camera").text)
+    ok(True, "the page names it: " + driver.find_element(By.ID, "camera").text)
 finally:
     driver.quit()
 print(f"web browser: {checks} checks passed")

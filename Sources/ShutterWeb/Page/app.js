@@ -1,4 +1,8 @@
 "use strict";
+// The page: live state from the service's events (/api/events, Server-Sent Events),
+// polling /api/status only while those cannot be had; capture buttons; the camera
+// switch; the camera settings; the gallery. Same origin, the session cookie;
+// POST and DELETE carry the session's CSRF token.
 let csrf = sessionStorage.getItem("csrf");
 let page = 1, pageCount = 1, recording = false, current = null;
 const $ = (id) => document.getElementById(id);
@@ -15,45 +19,173 @@ async function api(method, url, body) {
   return [r, await r.json().catch(() => ({}))];
 }
 
+// ---- The state, in words -------------------------------------------------------------
+// `live`: the last `state` event (the service's own figures: no estimate here);
+// `detail`: the last /api/status (LEDs, free space, last error), fetched when the state
+// changes (and every 3 s while polling).
 const ledWords = {off: "off", booting: "blinking: starting", ready: "steady: ready", photoTaken: "blinked: photo taken",
   recording: "on: recording", saving: "flickering: saving", shutdownCountdown: "counting down to power-off",
   busyRefused: "flickered: busy, press refused", error: "blinking an error code", errorOnce: "blinked an error code"};
-const stateWords = {idle: "Ready", booting: "Starting", pressed: "Button pressed", "taking-photo": "Taking a photo",
-  recording: "Recording", finalising: "Saving the clip", "camera-unavailable": "Waiting for the camera",
-  "shutdown-countdown": "Powering off soon", "shutting-down": "Shutting down", "powered-off": "Off"};
-let recordingSince = null;
-function describe(s) {
-  const parts = [stateWords[s.state] || (s.state.startsWith("storage-unavailable") ? "Storage unavailable" : s.state)];
-  if (s.state === "recording") {
-    recordingSince = recordingSince || Date.now();
-    parts[0] += " " + Math.round((Date.now() - recordingSince) / 1000) + " s";
-  } else recordingSince = null;
-  const led = s.leds && s.leds.status;
-  if (led) parts.push("status light " + (ledWords[led.pattern] || led.pattern));
-  if (s.freeBytes != null) parts.push((s.freeBytes / 1e9).toFixed(1) + " GB free");
-  if (s.lastError) parts.push("last error: " + s.lastError);
-  return parts.join(" · ");
+// Event states (ready, recording, saving, starting, error) and status states (idle, taking-photo...).
+const stateWords = {ready: "Ready", idle: "Ready", starting: "Starting", booting: "Starting", pressed: "Button pressed",
+  "taking-photo": "Taking a photo", recording: "Recording", saving: "Saving", finalising: "Saving the clip",
+  error: "Error", "camera-unavailable": "Waiting for the camera", "shutdown-countdown": "Powering off soon",
+  "shutting-down": "Shutting down", "powered-off": "Off"};
+let live = null, detail = null;
+
+function seconds(s) {
+  s = Math.max(0, Math.floor(s));
+  return s < 60 ? s + " s" : Math.floor(s / 60) + ":" + String(s % 60).padStart(2, "0");
+}
+const number = (v) => typeof v === "number" && isFinite(v) ? v : null;
+
+function render() {
+  const state = (live && live.state) || (detail && detail.state) || "";
+  // While polling, a status that carries the clip's figures shows them too.
+  const from = live || (detail && (detail.recording || detail)) || {};
+  const elapsed = number(from.elapsedSeconds), remaining = number(from.remainingSeconds);
+  recording = state === "recording";
+  const rec = $("record");
+  rec.textContent = recording ? "Stop recording" + (elapsed !== null ? " · " + seconds(elapsed) : "") : "Start recording";
+  if (recording && elapsed !== null) rec.dataset.elapsed = elapsed; else delete rec.dataset.elapsed;
+  document.body.dataset.state = state;
+
+  let words = stateWords[state] || (state.startsWith("storage-unavailable") ? "Storage unavailable" : state || "…");
+  if (recording && elapsed !== null) words += " " + seconds(elapsed) + (remaining !== null ? " (" + seconds(remaining) + " left)" : "");
+  const parts = [words];
+  if (live && live.state === "error") {
+    if (live.message) parts.push(live.message);
+    if (number(live.ledCode) !== null) parts.push("status light code " + live.ledCode);
+  }
+  if (detail) {
+    const led = detail.leds && detail.leds.status;
+    if (led && !(live && live.state === "error")) parts.push("status light " + (ledWords[led.pattern] || led.pattern));
+    if (detail.freeBytes != null) parts.push((detail.freeBytes / 1e9).toFixed(1) + " GB free");
+    if (detail.lastError) parts.push("last error: " + detail.lastError);
+    showCamera(detail.camera);
+  }
+  $("status").textContent = parts.join(" · ");
 }
 
 async function refreshStatus() {
   try {
     const [r, j] = await api("GET", "/api/status");
     if (!r.ok) { $("status").textContent = j.error || "no status"; return; }
-    const s = j.status; recording = s.state === "recording";
-    $("record").textContent = recording ? "Stop recording" : "Start recording";
-    $("status").textContent = describe(s);
+    detail = j.status;
+    render();
   } catch (e) { /* logged out */ }
 }
+let statusSoon = null;
+function refreshStatusSoon() { clearTimeout(statusSoon); statusSoon = setTimeout(refreshStatus, 200); }
 
+// ---- Live events, else polling ---------------------------------------------------------
+// One EventSource; the browser reconnects it by itself. Three errors with no event
+// between them (a server without /api/events, a proxy that cuts it) or a refusal: poll
+// /api/status every 3 s as before, and try the events again every 60 s.
+const handlers = {
+  state(d) {
+    const changed = !live || live.state !== d.state;
+    live = d;
+    render();
+    if (changed) refreshStatusSoon();  // free space, LEDs, last error: not every second
+  },
+  // A new file: the first page shows it; an older page stays as it is under the user's fingers.
+  file(d) { if (page === 1) galleryChanged(); },
+  deleted(d) {
+    const li = document.querySelector('#items li[data-number="' + d.number + '"]');
+    if (li) li.remove();
+    if (current && current.number === d.number) closeViewer();
+    galleryChanged();
+  },
+  setting(d) {
+    // Not under the user's fingers: a list rebuilt while a field is being edited would lose it.
+    if ($("settings-panel").open && !$("settings").contains(document.activeElement)) loadSettings();
+  },
+  camera(d) { refreshStatusSoon(); loadCameras(); },
+};
+let events = null, errorsInARow = 0, poller = null, retry = null;
+
+function listen() {
+  clearTimeout(retry);
+  if (events) events.close();
+  const es = events = new EventSource("/api/events");
+  es.addEventListener("open", () => { document.body.dataset.live = "events"; });
+  for (const type of Object.keys(handlers)) {
+    es.addEventListener(type, (e) => {
+      errorsInARow = 0;
+      if (poller) { clearInterval(poller); poller = null; }
+      document.body.dataset.live = "events";
+      let data;
+      try { data = JSON.parse(e.data); } catch (err) { return; }
+      if (data && typeof data === "object") handlers[type](data);
+    });
+  }
+  es.addEventListener("error", () => {
+    errorsInARow++;
+    if (es.readyState === EventSource.CLOSED || errorsInARow >= 3) poll();
+  });
+}
+
+function poll() {
+  if (events) { events.close(); events = null; }
+  errorsInARow = 0;
+  live = null;
+  document.body.dataset.live = "polling";
+  if (!poller) { refreshStatus(); poller = setInterval(refreshStatus, 3000); }
+  clearTimeout(retry);
+  retry = setTimeout(listen, 60000);
+}
+
+// ---- Captures --------------------------------------------------------------------------
 function say(j) {
   if (j.ok) $("result").textContent = (j.items && j.items.length) ? "Saved " + j.items.map(f => f.name).join(", ") : (j.note || "Done");
   else $("result").textContent = j.error || "Refused";
 }
 
+$("photo").addEventListener("click", async () => {
+  $("photo").disabled = true; $("result").textContent = "Taking a photo…";
+  try { const [, j] = await api("POST", "/api/photo"); say(j); } finally { $("photo").disabled = false; }
+  page = 1; loadPage(); refreshStatus();
+});
+$("record").addEventListener("click", async () => {
+  const [, j] = await api("POST", "/api/record", {action: recording ? "stop" : "start"});
+  say(j); refreshStatus(); loadPage();
+});
+
+// ---- The camera ------------------------------------------------------------------------
+// The switch shows when the board has more than one camera (`shutterctl camera next`).
+let cameraCount = 0;
+function showCamera(c) {
+  if (!c || !c.model) return;
+  $("camera").textContent = "Camera " + (c.index != null ? c.index + " " : "") + "(" + c.model + ")"
+    + (cameraCount > 1 ? " of " + cameraCount : "");
+  $("camera").dataset.index = c.index != null ? c.index : "";
+}
+async function loadCameras() {
+  const [r, j] = await api("GET", "/api/camera");
+  if (!r.ok || !j.cameras) return;
+  cameraCount = j.cameras.length;
+  $("camera-switch").hidden = cameraCount < 2;
+  const inUse = j.cameras.find(c => c.inUse);
+  if (inUse) showCamera(inUse);
+}
+$("camera-switch").addEventListener("click", async () => {
+  const b = $("camera-switch");
+  b.disabled = true; $("result").textContent = "Switching camera…";
+  try {
+    // Answered once the new camera's frames arrive (or it went back to the one before).
+    const [, j] = await api("POST", "/api/camera", {camera: "next"});
+    $("result").textContent = j.ok ? (j.note || "Switched camera") : (j.error || "Refused");
+  } finally { b.disabled = false; }
+  loadCameras(); refreshStatus();
+});
+
+// ---- The gallery -----------------------------------------------------------------------
 async function loadPage() {
   const [r, j] = await api("GET", "/api/files?page=" + page + "&perPage=12");
   if (!r.ok) return;
   pageCount = j.pageCount;
+  if (page > pageCount) { page = pageCount; return loadPage(); }
   const ul = $("items"); ul.textContent = "";
   for (const it of j.items) {
     const li = document.createElement("li"); li.dataset.number = it.number; li.dataset.kind = it.kind;
@@ -66,6 +198,9 @@ async function loadPage() {
   $("page").textContent = j.itemCount ? ("page " + j.page + " of " + j.pageCount) : "nothing yet";
   $("prev").disabled = page <= 1; $("next").disabled = page >= pageCount;
 }
+// Several events at once (a burst of photos) make one request.
+let gallerySoon = null;
+function galleryChanged() { clearTimeout(gallerySoon); gallerySoon = setTimeout(loadPage, 150); }
 
 function openItem(it) {
   current = it;
@@ -76,27 +211,21 @@ function openItem(it) {
   $("viewer").showModal();
 }
 
-function closeViewer() { $("view").textContent = ""; $("viewer").close(); current = null; }
+function closeViewer() { $("view").textContent = ""; if ($("viewer").open) $("viewer").close(); current = null; }
 
 $("close").addEventListener("click", closeViewer);
 $("delete").addEventListener("click", async () => {
   if (!current || !confirm("Delete " + current.name + "? This cannot be undone.")) return;
-  const [r, j] = await api("DELETE", "/api/files/" + current.number);
-  $("result").textContent = r.ok ? ("Deleted " + current.name) : (j.error || "Not deleted");
+  const gone = current;
+  const [r, j] = await api("DELETE", "/api/files/" + gone.number);
+  $("result").textContent = r.ok ? ("Deleted " + gone.name) : (j.error || "Not deleted");
   closeViewer(); loadPage();
-});
-$("photo").addEventListener("click", async () => {
-  $("photo").disabled = true; $("result").textContent = "Taking a photo…";
-  try { const [, j] = await api("POST", "/api/photo"); say(j); } finally { $("photo").disabled = false; }
-  page = 1; loadPage(); refreshStatus();
-});
-$("record").addEventListener("click", async () => {
-  const [, j] = await api("POST", "/api/record", {action: recording ? "stop" : "start"});
-  say(j); refreshStatus(); loadPage();
 });
 $("prev").addEventListener("click", () => { if (page > 1) { page--; loadPage(); } });
 $("next").addEventListener("click", () => { if (page < pageCount) { page++; loadPage(); } });
 $("logout").addEventListener("click", async () => { await api("POST", "/api/logout"); sessionStorage.removeItem("csrf"); location.replace("/login"); });
+
+// ---- The live preview ------------------------------------------------------------------
 $("preview-toggle").addEventListener("click", () => {
   const img = $("preview");
   if (img.hidden) { img.src = "/preview.mjpg?t=" + Date.now(); img.hidden = false; $("preview-off").hidden = true; $("focus-hint").hidden = false; $("preview-toggle").textContent = "Hide live preview"; }
@@ -106,7 +235,17 @@ $("preview").addEventListener("error", () => { $("preview").hidden = true; $("pr
 // The preview is only streamed while the page is visible.
 document.addEventListener("visibilitychange", () => { if (document.hidden && !$("preview").hidden) $("preview-toggle").click(); });
 
-// Camera settings: one row per runtime setting, the control its schema names.
+// Tap-to-focus: the point as fractions of the picture (the preview is drawn over the whole box).
+$("preview").addEventListener("click", async (e) => {
+  const box = $("preview").getBoundingClientRect();
+  const x = Math.min(1, Math.max(0, (e.clientX - box.left) / box.width)), y = Math.min(1, Math.max(0, (e.clientY - box.top) / box.height));
+  $("result").textContent = "Focusing at " + x.toFixed(2) + ", " + y.toFixed(2) + "…";
+  const [, j] = await api("POST", "/api/focus", {x, y});
+  $("result").textContent = j.ok ? ("Focus and exposure at " + x.toFixed(2) + ", " + y.toFixed(2) + (j.note ? ": " + j.note : "")) : (j.error || "Refused");
+  if ($("settings-panel").open) loadSettings();
+});
+
+// ---- Camera settings: one row per runtime setting, the control its schema names -----
 const show = (v) => v === undefined ? "—" : JSON.stringify(v);
 function valueOf(input, kind) {
   if (kind === "bool") return input.checked;
@@ -175,15 +314,4 @@ async function change(url, body, key) {
 $("settings-panel").addEventListener("toggle", () => { if ($("settings-panel").open) loadSettings(); });
 $("reset-all").addEventListener("click", () => change("/api/settings/reset", {}, null));
 
-// Tap-to-focus: the point as fractions of the picture (the preview is drawn over the whole box).
-$("preview").addEventListener("click", async (e) => {
-  const box = $("preview").getBoundingClientRect();
-  const x = Math.min(1, Math.max(0, (e.clientX - box.left) / box.width)), y = Math.min(1, Math.max(0, (e.clientY - box.top) / box.height));
-  $("result").textContent = "Focusing at " + x.toFixed(2) + ", " + y.toFixed(2) + "…";
-  const [, j] = await api("POST", "/api/focus", {x, y});
-  $("result").textContent = j.ok ? ("Focus and exposure at " + x.toFixed(2) + ", " + y.toFixed(2) + (j.note ? ": " + j.note : "")) : (j.error || "Refused");
-  if ($("settings-panel").open) loadSettings();
-});
-
-refreshStatus(); loadPage();
-setInterval(refreshStatus, 3000);
+refreshStatus(); loadPage(); loadCameras(); listen();
