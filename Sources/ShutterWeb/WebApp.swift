@@ -77,10 +77,10 @@ public final class WebApp: Sendable {
         if r.method == "POST" || r.method == "DELETE" {
             if let refusal = checkStateChange(r, session: session) { return refusal }
         }
+        if let file { return WebPage.response(file, r) }
         let p = path.map(String.init)
         switch (r.method, p.count, p.first ?? "") {
         case ("GET", 1, ""), ("HEAD", 1, ""): return WebPage.response("index.html", r)
-        case (_, _, "static") where file != nil: return WebPage.response(file!, r)
         case ("POST", _, "api") where p == ["api", "logout"]:
             sessions.end(sessionID)
             return WebResponse.json(200, ["ok": .bool(true)]).with(header: ("Set-Cookie", cookie("", r, maxAge: 0)))
