@@ -26,6 +26,10 @@ enum WebPage {
             case "html": return "text/html; charset=utf-8"
             case "css": return "text/css; charset=utf-8"
             case "js": return "text/javascript; charset=utf-8"
+            case "svg": return "image/svg+xml"
+            case "png": return "image/png"
+            case "ico": return "image/x-icon"
+            case "json", "webmanifest": return "application/json"
             default: return "application/octet-stream"
             }
         }

@@ -11,6 +11,13 @@ guard args.count >= 3 else {
 var entries: [String] = []
 for path in args.dropFirst(2).sorted() {
     let name = (path as NSString).lastPathComponent
+    // The name goes into a string literal and a URL as it is.
+    guard !name.isEmpty, name.utf8.allSatisfy({ b in
+        (b >= 0x30 && b <= 0x39) || (b >= 0x41 && b <= 0x5A) || (b >= 0x61 && b <= 0x7A) || b == 0x2E || b == 0x2D || b == 0x5F
+    }) else {
+        FileHandle.standardError.write(Data("page-embedder: \(path): a page file's name is letters, digits, '.', '-', '_'\n".utf8))
+        exit(65)
+    }
     guard let data = FileManager.default.contents(atPath: path) else {
         FileHandle.standardError.write(Data("page-embedder: cannot read \(path)\n".utf8))
         exit(66)
