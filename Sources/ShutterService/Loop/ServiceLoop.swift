@@ -412,8 +412,9 @@ final class ServiceLoop {
             files.newestFound(op: op, newest, inProgress: betweenCaptures ? nil : inProgressText,
                               saved: photo.photos + clip.clips)
         case let .deleted(op, number, outcome, item):
-            if let gone = files.deleted(op: op, number, outcome, item) {
-                journal.lastFiles.removeAll { $0.hasSuffix("/\(number.directoryName)/\(gone.fileName)") }
+            if let path = files.deleted(op: op, number, outcome, item) {
+                // event: file deleted (the one place a deletion completes; `path` names it)
+                journal.lastFiles.removeAll { $0 == path }
             }
         }
     }

@@ -98,19 +98,19 @@ final class CardFiles {
         }
     }
 
-    /// A delete came back from the card; returns the file deleted, if it was.
+    /// A delete came back from the card; returns the path of the file deleted (as
+    /// replies and `status.lastFiles` name files), if it was.
     func deleted(op: Int, _ number: DCFNumber, _ outcome: Result<Storage.DeleteOutcome, StorageError>,
-                 _ item: MediaItem?) -> MediaItem? {
+                 _ item: MediaItem?) -> String? {
         let reply = waiting.removeValue(forKey: op)
         switch outcome {
         case .success(.deleted):
-            // event: file deleted
-            let name = item?.fileName ?? "\(number)"
+            let name = item?.fileName ?? number.fileName(extension: "JPG")
             ctx.log.notice("deleted \(number.directoryName)/\(name)")
             var r = ControlReply(ok: true)
             r.deleted = item.map(Self.entry)
             reply?.send(r)
-            return item
+            return (ctx.storage.dcim as NSString).appendingPathComponent("\(number.directoryName)/\(name)")
         case .success(.beingWritten):
             var r = ControlReply.failure("busy: \(number) is the clip being recorded; stop the recording first")
             r.busy = true

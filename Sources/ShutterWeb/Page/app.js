@@ -30,7 +30,7 @@ const ledWords = {off: "off", booting: "blinking: starting", ready: "steady: rea
 const stateWords = {ready: "Ready", idle: "Ready", starting: "Starting", booting: "Starting", pressed: "Button pressed",
   "taking-photo": "Taking a photo", recording: "Recording", saving: "Saving", finalising: "Saving the clip",
   error: "Error", "camera-unavailable": "Waiting for the camera", "shutdown-countdown": "Powering off soon",
-  "shutting-down": "Shutting down", "powered-off": "Off"};
+  "shutting-down": "Shutting down", "powered-off": "Off", stopping: "Stopping"};
 let live = null, detail = null;
 
 function seconds(s) {
@@ -50,7 +50,9 @@ function render() {
   if (recording && elapsed !== null) rec.dataset.elapsed = elapsed; else delete rec.dataset.elapsed;
   document.body.dataset.state = state;
 
-  let words = stateWords[state] || (state.startsWith("storage-unavailable") ? "Storage unavailable" : state || "…");
+  // A state event may also carry the service's own word (`detail`: taking-photo, finalising...).
+  const finer = live && live.state !== "error" && typeof live.detail === "string" ? stateWords[live.detail] : null;
+  let words = finer || stateWords[state] || (state.startsWith("storage-unavailable") ? "Storage unavailable" : state || "…");
   if (recording && elapsed !== null) words += " " + seconds(elapsed) + (remaining !== null ? " (" + seconds(remaining) + " left)" : "");
   const parts = [words];
   if (live && live.state === "error") {
