@@ -95,7 +95,7 @@ const handlers = {
   file(d) { if (page === 1) galleryChanged(); },
   deleted(d) {
     const li = document.querySelector('#items li[data-number="' + d.number + '"]');
-    if (li) li.remove();
+    if (li) { li.remove(); shownItems = null; }
     if (current && current.number === d.number) closeViewer();
     galleryChanged();
   },
@@ -183,11 +183,20 @@ $("camera-switch").addEventListener("click", async () => {
 });
 
 // ---- The gallery -----------------------------------------------------------------------
+// The list is redrawn only when what it shows changed: a reply and an event often ask
+// for the same page (a photo from this page), and a redraw under the user's finger loses
+// what they were about to tap.
+let shownItems = null;
 async function loadPage() {
   const [r, j] = await api("GET", "/api/files?page=" + page + "&perPage=12");
   if (!r.ok) return;
   pageCount = j.pageCount;
   if (page > pageCount) { page = pageCount; return loadPage(); }
+  $("page").textContent = j.itemCount ? ("page " + j.page + " of " + j.pageCount) : "nothing yet";
+  $("prev").disabled = page <= 1; $("next").disabled = page >= pageCount;
+  const key = JSON.stringify(j.items);
+  if (key === shownItems) return;
+  shownItems = key;
   const ul = $("items"); ul.textContent = "";
   for (const it of j.items) {
     const li = document.createElement("li"); li.dataset.number = it.number; li.dataset.kind = it.kind;
@@ -197,8 +206,6 @@ async function loadPage() {
     li.addEventListener("click", () => openItem(it));
     ul.append(li);
   }
-  $("page").textContent = j.itemCount ? ("page " + j.page + " of " + j.pageCount) : "nothing yet";
-  $("prev").disabled = page <= 1; $("next").disabled = page >= pageCount;
 }
 // Several events at once (a burst of photos) make one request.
 let gallerySoon = null;
@@ -292,10 +299,15 @@ function settingRow(s) {
   reset.addEventListener("click", () => change("/api/settings/reset", {key: s.key}, s.key));
   return row;
 }
+// Redrawn only when a setting changed (a reply and a `setting` event often both ask).
+let shownSettings = null;
 async function loadSettings() {
   const [r, j] = await api("GET", "/api/settings");
   const box = $("settings");
   if (!r.ok) { $("settings-result").textContent = j.error || "No settings"; return; }
+  const key = JSON.stringify(j.settings);
+  if (key === shownSettings) return;
+  shownSettings = key;
   box.textContent = "";
   for (const s of j.settings) box.append(settingRow(s));
 }
