@@ -73,9 +73,13 @@ let package = Package(
         .target(name: "ShutterControl", dependencies: ["ShutterCore", "ShutterPassword"], swiftSettings: strict),
         // The simulated board, shipped: runs the whole service on any Linux box.
         .target(name: "ShutterSim", dependencies: ["ShutterCore"], swiftSettings: strict),
-        // The phone web page: HTTP routes, sessions, login throttle, files by DCF number, the page.
+        // The phone web page: HTTP routes, sessions, login throttle, files by DCF number, the page
+        // (Sources/ShutterWeb/Page: real HTML, CSS and JavaScript files, embedded by EmbedPage).
         .target(name: "ShutterWeb", dependencies: ["ShutterCore", "ShutterStorage", "ShutterPassword", "CShutterWeb", "CExif"],
-                swiftSettings: strict),
+                swiftSettings: strict, plugins: ["EmbedPage"]),
+        // Build time only: the page's files into a Swift source (bytes and SHA-256) for ShutterWeb.
+        .executableTarget(name: "page-embedder", swiftSettings: strict, linkerSettings: noWritableCode),
+        .plugin(name: "EmbedPage", capability: .buildTool(), dependencies: ["page-embedder"]),
         // Wiring: service loop, control socket, web server, systemd notify, signals.
         .target(name: "ShutterService",
                 dependencies: ["ShutterCore", "ShutterControl", "ShutterStorage", "ShutterMedia", "ShutterHardware",

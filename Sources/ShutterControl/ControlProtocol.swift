@@ -17,9 +17,12 @@ import ShutterCore
 ///     {"cmd":"web-token","action":"add","name":"ha","scope":"view"}
 ///                                        -> {"ok":true,"token":"…","tokens":[{"name":"ha","scope":"view",…}]}
 ///     {"cmd":"web-token","action":"list"} / {"cmd":"web-token","action":"revoke","name":"ha"}
+///     {"cmd":"files"}                    -> {"ok":true,"items":[{"number":1000007,"name":"SHTR0007.JPG","kind":"photo",…}, …]}
+///     {"cmd":"delete","file":"last"}     -> {"ok":true,"deleted":{"number":1000007,"name":"SHTR0007.JPG",…}}
 ///     {"cmd":"bogus"}                    -> {"ok":false,"error":"unknown command \"bogus\" (…)"}
 public struct ControlRequest: Codable, Sendable, Equatable {
-    /// status | tap | hold | press | release | photo | record | sim | set | get | reset | focus | camera
+    /// status | tap | hold | press | release | photo | record | sim | set | get | reset | focus | camera |
+    /// files | delete
     public var cmd: String
     /// hold: how long to hold, in seconds.
     public var seconds: Double?
@@ -44,10 +47,12 @@ public struct ControlRequest: Codable, Sendable, Equatable {
     /// web-token (action add | list | revoke): the token's name, and its scope (add: view | control).
     public var name: String?
     public var scope: String?
+    /// delete: a file's number as `files` lists it ("1000007" = 100SHUTR/SHTR0007), or "last".
+    public var file: String?
 
     public init(cmd: String, seconds: Double? = nil, action: String? = nil, fault: String? = nil,
                 lux: Double? = nil, ledFailing: Bool? = nil, key: String? = nil, value: JSONValue? = nil,
-                camera: String? = nil) {
+                camera: String? = nil, file: String? = nil) {
         self.cmd = cmd
         self.seconds = seconds
         self.action = action
@@ -57,16 +62,18 @@ public struct ControlRequest: Codable, Sendable, Equatable {
         self.key = key
         self.value = value
         self.camera = camera
+        self.file = file
     }
 
     public static let commands = ["status", "tap", "hold", "press", "release", "photo", "record", "sim",
-                                  "set", "get", "reset", "focus", "camera", "events", "web-token"]
+                                  "set", "get", "reset", "focus", "camera", "events", "web-token", "files",
+                                  "delete"]
 
     private enum CodingKeys: String, CodingKey {
         case cmd, seconds, action, fault, lux, ledFailing, key, value
         case x, y
         case camera
-        case name, scope
+        case name, scope, file
     }
 
     // By hand for `value`: a JSON null there is the value null, not a missing value;
@@ -86,6 +93,9 @@ public struct ControlRequest: Codable, Sendable, Equatable {
         camera = try c.decodeIfPresent(String.self, forKey: .camera)
         name = try c.decodeIfPresent(String.self, forKey: .name)
         scope = try c.decodeIfPresent(String.self, forKey: .scope)
+        // A number as JSON (1000007) is the same file as its text.
+        file = try (try? c.decodeIfPresent(Int.self, forKey: .file)).map(String.init)
+            ?? c.decodeIfPresent(String.self, forKey: .file)
     }
 }
 
@@ -367,6 +377,12 @@ public struct ControlReply: Codable, Sendable, Equatable {
     public var token: String?
     /// web-token add (the new one) / list (every one) / revoke (the revoked one).
     public var tokens: [WebTokenListing]?
+    /// files: the finished photos and clips, newest first.
+    public var items: [MediaEntry]?
+    /// delete: the file deleted.
+    public var deleted: MediaEntry?
+    /// delete: refused because there is no such finished file (or, for `last`, no photo just taken).
+    public var notFound: Bool?
 
     public init(ok: Bool, error: String? = nil, files: [String]? = nil, status: ServiceStatus? = nil) {
         self.ok = ok
@@ -391,7 +407,7 @@ public struct ControlReply: Codable, Sendable, Equatable {
         case pressToExposureMs, releaseToDurableMs, moment
         case key, value, source, effective, settings
         case cameras, camera
-        case token, tokens
+        case token, tokens, items, deleted, notFound
     }
 
     // By hand for `value` and `effective`: a JSON null there is a value (`camera.roi`: null).
@@ -417,6 +433,9 @@ public struct ControlReply: Codable, Sendable, Equatable {
         camera = try c.decodeIfPresent(CameraListing.self, forKey: .camera)
         token = try c.decodeIfPresent(String.self, forKey: .token)
         tokens = try c.decodeIfPresent([WebTokenListing].self, forKey: .tokens)
+        items = try c.decodeIfPresent([MediaEntry].self, forKey: .items)
+        deleted = try c.decodeIfPresent(MediaEntry.self, forKey: .deleted)
+        notFound = try c.decodeIfPresent(Bool.self, forKey: .notFound)
     }
 }
 

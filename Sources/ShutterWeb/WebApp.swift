@@ -69,12 +69,12 @@ public final class WebApp: Sendable {
         let path = Array(parts)
         // Public.
         switch (r.method, r.path) {
-        case ("GET", "/login"), ("HEAD", "/login"): return WebPage.response(.login)
-        case ("GET", "/static/style.css"): return WebPage.response(.style)
-        case ("GET", "/static/login.js"): return WebPage.response(.loginScript)
+        case ("GET", "/login"), ("HEAD", "/login"): return WebPage.response("login.html", r)
         case ("POST", "/api/login"): return login(r)
         default: break
         }
+        let file = r.method == "GET" || r.method == "HEAD" ? WebPage.staticFile(r.path) : nil
+        if let file, WebPage.publicFiles.contains(file.name) { return WebPage.response(file, r) }
         // A machine's API token when one is sent (WebApp+Tokens.swift), else the session.
         var sessionID: String?, csrf: String?
         if r.header("Authorization") != nil {
@@ -93,10 +93,10 @@ public final class WebApp: Sendable {
             }
             (sessionID, csrf) = (id, session.csrf)
         }
+        if let file { return WebPage.response(file, r) }
         let p = path.map(String.init)
         switch (r.method, p.count, p.first ?? "") {
-        case ("GET", 1, "") where p == [""]: return WebPage.response(.app)
-        case ("GET", _, "static") where p == ["static", "app.js"]: return WebPage.response(.appScript)
+        case ("GET", 1, ""), ("HEAD", 1, ""): return WebPage.response("index.html", r)
         case ("POST", _, "api") where p == ["api", "logout"]:
             guard let sessionID else { return .error(400, "an API token is no session: `shutterctl web-token revoke NAME` ends it") }
             sessions.end(sessionID)
@@ -117,6 +117,8 @@ public final class WebApp: Sendable {
         case ("POST", _, "api") where p == ["api", "settings", "reset"]: return resetSetting(r)
         case ("POST", _, "api") where p == ["api", "focus"]: return focus(r)
         case ("GET", _, "api") where p == ["api", "files"]: return list(r)
+        case ("GET", _, "api") where p == ["api", "camera"]: return service(["cmd": .string("camera")])
+        case ("POST", _, "api") where p == ["api", "camera"]: return switchCamera(r)
         case ("DELETE", 3, "api") where p[1] == "files": return delete(p[2])
         case ("GET", 2, "files"), ("HEAD", 2, "files"): return FileSender.send(backend.storage, p[1], range: r.header("Range"))
         case ("GET", 3, "files") where p[2] == "thumbnail": return FileSender.thumbnail(backend.storage, p[1])
@@ -128,7 +130,8 @@ public final class WebApp: Sendable {
                 return .error(404, "no such file")
             }
             let routes = [["api", "status"], ["api", "events"], ["api", "photo"], ["api", "record"], ["api", "files"], ["api", "logout"],
-                          ["api", "settings"], ["api", "settings", "reset"], ["api", "focus"], ["api", "snapshot.jpg"], [""]]
+                          ["api", "settings"], ["api", "settings", "reset"], ["api", "focus"], ["api", "snapshot.jpg"],
+                          ["api", "camera"], [""]]
             if routes.contains(p) { return .error(405, "method \(r.method) not allowed here") }
             return .error(404, "not found")
         }
@@ -286,19 +289,24 @@ public final class WebApp: Sendable {
                            "itemCount": .int(all.count), "items": .array(items)])
     }
 
+    /// The service's `delete` (CardFiles: the one rule, as `shutterctl delete`): a number, or `last`.
     private func delete(_ text: String) -> WebResponse {
-        guard let n = DCFNumber(webNumber: Substring(text)) else { return .error(404, "no such file") }
-        do {
-            switch try backend.storage.deleteMedia(n) {
-            case .deleted:
-                log.notice("web: deleted \(n)")
-                return .json(200, ["ok": .bool(true), "deleted": .int(n.webNumber)])
-            case .notFound: return .error(404, "no such file")
-            case .beingWritten: return .error(409, "\(n) is being recorded; stop the recording first")
-            }
-        } catch {
-            return .error(500, "could not delete \(n): \(error)")
+        guard text == "last" || DCFNumber(webNumber: Substring(text)) != nil else { return .error(404, "no such file") }
+        guard let reply = ask(["cmd": .string("delete"), "file": .string(text)]) else { return Self.noAnswer(askDeadline) }
+        if reply["ok"] == .bool(true), case .object(let gone)? = reply["deleted"], let number = gone["number"] {
+            return .json(200, ["ok": .bool(true), "deleted": number, "name": gone["name"] ?? .null])
         }
+        let status = reply["notFound"] == .bool(true) ? 404 : Self.status(of: reply, refused: 500)
+        return .json(status, withoutCardPaths(reply))
+    }
+
+    /// `{"camera":"next"}` (or an index or a model): the service's `camera` switch.
+    private func switchCamera(_ r: WebRequest) -> WebResponse {
+        guard case .object(let o)? = try? JSONParser.parse(String(decoding: r.body, as: UTF8.self)).value,
+              case .string(let camera)? = o["camera"], !camera.isEmpty else {
+            return .error(400, "expected {\"camera\":\"next\"} (or a camera's index or model)")
+        }
+        return service(["cmd": .string("camera"), "camera": .string(camera)])
     }
 
     /// The live preview: a JPEG part per frame the service publishes (≤ 5 per second).

@@ -112,7 +112,8 @@ final class WebEndToEndTests: XCTestCase {
         for tool in ["/usr/bin/chromium", "/usr/bin/chromedriver"] where !FileManager.default.isExecutableFile(atPath: tool) {
             throw XCTSkip("\(tool) missing: deploy/install-deps.sh installs chromium, chromium-driver, python3-selenium")
         }
-        let (d, url) = try startDaemon()
+        // Two cameras: the page's camera switch.
+        let (d, url) = try startDaemon(extra: #", "sim": {"cameras": ["Sim Front", "Sim Back"]}"#)
         defer { d.stop() }
         let (code, text) = try runScript("test_web_browser.py", d, url)
         XCTAssertEqual(code, 0, "\(text.split(separator: "\n").suffix(12).joined(separator: "\n"))\nshutterd log:\n\(d.log().suffix(3000))")

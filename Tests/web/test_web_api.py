@@ -187,7 +187,10 @@ clip_number = j["items"][0]["number"]
 s, _, d = request("POST", "/api/record", {"action": "start"}, headers=post)
 ok(s == 409 and js(d).get("busy"), "a second record start: 409 busy, as shutterctl", d)
 s, _, d = request("DELETE", f"/api/files/{clip_number}", headers=post)
-ok(s in (404, 409), "the clip being recorded cannot be deleted", f"{s} {d}")
+ok(s == 409 and js(d).get("busy"), "the clip being recorded cannot be deleted: 409 busy", f"{s} {d}")
+s, _, d = request("DELETE", "/api/files/last", headers=post)
+ok(s == 409 and js(d)["error"].startswith("busy: recording SHTR") and os.path.exists(photo_path),
+   "DELETE /api/files/last while recording: 409 with the reason, as shutterctl delete last", f"{s} {d}")
 s, _, d = request("GET", f"/files/{clip_number}", headers=auth)
 ok(s == 404, "nor downloaded while it is written")
 time.sleep(2.5)
@@ -356,6 +359,29 @@ s, _, d = request("DELETE", f"/api/files/{clip_number}", headers=post)
 ok(s == 200 and not os.path.exists(clip_path), "DELETE a finished clip: gone from the card", d)
 s, _, d = request("GET", f"/files/{clip_number}", headers=auth)
 ok(s == 404, "and no longer served")
+s, _, d = request("GET", "/api/files?perPage=1", headers=auth)
+newest = js(d)["items"][0]
+ok(newest["kind"] == "photo", "the newest file is a photo", newest)
+s, _, d = request("DELETE", "/api/files/last", headers=post)
+ok(s == 200 and js(d) == {"ok": True, "deleted": newest["number"], "name": newest["name"]}
+   and not os.path.exists(card_path(newest["number"], "JPG")), "DELETE /api/files/last: the photo just taken, gone", d)
+code, reply = shutterctl("files")
+ok(code == 0 and newest["number"] not in [i["number"] for i in reply["items"]], "shutterctl files no longer lists it")
+
+# --- 7b. The page's files: a strong ETag (the SHA-256), 304 for If-None-Match, HEAD.
+for path, headers in [("/login", {}), ("/static/login.js", {}), ("/static/app.css", {}), ("/", auth), ("/static/app.js", auth)]:
+    s, h, d = request("GET", path, headers=headers)
+    etag = h.get("etag", "")
+    ok(s == 200 and etag == '"' + hashlib.sha256(d).hexdigest() + '"' and h.get("cache-control") == "no-cache",
+       f"GET {path}: ETag is the SHA-256 of the body, Cache-Control: no-cache", f"{s} {h}")
+    s, h, again = request("GET", path, headers={**headers, "If-None-Match": etag})
+    ok(s == 304 and again == b"" and h.get("etag") == etag, f"GET {path} If-None-Match: 304, no body", f"{s} {again[:60]}")
+    s, h, head = request("HEAD", path, headers=headers)
+    ok(s == 200 and head == b"" and h.get("etag") == etag, f"HEAD {path}: 200, the ETag, no body", f"{s}")
+s, _, d = request("GET", "/", headers={"If-None-Match": etag})
+ok(s == 303, "the page itself needs a session, If-None-Match or not", f"{s}")
+s, _, d = request("GET", "/api/camera", headers=auth)
+ok(s == 200 and js(d)["cameras"][0]["inUse"], "GET /api/camera: the cameras, as shutterctl camera", d)
 
 # --- 8. A 1 GB body is cut off before it is read.
 def huge(path, extra):

@@ -218,6 +218,45 @@ try:
     wait.until(lambda d: not os.path.exists(new[0]))
     wait.until(lambda d: d.find_element(By.CSS_SELECTOR, "#items li .tag").text != os.path.basename(new[0]))
     ok(True, "delete confirmed: the file is gone from the card and the gallery")
+
+    # Switching camera (the daemon runs two simulated cameras): the page's button asks for
+    # the next one, as `shutterctl camera next` does.
+    cameras = json.loads(ctl("camera").stdout)["cameras"]
+    ok(len(cameras) == 2 and cameras[0]["inUse"], "two cameras, the first in use", cameras)
+    wait.until(lambda d: d.find_element(By.ID, "camera-switch").is_displayed())
+    ok(cameras[0]["model"] in driver.find_element(By.ID, "camera").text,
+       "the switch shows, beside the camera in use: " + driver.find_element(By.ID, "camera").text)
+    driver.find_element(By.ID, "camera-switch").click()
+    wait.until(lambda d: "switched from camera 0" in d.find_element(By.ID, "result").text)
+    ok(True, "Switch camera: " + driver.find_element(By.ID, "result").text)
+    cameras = json.loads(ctl("camera").stdout)["cameras"]
+    ok(cameras[1]["inUse"] and not cameras[0]["inUse"], "shutterctl camera: the second camera is in use", cameras)
+    wait.until(lambda d: cameras[1]["model"] in d.find_element(By.ID, "camera").text)
+    ok(True, "the page names it: " + driver.find_element(By.ID, "camera").text)
+
+    # Live events (issue 20 item 4): a shutterd with /api/events keeps the page current
+    # without a reload; one without it is polled (the page says which in data-live).
+    live = driver.execute_script("return document.body.dataset.live")
+    if live == "events":
+        driver.execute_script("window.notReloaded = true")
+        before = on_disk()
+        ok(ctl("tap").returncode == 0, "a photo by shutterctl tap while the page is open")
+        replied = time.time()
+        tapped = os.path.basename([f for f in on_disk() if f not in before][0])
+        wait.until(lambda d: d.find_element(By.CSS_SELECTOR, "#items li .tag").text == tapped)
+        ok(driver.execute_script("return window.notReloaded === true"),
+           f"it is first in the gallery without a reload ({time.time() - replied:.2f} s after the reply)")
+        ok(ctl("delete", "last").returncode == 0, "shutterctl delete last")
+        wait.until(lambda d: tapped not in [e.text for e in d.find_elements(By.CSS_SELECTOR, "#items li .tag")])
+        ok(True, "and it leaves the gallery")
+        ok(ctl("record", "start").returncode == 0, "shutterctl record start")
+        wait.until(lambda d: int(d.find_element(By.ID, "record").get_attribute("data-elapsed") or 0) >= 2)
+        ok(True, "the record button counts the service's seconds: " + driver.find_element(By.ID, "record").text)
+        ok(ctl("record", "stop").returncode == 0, "shutterctl record stop")
+        wait.until(lambda d: d.find_element(By.ID, "record").text == "Start recording")
+        ok(True, "and is back to Start recording")
+    else:
+        ok(live == "polling", "no /api/events on this shutterd: the page polls /api/status", live)
 finally:
     driver.quit()
 print(f"web browser: {checks} checks passed")

@@ -4,7 +4,7 @@ Events, read here by hand from the raw stream) and `shutterctl events`.
 
 Run by Tests/ShutterServiceTests/WebEndToEndTests.swift; env: BASE_URL, PASSWORD,
 SHUTTERCTL, SOCKET. A photo taken with `shutterctl tap` arrives as a `file` event
-within 1 s of the tap's reply (printed); a recording's state carries the seconds
+within 1 s of the tap's reply (printed), its deletion as a `deleted` event; a recording's state carries the seconds
 the service reports; `shutterctl events --count N` prints N JSON lines.
 """
 import http.client, json, os, subprocess, sys, threading, time, urllib.parse
@@ -94,6 +94,11 @@ ok(gap < 1.0, "within 1 s of the reply", gap)
 d = e[2]
 ok(d.get("kind") == "photo" and d.get("url") == f"/files/{d.get('number')}" and "path" not in d
    and d.get("thumbnail") == f"/files/{d.get('number')}/thumbnail", "named by number and URL, no path on the card", d)
+
+p = shutterctl("delete", "last")
+ok(p.returncode == 0, "shutterctl delete last", p.stdout + p.stderr)
+e = wait_for(lambda e: e[1] == "deleted" and e[2].get("number") == d["number"])
+ok(e is not None and "path" not in e[2], "its deletion arrives as a deleted event, by number", events[-3:])
 
 lines = subprocess.Popen([os.environ["SHUTTERCTL"], "--socket", os.environ["SOCKET"], "events", "--count", "6"],
                          stdout=subprocess.PIPE, text=True)

@@ -152,7 +152,7 @@ for v in TEXT + ["384307168202282327"]:
     web("DELETE", f"/api/files/{p}", f"DELETE /api/files/{v!r}", {404}, headers=post)
     # Routes that read no number: one more path segment is no route.
     for route in ["/api/status", "/api/settings", "/api/session", "/preview.mjpg", "/static/app.js", "/login",
-                  "/static/style.css", "/static/login.js", ""]:
+                  "/static/app.css", "/static/login.js", ""]:
         if route or p:  # "/" itself is the page
             web("GET", f"{route}/{p}", f"GET {route}/{v!r}", {404}, headers=auth)
     for route in ["/api/photo", "/api/record", "/api/logout", "/api/focus", "/api/settings/reset"]:

@@ -3,7 +3,7 @@ import ShutterCore
 
 /// `shutterctl [--socket PATH] status | tap | hold SECONDS | press | release | photo |
 ///             record start|stop | set KEY VALUE | get [KEY] | reset [KEY] | focus X Y|reset |
-///             camera [NEXT|INDEX|MODEL] | events [--count N] |
+///             camera [NEXT|INDEX|MODEL] | files | delete NUMBER|last | events [--count N] |
 ///             sim [--fault F] [--lux L] | gestures FILE [--config CFG]`
 public enum ShutterctlCommand {
     static let usage = """
@@ -28,6 +28,12 @@ public enum ShutterctlCommand {
                                  switch camera between captures (kept across restarts); if the new
                                  one fails to start, the previous one runs again (exit status 1).
                                  Without an argument: list the cameras (index, model, in use)
+          files                  the photos and clips on the card, newest first: number, name,
+                                 kind, bytes, modified (JSON)
+          delete NUMBER|last     delete a photo or clip by its number (as `files` lists it); last:
+                                 the photo just taken (the newest file, when it is a photo). Never
+                                 the clip being recorded; `last` is refused while a capture is in
+                                 progress (exit status 1, with the reason)
           events [--count N]     one JSON line per live event as it happens (the state first; a
                                  recording's seconds once a second; files saved and deleted,
                                  settings, the camera), until interrupted or N events
@@ -65,7 +71,7 @@ public enum ShutterctlCommand {
 
         var request: ControlRequest
         switch cmd {
-        case "status", "tap", "press", "release", "photo":
+        case "status", "tap", "press", "release", "photo", "files":
             guard rest.isEmpty else { return fail("\(cmd) takes no arguments\n\(usage)", code: 64) }
             request = ControlRequest(cmd: cmd)
         case "hold":
@@ -100,6 +106,11 @@ public enum ShutterctlCommand {
                 return fail("camera takes next, an index or a model, e.g. `shutterctl camera next`", code: 64)
             }
             request = ControlRequest(cmd: "camera", camera: rest.first)
+        case "delete":
+            guard rest.count == 1, rest[0] == "last" || (rest[0].count == 7 && rest[0].allSatisfy { ("0"..."9").contains($0) }) else {
+                return fail("delete needs a file's number as `shutterctl files` lists it (e.g. 1000007), or last", code: 64)
+            }
+            request = ControlRequest(cmd: "delete", file: rest[0])
         case "get", "reset":
             guard rest.count <= 1 else { return fail("\(cmd) takes at most one key\n\(usage)", code: 64) }
             request = ControlRequest(cmd: cmd, key: rest.first)
@@ -133,7 +144,7 @@ public enum ShutterctlCommand {
             } else {
                 let e = JSONEncoder()
                 e.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-                if cmd == "status" { e.outputFormatting.insert(.prettyPrinted) }
+                if cmd == "status" || cmd == "files" { e.outputFormatting.insert(.prettyPrinted) }
                 if let d = try? e.encode(reply) { print(String(decoding: d, as: UTF8.self)) }
             }
             if !reply.ok {

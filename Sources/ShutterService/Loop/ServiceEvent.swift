@@ -1,5 +1,6 @@
 import ShutterCore
 import ShutterStorage
+import ShutterWeb
 
 /// Everything the service loop can be told, in the order it happened. Each
 /// input of the service (the button, frames, requests, signals, the timer, the
@@ -58,4 +59,10 @@ enum JobResult: Sendable {
     case camerasListed(op: Int?, Result<[CameraListing], any Error>)
     /// A tap-to-focus autofocus cycle ended.
     case focused(op: Int, AutofocusResult)
+    /// The card's finished files, newest first (`files`: CardFiles).
+    case filesListed(op: Int, [MediaItem])
+    /// `delete last`: the newest finished file, if any.
+    case newestFile(op: Int, MediaItem?)
+    /// A delete ended; the item as it was before.
+    case deleted(op: Int, DCFNumber, Result<Storage.DeleteOutcome, StorageError>, MediaItem?)
 }

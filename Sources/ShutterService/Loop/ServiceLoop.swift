@@ -18,6 +18,7 @@ import ShutterStorage
 /// - `CameraControlPlane`: settings, focus point, camera switch and restart;
 /// - `Health`: watchdog, READY/STATUS, the card;
 /// - `RequestBook`: which request waits for which capture;
+/// - `CardFiles`: listing and deleting the card's files;
 /// - `LiveReport`: what live watchers are told.
 final class ServiceLoop {
     let ctx: ServiceContext
@@ -29,6 +30,7 @@ final class ServiceLoop {
     let clip: ClipSession
     let control: CameraControlPlane
     let health: Health
+    private let files: CardFiles
     private var journal = Journal()
     private let live: LiveReport
     /// The last few video frames by reference: the press frame has passed by the time a press is known.
@@ -56,6 +58,7 @@ final class ServiceLoop {
         control = CameraControlPlane(ctx: ctx, jobs: jobs, supervisor: supervisor, reloadConfig: reloadConfig)
         health = Health(ctx: ctx, jobs: jobs)
         live = LiveReport(events: ctx.live)
+        files = CardFiles(ctx: ctx, jobs: jobs)
         // Enough frames to reach back past the stability filter to the press.
         let period = 1000 / max(c.video.fps, 1)
         recent = RecentFrames(capacity: min(4, 2 + c.button.stabilityMs / max(period, 1)))
@@ -410,6 +413,18 @@ final class ServiceLoop {
             control.listed(op: op, r, cameraHealthy: health.cameraHealthy)
         case let .focused(op, r):
             control.focused(op: op, r)
+        case let .filesListed(op, items):
+            files.listed(op: op, items)
+        case let .newestFile(op, newest):
+            files.newestFound(op: op, newest, inProgress: betweenCaptures ? nil : inProgressText,
+                              saved: photo.photos + clip.clips)
+        case let .deleted(op, number, outcome, item):
+            if let path = files.deleted(op: op, number, outcome, item) {
+                // The one place a deletion completes: watchers are told here (nothing is
+                // left behind for LiveReport to compare).
+                journal.lastFiles.removeAll { $0 == path }
+                live.deleted(path: path)
+            }
         }
     }
 
@@ -451,6 +466,10 @@ final class ServiceLoop {
             route(control.focus(r, reply: reply))
         case "camera":
             control.camera(r, reply: reply)
+        case "files":
+            files.list(reply)
+        case "delete":
+            files.delete(r, inProgress: betweenCaptures ? nil : inProgressText, saved: photo.photos + clip.clips, reply)
         default:
             reply.send(.failure("unknown command \"\(r.cmd)\""))
         }
