@@ -1,17 +1,19 @@
 # bounce: a press with contact bounce (edges 1-3 ms apart, down and up) -> one gesture:
 # exactly one JPEG per bouncing press, no clip. Attempts whose edges the stalled emulator
-# spread past 18 ms are not bounces and do not count (vm/bounce.sh retries them).
+# spread past 18 ms are not bounces and do not count, JPEGs or clips (vm/bounce.sh retries
+# them; one under load once had a 250 ms hold stretched to 866 ms and made a clip).
 scenario_run() { single_boot; }
 scenario_check() {
     d=$(vm_file stage1)
     vm_sane "$d" || return 1
     [ -f "$d/attempts.txt" ] || { echo "no bounce attempt was made (see vm.log)"; return 1; }
-    m=$(files MP4 | wc -l)
-    [ "$m" = 0 ] || { echo "$m clips from bouncing presses"; return 1; }
     tight=0
-    while read -r i before after worst; do
+    # An attempt the emulator spread past 18 ms is no bounce (a 250 ms hold stretched
+    # past a second is a hold): only the tight ones are judged, their clips included.
+    while read -r i before after worst clips_before clips_after; do
         awk -v w="$worst" 'BEGIN{exit !(w < 18)}' || continue
         tight=$((tight + 1))
+        [ "$clips_after" = "$clips_before" ] || { echo "attempt $i: a clip from a bouncing press (edge gaps $(edge_gaps "$d/edges-$i.txt")ms)"; return 1; }
         [ $((after - before)) = 1 ] || { echo "attempt $i: $((after - before)) JPEGs from one bouncing press (edge gaps $(edge_gaps "$d/edges-$i.txt")ms)"; return 1; }
         gaps=$(edge_gaps "$d/edges-$i.txt")
     done < "$d/attempts.txt"

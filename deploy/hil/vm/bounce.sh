@@ -3,23 +3,28 @@
 # when the emulated CPU stalls and a gap grows past 18 ms (no longer a bounce for a 20 ms
 # filter), the attempt does not count and is tried again, up to 5 times.
 . /hil/lib.sh
+idle() { shutterctl status 2>/dev/null | grep -q '"state" : "idle"'; }
 led_sampler_start
 shutterd_start
 wait_ready 180 || echo "not READY after 180 s"
 sleep 2
 for i in 1 2 3 4 5; do
     before=$(media JPG | wc -l)
+    clips_before=$(media MP4 | wc -l)
     echo "$(now_ms) press" >> "$HIL_OUT/button.log"
     hil-pull "$HIL_GPIO/sim_gpio17/pull" \
         down 1 up 2 down 1 up 3 down 250 up 2 down 1 up 3 down 1 up > "$HIL_OUT/edges-$i.txt"
     echo "$(now_ms) release" >> "$HIL_OUT/button.log"
     wait_media_count JPG $((before + 1)) 60
     sleep 4    # a second, wrong photo would have landed by now
+    # Whatever this attempt made is on the card before the next one is counted (a clip a
+    # stalled emulator made of it finalises after its release).
+    wait_for 60 idle || echo "not idle 60 s after attempt $i"
     after=$(media JPG | wc -l)
     # The widest gap but the 250 ms hold (the 5th, ending at edge 6): a gap the emulator
     # stretched past 100 ms counts too (it makes two presses, not a bounce).
     worst=$(awk 'NR > 1 && NR != 6 && $1 - p > w {w = $1 - p} {p = $1} END {printf "%.1f", w}' "$HIL_OUT/edges-$i.txt")
-    echo "$i $before $after $worst" >> "$HIL_OUT/attempts.txt"
+    echo "$i $before $after $worst $clips_before $(media MP4 | wc -l)" >> "$HIL_OUT/attempts.txt"
     awk -v w="$worst" 'BEGIN{exit !(w < 18)}' && break
 done
 shutterd_stop
