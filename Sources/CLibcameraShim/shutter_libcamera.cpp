@@ -925,8 +925,10 @@ int shc_camera_start(shc_camera *c)
         if (ret >= 0 && s.stillStream)
             ret = s.allocator->allocate(s.stillStream);
         if (ret < 0) {
+            // Whatever the allocator's own errno (a DMA heap's ENOMEM, udmabuf's
+            // EINVAL over its size limit): the buffers did not fit.
             s.stopLocked(lock);
-            return ret;
+            return -ENOMEM;
         }
         auto mappings = std::make_shared<Mappings>();
         std::vector<Slot> slots;

@@ -142,7 +142,8 @@ typedef struct {
  * zeroed when there is none); all zero before a start or after a failed one. */
 int shc_camera_buffer_usage(shc_camera *c, shc_buffer_usage *video, shc_buffer_usage *still);
 /* Allocates and maps the buffers once, creates one request per buffer, starts
- * with the persistent controls and queues every request. */
+ * with the persistent controls and queues every request. -ENOMEM when the
+ * buffers cannot be allocated (a small CMA area, a udmabuf size limit). */
 int shc_camera_start(shc_camera *c);
 /* Stops and frees requests and allocator. Safe when not running. Blocks for
  * Camera::stop() (a mode switch), but without the lock frames are released under. */

@@ -292,9 +292,10 @@ public final class LibcameraCamera: CameraDevice {
         setVideoState(config)
         var r = shc_camera_start(handle.pointer)
         if r < 0, let still = config.still {
-            let why = CameraError.fromShim(r, "allocating or starting \(config.video.size) video with a \(still.size) still stream")
+            let why = r == -ENOMEM ? "the buffers of both streams could not be allocated (\(Self.planned([config.video, still])))"
+                : CameraError.fromShim(r, "starting \(config.video.size) video with a \(still.size) still stream").message
             let video = try configureBlocking(still: false, settings: config.settings)
-            config = VideoConfiguration(video: video, still: nil, report: StillStreamReport(notGranted: "\(why.message); video alone"),
+            config = VideoConfiguration(video: video, still: nil, report: StillStreamReport(notGranted: "\(why); video alone"),
                                         note: config.note, settings: config.settings)
             applyStartControls(.video, config.settings)
             setVideoState(config)
@@ -302,6 +303,9 @@ public final class LibcameraCamera: CameraDevice {
         }
         if r < 0 {
             state.withLock { $0.mode = .idle }
+            if r == -ENOMEM {
+                throw CameraError(.system, "Camera.start(video \(config.video.libcameraDescription)): its buffers could not be allocated (\(Self.planned([config.video]))); on a Raspberry Pi the CMA area is too small for them (README: Buffer memory)", errno: ENOMEM)
+            }
             throw CameraError.fromShim(r, "Camera.start(video \(config.video.libcameraDescription))")
         }
         var video = shc_buffer_usage(), still = shc_buffer_usage()
@@ -312,6 +316,11 @@ public final class LibcameraCamera: CameraDevice {
                                              bytesPerBuffer: Int(clamping: $0.0.bytes_per_buffer))
         })
         state.withLock { $0.bufferMemory = memory }
+    }
+
+    /// "4 x 3.1 MB + 4 x 17.9 MB": the buffers the configured streams ask for.
+    private static func planned(_ streams: [GrantedStream]) -> String {
+        streams.map { "\($0.bufferCount) x \(BufferMemoryReport.megabytes($0.frameSize))" }.joined(separator: " + ")
     }
 
     private func setVideoState(_ config: VideoConfiguration) {
@@ -600,7 +609,8 @@ public final class LibcameraCamera: CameraDevice {
         }
         return GrantedStream(size: CameraSize(width: Int(out.width), height: Int(out.height)), format: format,
                              stride: Int(out.stride), bufferCount: Int(out.buffer_count), exact: out.exact != 0,
-                             transformGranted: out.transform_granted != 0, libcameraDescription: description)
+                             transformGranted: out.transform_granted != 0, libcameraDescription: description,
+                             frameSize: Int(out.frame_size))
     }
 
     // MARK: Event queue
