@@ -101,7 +101,10 @@ compat:
 	@sh deploy/compat/check-trixie.sh
 
 # Emulated hardware: the release shutterd in a QEMU VM on vimc + gpio-sim + snd-aloop
-# (README: Emulated hardware). Cold kernel cache: ~7 min more; scenarios: a few minutes.
+# (README: Emulated hardware), booted twice: bookworm's libcamera 0.0.3, then a cached
+# trixie root's libcamera 0.7.1 with its virtual cameras (shutterd built there with Swift
+# 6.0.3; needs root or password-less sudo). Cold caches: kernel ~7 min, trixie root ~4 min;
+# scenarios: ~4 min on bookworm, ~11 min on trixie. HIL_ROOTS=bookworm boots one.
 .PHONY: hil hil-probe
 hil: deps version
 	@sh deploy/hil/run.sh

@@ -194,6 +194,20 @@ struct MappedBuffer {
     }
 };
 
+// Count and bytes of one stream's allocated buffers (the planes' lengths added up).
+shc_buffer_usage usageOf(const std::vector<std::unique_ptr<FrameBuffer>> &buffers)
+{
+    shc_buffer_usage u = {};
+    u.count = static_cast<uint32_t>(buffers.size());
+    if (!buffers.empty()) {
+        for (const FrameBuffer::Plane &p : buffers.front()->planes()) { // drift: vector/span
+            u.bytes_per_buffer += p.length;
+            u.planes++;
+        }
+    }
+    return u;
+}
+
 // A request and its buffers: the video stream's, and the still stream's when
 // configured as a pair (both complete from the same sensor frame).
 struct Slot {
@@ -254,6 +268,9 @@ struct CameraState {
     uint64_t generation = 0;
     uint64_t afCycles = 0;
     uint64_t requeueErrors = 0;
+    // What the last successful start allocated (zeroed at every start).
+    shc_buffer_usage videoUsage = {};
+    shc_buffer_usage stillUsage = {};
 
     // queueMutex guards `completed` only: the libcamera thread's whole job is
     // to push here and write the eventfd.
@@ -633,6 +650,46 @@ void describe(const StreamConfiguration &got, bool exact, bool transformOK, shc_
     copyString(out->description, sizeof(out->description), got.toString());
 }
 
+// The sizes a stream's formats list, for the formats in `fourccs` (all when
+// empty): StreamFormats::sizes() (discrete sizes, or the common sizes inside a
+// range), plus a single range's two ends, which the common list may lack (the
+// virtual camera's 4608x2592). Largest first, distinct.
+std::vector<Size> listedSizes(const StreamFormats &formats, const std::vector<uint32_t> &fourccs)
+{
+    std::vector<Size> sizes;
+    auto add = [&](const Size &size) {
+        if (!size.isNull() && std::find(sizes.begin(), sizes.end(), size) == sizes.end())
+            sizes.push_back(size);
+    };
+    for (const PixelFormat &pf : formats.pixelformats()) {
+        if (!fourccs.empty() && std::find(fourccs.begin(), fourccs.end(), pf.fourcc()) == fourccs.end())
+            continue;
+        std::vector<Size> listed = formats.sizes(pf);
+        for (const Size &size : listed)
+            add(size);
+        // A range (sizes() made the list from it): its ends are sizes the stream gives.
+        SizeRange range = formats.range(pf);
+        if (range.min != range.max && (listed.empty() || listed.front() != range.min || listed.back() != range.max)) {
+            add(range.min);
+            add(range.max);
+        }
+    }
+    std::sort(sizes.begin(), sizes.end(), [](const Size &a, const Size &b) {
+        uint64_t aa = static_cast<uint64_t>(a.width) * a.height, ba = static_cast<uint64_t>(b.width) * b.height;
+        return aa != ba ? aa > ba : a.width > b.width;
+    });
+    return sizes;
+}
+
+int copySizes(const std::vector<Size> &sizes, shc_size *out, size_t capacity)
+{
+    for (size_t i = 0; i < sizes.size() && i < capacity; i++) {
+        out[i].width = sizes[i].width;
+        out[i].height = sizes[i].height;
+    }
+    return static_cast<int>(sizes.size());
+}
+
 // The one-stream choice, validated but not applied. The seeds' fallback: the
 // first preference (size outer, format inner) granted exactly wins; failing
 // all, the first valid one as the pipeline adjusted it. Null when none is valid.
@@ -804,27 +861,46 @@ int shc_camera_sensor_sizes(shc_camera *c, shc_size *out, size_t capacity)
         std::lock_guard<std::mutex> lock(s.stateMutex);
         if (s.closed)
             return -ENODEV;
+        // Only where a sensor is behind the camera: pipelines without one (virtual)
+        // have no Raw role and log an ERROR when asked for it.
+        if (!s.camera->properties().get(properties::PixelArraySize))
+            return 0;
         std::unique_ptr<CameraConfiguration> config = s.camera->generateConfiguration({ StreamRole::Raw });
         if (!config || config->empty())
             return 0;
-        // Discrete sizes per raw format (the sensor modes); ranges give their largest.
-        const StreamFormats &formats = config->at(0).formats();
-        std::vector<Size> sizes;
-        for (const PixelFormat &pf : formats.pixelformats()) {
-            for (const Size &size : formats.sizes(pf)) {
-                if (std::find(sizes.begin(), sizes.end(), size) == sizes.end())
-                    sizes.push_back(size);
-            }
-        }
-        std::sort(sizes.begin(), sizes.end(), [](const Size &a, const Size &b) {
-            return static_cast<uint64_t>(a.width) * a.height > static_cast<uint64_t>(b.width) * b.height;
-        });
-        for (size_t i = 0; i < sizes.size() && i < capacity; i++) {
-            out[i].width = sizes[i].width;
-            out[i].height = sizes[i].height;
-        }
-        return static_cast<int>(sizes.size());
+        // Discrete sizes per raw format (the sensor modes).
+        return copySizes(listedSizes(config->at(0).formats(), {}), out, capacity);
     });
+}
+
+int shc_camera_stream_sizes(shc_camera *c, const shc_stream_request *req, shc_size *out, size_t capacity)
+{
+    if (!c || !req || (capacity > 0 && !out))
+        return -EINVAL;
+    return guarded([&] {
+        CameraState &s = *c->state;
+        std::lock_guard<std::mutex> lock(s.stateMutex);
+        if (s.closed)
+            return -ENODEV;
+        StreamRole role = req->role == SHC_ROLE_STILL ? StreamRole::StillCapture : StreamRole::VideoRecording;
+        // drift: as in chooseSingle.
+        std::unique_ptr<CameraConfiguration> config = s.camera->generateConfiguration({ role });
+        if (!config || config->empty())
+            return 0;
+        std::vector<uint32_t> fourccs(req->fourccs, req->fourccs + req->fourcc_count);
+        return copySizes(listedSizes(config->at(0).formats(), fourccs), out, capacity);
+    });
+}
+
+int shc_camera_buffer_usage(shc_camera *c, shc_buffer_usage *video, shc_buffer_usage *still)
+{
+    if (!c || !video || !still)
+        return -EINVAL;
+    CameraState &s = *c->state;
+    std::lock_guard<std::mutex> lock(s.stateMutex);
+    *video = s.videoUsage;
+    *still = s.stillUsage;
+    return 0;
 }
 
 int shc_camera_start(shc_camera *c)
@@ -842,13 +918,17 @@ int shc_camera_start(shc_camera *c)
         if (!s.stream)
             return -EINVAL; // configure first
 
+        s.videoUsage = {};
+        s.stillUsage = {};
         s.allocator = std::make_unique<FrameBufferAllocator>(s.camera);
         int ret = s.allocator->allocate(s.stream);
         if (ret >= 0 && s.stillStream)
             ret = s.allocator->allocate(s.stillStream);
         if (ret < 0) {
+            // Whatever the allocator's own errno (a DMA heap's ENOMEM, udmabuf's
+            // EINVAL over its size limit): the buffers did not fit.
             s.stopLocked(lock);
-            return ret;
+            return -ENOMEM;
         }
         auto mappings = std::make_shared<Mappings>();
         std::vector<Slot> slots;
@@ -878,10 +958,15 @@ int shc_camera_start(shc_camera *c)
         }
         s.slots = std::move(slots);
         s.mappings = mappings;
+        s.videoUsage = usageOf(s.allocator->buffers(s.stream));
+        if (s.stillStream)
+            s.stillUsage = usageOf(s.allocator->buffers(s.stillStream));
 
         ret = s.camera->start(s.persistent->empty() ? nullptr : s.persistent.get());
         if (ret < 0) {
             s.stopLocked(lock);
+            s.videoUsage = {};
+            s.stillUsage = {};
             return ret;
         }
         s.running = true;

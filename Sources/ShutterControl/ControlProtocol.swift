@@ -228,12 +228,20 @@ public struct ServiceStatus: Codable, Sendable, Equatable {
         /// video as of its last start (`granted`, `size`), or why not (`reason`);
         /// absent when none was asked (`focused`) or reported (the sim without one).
         public var stillStream: StillStreamReport? = nil
+        /// The frame buffers the last video start allocated, per stream (count, bytes
+        /// per buffer, bytes) and in all (`totalBytes`): what a Pi's CMA area must hold.
+        /// Absent before a start, and for the simulated camera.
+        public var bufferMemory: BufferMemoryReport? = nil
+        /// How the video size came about when the camera granted none asked
+        /// (`videoSizeEntry` absent): "the nearest to 1280x720 of the 14 sizes the camera lists".
+        public var videoSizeNote: String? = nil
 
         public init(model: String, index: Int? = nil, id: String? = nil, asked: CameraControls,
                     lacking: [LackingControl], videoSize: PixelSize? = nil, stillSize: PixelSize? = nil,
                     videoSizesAsked: [PixelSize], stillSizesAsked: [PixelSize], videoSizeEntry: Int? = nil,
                     stillSizeEntry: Int? = nil, sensorHdr: Bool? = nil, frame: FrameMetadata? = nil,
-                    stillStream: StillStreamReport? = nil) {
+                    stillStream: StillStreamReport? = nil, bufferMemory: BufferMemoryReport? = nil,
+                    videoSizeNote: String? = nil) {
             self.model = model
             self.index = index
             self.id = id
@@ -248,6 +256,8 @@ public struct ServiceStatus: Codable, Sendable, Equatable {
             self.sensorHdr = sensorHdr
             self.frame = frame
             self.stillStream = stillStream
+            self.bufferMemory = bufferMemory
+            self.videoSizeNote = videoSizeNote
         }
     }
 

@@ -28,6 +28,20 @@ final class PressFrameChoiceTests: XCTestCase {
         XCTAssertEqual(choose(125, []), .waitForNext)
     }
 
+    func testAfterWaitingLongTheLastFrameBeforeThePressIsThePhoto() {
+        // libcamera's virtual camera stamps a request when it is queued, and under emulation
+        // frames queued before the press keep arriving for over a second (issue 22).
+        let starts = [66, 99].map(ms)
+        XCTAssertEqual(PressFrameChoice.choose(press: ms(125), exposureStarts: starts, period: period, waitedLong: false),
+                       .waitForNext)
+        XCTAssertEqual(PressFrameChoice.choose(press: ms(125), exposureStarts: starts, period: period, waitedLong: true),
+                       .frame(1), "no closer frame came: the one exposed before the press")
+        XCTAssertEqual(PressFrameChoice.choose(press: ms(125), exposureStarts: [], period: period, waitedLong: true),
+                       .waitForNext, "no frame at all: nothing to take")
+        XCTAssertEqual(PressFrameChoice.choose(press: ms(100), exposureStarts: [150, 183].map(ms), period: period,
+                                               waitedLong: true), .none, "too late stays too late")
+    }
+
     func testNeverMoreThanOneFrameAfterThePress() {
         // A dropped frame: the next one kept starts 50 ms after the press.
         XCTAssertEqual(choose(100, [90, 150]), .frame(0), "150 is more than a frame after the press")

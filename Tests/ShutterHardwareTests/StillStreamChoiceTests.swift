@@ -72,3 +72,29 @@ final class StillStreamChoiceTests: XCTestCase {
                        .none("no still size larger than the video's 1920x1080"))
     }
 }
+
+/// A pipeline without a Raw role (libcamera's virtual cameras): the still stream's
+/// candidates come from what the StillCapture role's stream lists (issue 22).
+final class StillStreamWithoutRawRoleTests: XCTestCase {
+    private let full = CameraSize(width: 4608, height: 2592)
+    private let hd = CameraSize(width: 1920, height: 1080)
+
+    func testTheStillRolesSizesStandInForTheSensorModes() {
+        let stillRole = [full, CameraSize(width: 4096, height: 2160), CameraSize(width: 2560, height: 1440), hd]
+        let offered = StillStreamChoice.offeredSizes(sensor: [], stillRole: stillRole)
+        XCTAssertEqual(offered, stillRole)
+        // The board's still size is the video's: before, no candidate at all ("no still stream beside video").
+        let candidates = StillStreamChoice.candidates(stillSizes: [hd], sensorSizes: offered, video: hd)
+        XCTAssertEqual(candidates.first, full, "the largest the still stream lists")
+        XCTAssertFalse(candidates.contains(hd))
+        let outcome = StillStreamChoice.choose(candidates: candidates, video: hd, framesPerSecond: 30) {
+            $0 == self.full ? .granted(minimumFrameMicroseconds: nil) : .notGranted
+        }
+        XCTAssertEqual(outcome, .stillStream(full))
+    }
+
+    func testTheSensorModesWinWhereThereIsARawRole() {
+        let binned = CameraSize(width: 2304, height: 1296)
+        XCTAssertEqual(StillStreamChoice.offeredSizes(sensor: [full, binned], stillRole: [hd]), [full, binned])
+    }
+}

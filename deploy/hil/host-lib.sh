@@ -13,13 +13,15 @@ hil_new_disk() {
 # `hil.scenario=$SCENARIO hil.stage=STAGE`; the serial console goes to serial-STAGE.log.
 # With KILL_MARKER, QEMU is killed (SIGKILL: a power cut) KILL_DELAY_S seconds after the
 # marker appears on the console. Returns 0 when the VM powered off or was killed as asked.
+# $HIL_APPEND adds kernel command line arguments (hil.virtual=1: the second root's virtual
+# cameras; hil.bigcamera=1, hil.noheap=1, udmabuf.size_limit_mb=N).
 hil_boot() {
     stage=$1; marker=${2:-}; delay=${3:-0}
     log="$OUT/serial-$stage.log"
     : > "$log"
     qemu-system-x86_64 -accel tcg -m 1536 -smp 2 -nographic -no-reboot \
         -kernel "$KERNEL" -initrd "$INITRD" \
-        -append "console=ttyS0 quiet panic=-1 hil.scenario=$SCENARIO hil.stage=$stage${HIL_BREAK:+ hil.break=$HIL_BREAK}" \
+        -append "console=ttyS0 quiet panic=-1 hil.scenario=$SCENARIO hil.stage=$stage${HIL_BREAK:+ hil.break=$HIL_BREAK}${HIL_APPEND:+ $HIL_APPEND}" \
         -drive "file=$OUT/disk.img,format=raw,if=virtio" \
         < /dev/null > "$log" 2>&1 &
     qpid=$!

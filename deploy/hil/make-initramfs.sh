@@ -3,6 +3,12 @@
 # ALSA data, probe tools (cam, gpio*, aplay/arecord), the release shutterd/shutterctl when
 # given, every shared library they need (ldd), the board files, the VM-side scripts (vm/)
 # and a test tone. Usage: make-initramfs.sh OUT.cpio[.gz] [BINDIR-with-shutterd]
+# SYSROOT=DIR takes every program and library from that root instead of this machine (the
+# second root: Debian trixie with libcamera 0.7.1, deploy/hil/build-trixie-root.sh; BINDIR is
+# then a path inside it) and adds a virtual.yaml with two virtual cameras that the VM's init
+# installs with hil.virtual=1 (a third with hil.bigcamera=1). The gpio* probe tools stay this
+# machine's (libgpiod 1.6's command line, which vm/probe.sh speaks; shutterd there uses
+# the root's libgpiod 2).
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 repo=$(cd "$here/../.." && pwd)
@@ -10,27 +16,39 @@ out=$1
 bindir=${2:-}
 root=$(mktemp -d /tmp/shutter-hil-root.XXXXXX)
 trap 'rm -rf "$root"' EXIT
+sys=${SYSROOT:-}
 mkdir -p "$root"/bin "$root"/sbin "$root"/usr/bin "$root"/usr/sbin "$root"/etc "$root"/proc \
     "$root"/sys "$root"/dev "$root"/run "$root"/tmp "$root"/mnt/data "$root"/hil \
     "$root"/usr/share/shutter "$root"/lib/systemd
 # lib64 / lib as on the host (usrmerge: /lib -> usr/lib), so ldd's paths resolve unchanged.
 for d in lib lib64; do
-    if [ -L "/$d" ]; then ln -sfn "$(readlink "/$d")" "$root/$d"; fi
+    if [ -L "$sys/$d" ]; then ln -sfn "$(readlink "$sys/$d")" "$root/$d"; fi
 done
 mkdir -p "$root/usr/lib" "$root/usr/lib64"
 
-# copy_file PATH: copies PATH (following links) to the same path inside the image.
+# copy_file PATH [FROM]: copies PATH (following links) from FROM (default: the system root,
+# $SYSROOT or this machine) to the same path inside the image; a path already there stays.
 copy_file() {
     [ -e "$root$1" ] && return 0
     mkdir -p "$root$(dirname "$1")"
-    cp -L "$1" "$root$1"
+    cp -L "${2-$sys}$1" "$root$1"
 }
+# sys_ldd PATH: ldd of PATH as the system root resolves it.
+sys_ldd() { if [ -n "$sys" ]; then chroot "$sys" ldd "$1"; else ldd "$1"; fi; }
 # add_elf PATH: the file and every library ldd lists for it (ldd already resolves the
 # whole tree), the loader included.
 add_elf() {
     copy_file "$1"
-    ldd "$1" 2>/dev/null | awk '/=> \//{print $3} /^\t\//{print $1}' | while read -r lib; do
+    sys_ldd "$1" 2>/dev/null | awk '/=> \//{print $3} /^\t\//{print $1}' | while read -r lib; do
         copy_file "$lib"
+    done
+}
+# add_host_elf PATH: the same from this machine whatever SYSROOT says (libraries the root
+# already put there stay the root's: this machine's are older, so they run on them).
+add_host_elf() {
+    copy_file "$1" ""
+    ldd "$1" 2>/dev/null | awk '/=> \//{print $3} /^\t\//{print $1}' | while read -r lib; do
+        copy_file "$lib" ""
     done
 }
 
@@ -40,37 +58,94 @@ for applet in $("$root/bin/busybox" --list); do
 done
 
 # Probe tools: prove the environment independently of shutterd, and help when it fails.
-for b in /usr/bin/cam /usr/bin/gpiodetect /usr/bin/gpioinfo /usr/bin/gpioget /usr/bin/gpioset \
-         /usr/bin/gpiomon /usr/bin/aplay /usr/bin/arecord /usr/bin/amixer /usr/bin/socat; do
+for b in /usr/bin/cam /usr/bin/aplay /usr/bin/arecord /usr/bin/amixer /usr/bin/socat; do
     add_elf "$b"
+done
+for b in /usr/bin/gpiodetect /usr/bin/gpioinfo /usr/bin/gpioget /usr/bin/gpioset /usr/bin/gpiomon; do
+    add_host_elf "$b"
 done
 
 # udev: libcamera enumerates media devices through libudev and finds nothing without udevd.
 add_elf /usr/bin/udevadm
 ln -sf /usr/bin/udevadm "$root/lib/systemd/systemd-udevd"
 mkdir -p "$root/lib/udev/rules.d" "$root/etc/udev"
-cp /lib/udev/rules.d/*.rules "$root/lib/udev/rules.d/"
+cp "$sys"/lib/udev/rules.d/*.rules "$root/lib/udev/rules.d/"
 # Rules that call helper programs absent here only add noise; udev works without them.
 rm -f "$root"/lib/udev/rules.d/*persistent-storage*.rules "$root"/lib/udev/rules.d/*-cdrom_id.rules
 
 # libcamera: the vimc IPA (signed, loaded in-process), its proxy and its configuration.
-for f in /usr/lib/x86_64-linux-gnu/libcamera/ipa_vimc.so \
-         /usr/lib/x86_64-linux-gnu/libcamera/vimc_ipa_proxy; do
-    add_elf "$f"
-done
-copy_file /usr/lib/x86_64-linux-gnu/libcamera/ipa_vimc.so.sign
-copy_file /usr/share/libcamera/ipa/vimc/vimc.conf
+if [ -z "$sys" ]; then
+    for f in /usr/lib/x86_64-linux-gnu/libcamera/ipa_vimc.so \
+             /usr/lib/x86_64-linux-gnu/libcamera/vimc_ipa_proxy; do
+        add_elf "$f"
+    done
+    copy_file /usr/lib/x86_64-linux-gnu/libcamera/ipa_vimc.so.sign
+    copy_file /usr/share/libcamera/ipa/vimc/vimc.conf
+else
+    # Every IPA module, proxy and data file the root's libcamera has (0.7's layout differs).
+    for d in /usr/lib/x86_64-linux-gnu/libcamera /usr/libexec/libcamera /usr/share/libcamera; do
+        [ -d "$sys$d" ] || continue
+        mkdir -p "$root$d"
+        cp -a "$sys$d/." "$root$d/"
+        find "$sys$d" -type f | while read -r f; do
+            if head -c 4 "$f" | grep -q 'ELF'; then add_elf "${f#$sys}"; fi
+        done
+    done
+    # Two virtual cameras (libcamera's virtual pipeline; libcamera lists them after vimc):
+    # Virtual0 offers 1920x1080 at 30 fps and 4608x2592 at 10 (Camera Module 3's full
+    # size: the press moment's still stream beside 1080p video), Virtual1 1280x720 alone.
+    # With hil.bigcamera=1 a third, Virtual2, offers only 7680x4320 (49.8 MB a buffer):
+    # under a udmabuf limit it cannot start (the camera switch that fails).
+    mkdir -p "$root/hil"
+    cat > "$root/hil/virtual.yaml" <<'YAML'
+%YAML 1.1
+---
+"Virtual0":
+  supported_formats:
+  - width: 1920
+    height: 1080
+    frame_rates:
+    - 30
+  - width: 4608
+    height: 2592
+    frame_rates:
+    - 10
+  test_pattern: "bars"
+  location: "CameraLocationBack"
+  model: "imx708-virtual"
+"Virtual1":
+  supported_formats:
+  - width: 1280
+    height: 720
+    frame_rates:
+    - 30
+  test_pattern: "lines"
+  location: "CameraLocationFront"
+  model: "ov5647-virtual"
+YAML
+    cat > "$root/hil/virtual-big.yaml" <<'YAML'
+"Virtual2":
+  supported_formats:
+  - width: 7680
+    height: 4320
+    frame_rates:
+    - 10
+  test_pattern: "bars"
+  location: "CameraLocationExternal"
+  model: "big-virtual"
+YAML
+fi
 
 # ALSA configuration (alsa-lib refuses to open any PCM without it).
 mkdir -p "$root/usr/share"
-cp -a /usr/share/alsa "$root/usr/share/alsa"
+cp -a "$sys/usr/share/alsa" "$root/usr/share/alsa"
 
 # The service, when built.
 if [ -n "$bindir" ]; then
     for b in shutterd shutterctl; do
-        [ -x "$bindir/$b" ] || { echo "make-initramfs: $bindir/$b missing" >&2; exit 1; }
-        cp "$bindir/$b" "$root/usr/bin/$b"
-        ldd "$bindir/$b" | awk '/=> \//{print $3} /^\t\//{print $1}' | while read -r lib; do
+        [ -x "$sys$bindir/$b" ] || { echo "make-initramfs: $sys$bindir/$b missing" >&2; exit 1; }
+        cp "$sys$bindir/$b" "$root/usr/bin/$b"
+        sys_ldd "$bindir/$b" | awk '/=> \//{print $3} /^\t\//{print $1}' | while read -r lib; do
             copy_file "$lib"
         done
     done
@@ -81,7 +156,8 @@ cp -r "$repo/boards" "$root/usr/share/shutter/boards"
 sox -n -r 48000 -c 2 -b 16 "$root/hil/tone.wav" synth 30 sine 440 vol 0.5
 
 # The exact-timing button driver (a shell's sleeps are tens of ms under emulation).
-cc -O2 -Wall -Wextra -Werror -o "$root/usr/bin/hil-pull" "$here/hil-pull.c"
+# Static with a system root: it runs whatever C library the image carries.
+cc -O2 -Wall -Wextra -Werror ${sys:+-static} -o "$root/usr/bin/hil-pull" "$here/hil-pull.c"
 cp "$here"/vm/*.sh "$root/hil/"
 cp "$here/init" "$root/init"
 chmod +x "$root/init" "$root"/hil/*.sh

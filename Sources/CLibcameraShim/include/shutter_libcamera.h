@@ -120,10 +120,30 @@ int shc_camera_configure_pair(shc_camera *c, const shc_stream_request *video, co
 
 /* The sensor's own output sizes (the Raw role's formats: on a Raspberry Pi the
  * sensor modes), largest first, distinct. Fills up to `capacity`; returns how
- * many there are (0 when the pipeline offers no raw stream) or -errno. */
+ * many there are (0 when the pipeline offers no raw stream) or -errno. The Raw
+ * role is asked only of a camera that reports a sensor (PixelArraySize): a
+ * pipeline without one (the virtual cameras) logs an ERROR for the question. */
 int shc_camera_sensor_sizes(shc_camera *c, shc_size *out, size_t capacity);
+
+/* The sizes the stream of `req->role` itself lists (its StreamFormats), in the
+ * request's formats (every format when it names none): discrete sizes as listed;
+ * a range gives its two ends and the common sizes inside it (what
+ * StreamFormats::sizes() makes of a range). Largest first, distinct. Fills up to
+ * `capacity`; returns how many there are (0 when the role is not offered) or -errno. */
+int shc_camera_stream_sizes(shc_camera *c, const shc_stream_request *req, shc_size *out, size_t capacity);
+
+typedef struct {
+    uint32_t count;                     /* buffers allocated */
+    uint32_t planes;                    /* planes per buffer */
+    uint64_t bytes_per_buffer;          /* the planes' lengths added up */
+} shc_buffer_usage;
+
+/* The buffers the last successful start allocated, per stream (the still stream's
+ * zeroed when there is none); all zero before a start or after a failed one. */
+int shc_camera_buffer_usage(shc_camera *c, shc_buffer_usage *video, shc_buffer_usage *still);
 /* Allocates and maps the buffers once, creates one request per buffer, starts
- * with the persistent controls and queues every request. */
+ * with the persistent controls and queues every request. -ENOMEM when the
+ * buffers cannot be allocated (a small CMA area, a udmabuf size limit). */
 int shc_camera_start(shc_camera *c);
 /* Stops and frees requests and allocator. Safe when not running. Blocks for
  * Camera::stop() (a mode switch), but without the lock frames are released under. */

@@ -164,15 +164,94 @@ public struct CameraControlReport: Codable, Equatable, Sendable {
     public var sensorHDR: Bool
     /// The still stream beside video as of the last video start; nil when none was asked.
     public var stillStream: StillStreamReport?
+    /// The buffers the last video start allocated, per stream; nil before one (or
+    /// for a camera that does not say, the simulated one).
+    public var bufferMemory: BufferMemoryReport?
+    /// How the video size came about when the camera granted none of the asked
+    /// sizes ("the nearest of the sizes the camera lists"); nil when one was granted.
+    public var videoSizeNote: String?
 
     public init(asked: CameraControls, lacking: [LackingControl] = [], videoSize: PixelSize? = nil,
-                stillSize: PixelSize? = nil, sensorHDR: Bool = false, stillStream: StillStreamReport? = nil) {
+                stillSize: PixelSize? = nil, sensorHDR: Bool = false, stillStream: StillStreamReport? = nil,
+                bufferMemory: BufferMemoryReport? = nil, videoSizeNote: String? = nil) {
         self.asked = asked
         self.lacking = lacking
         self.videoSize = videoSize
         self.stillSize = stillSize
         self.sensorHDR = sensorHDR
         self.stillStream = stillStream
+        self.bufferMemory = bufferMemory
+        self.videoSizeNote = videoSizeNote
+    }
+}
+
+/// The frame buffers a camera configuration holds, as libcamera allocated them
+/// (count x bytes per stream): what a Raspberry Pi must find in its CMA area
+/// (README "Buffer memory and CMA").
+public struct BufferMemoryReport: Codable, Equatable, Sendable, CustomStringConvertible {
+    public struct Stream: Codable, Equatable, Sendable {
+        /// "video" or "still".
+        public var role: String
+        public var size: PixelSize
+        public var count: Int
+        public var bytesPerBuffer: Int
+        public var bytes: Int { count * bytesPerBuffer }
+
+        public init(role: String, size: PixelSize, count: Int, bytesPerBuffer: Int) {
+            self.role = role
+            self.size = size
+            self.count = count
+            self.bytesPerBuffer = bytesPerBuffer
+        }
+
+        enum CodingKeys: String, CodingKey { case role, size, count, bytesPerBuffer, bytes }
+
+        public init(from decoder: any Decoder) throws {
+            let c = try decoder.container(keyedBy: CodingKeys.self)
+            role = try c.decode(String.self, forKey: .role)
+            size = try c.decode(PixelSize.self, forKey: .size)
+            count = try c.decode(Int.self, forKey: .count)
+            bytesPerBuffer = try c.decode(Int.self, forKey: .bytesPerBuffer)
+        }
+
+        public func encode(to encoder: any Encoder) throws {
+            var c = encoder.container(keyedBy: CodingKeys.self)
+            try c.encode(role, forKey: .role)
+            try c.encode(size, forKey: .size)
+            try c.encode(count, forKey: .count)
+            try c.encode(bytesPerBuffer, forKey: .bytesPerBuffer)
+            try c.encode(bytes, forKey: .bytes)
+        }
+    }
+
+    public var streams: [Stream]
+    public var totalBytes: Int { streams.reduce(0) { $0 + $1.bytes } }
+
+    public init(streams: [Stream]) { self.streams = streams }
+
+    enum CodingKeys: String, CodingKey { case streams, totalBytes }
+
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        streams = try c.decode([Stream].self, forKey: .streams)
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encode(streams, forKey: .streams)
+        try c.encode(totalBytes, forKey: .totalBytes)
+    }
+
+    /// "video 1920x1080 4 x 3.1 MB + still 4608x2592 4 x 17.9 MB = 84.1 MB"
+    public var description: String {
+        let parts = streams.map { "\($0.role) \($0.size) \($0.count) x \(Self.megabytes($0.bytesPerBuffer))" }
+        return parts.joined(separator: " + ") + " = \(Self.megabytes(totalBytes))"
+    }
+
+    /// Bytes as MB (10^6) with one decimal.
+    public static func megabytes(_ bytes: Int) -> String {
+        let tenths = (bytes + 50_000) / 100_000
+        return "\(tenths / 10).\(tenths % 10) MB"
     }
 }
 

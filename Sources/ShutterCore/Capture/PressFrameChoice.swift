@@ -15,6 +15,19 @@ public enum PressFrameChoice: Equatable, Sendable {
 
     /// `exposureStarts`: the retained frames' exposure starts, oldest first.
     /// `period`: the frame period (the longest a frame after the press may start after it).
+    /// `waitedLong`: a later frame was waited for long enough (frames keep coming, but
+    /// all exposed before the press: a camera whose timestamps run a few frames behind
+    /// its delivery, on a loaded machine): the last frame exposed at or before the
+    /// press is the photo rather than none at all.
+    public static func choose(press: MonotonicTime, exposureStarts: [MonotonicTime], period: Duration,
+                              waitedLong: Bool) -> PressFrameChoice {
+        let choice = choose(press: press, exposureStarts: exposureStarts, period: period)
+        guard waitedLong, choice == .waitForNext, let before = exposureStarts.lastIndex(where: { $0 <= press }) else {
+            return choice
+        }
+        return .frame(before)
+    }
+
     public static func choose(press: MonotonicTime, exposureStarts: [MonotonicTime], period: Duration) -> PressFrameChoice {
         guard !exposureStarts.isEmpty else { return .waitForNext }
         let limit = press + period

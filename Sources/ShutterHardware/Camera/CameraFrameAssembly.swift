@@ -14,6 +14,8 @@ public struct GrantedStream: Sendable, Equatable, CustomStringConvertible {
     public var transformGranted: Bool
     /// libcamera's own text, e.g. "1920x1080-YUV420".
     public var libcameraDescription: String
+    /// Bytes of one frame (libcamera's frameSize), 0 when unknown.
+    public var frameSize: Int = 0
 
     public var description: String {
         "\(libcameraDescription) stride \(stride), \(bufferCount) buffers"

@@ -48,6 +48,10 @@ public final class LibcameraCamera: CameraDevice {
         var companionStream: GrantedStream?
         /// What became of the still stream beside video at the last video start.
         var stillStreamReport: StillStreamReport?
+        /// The buffers the last video start allocated.
+        var bufferMemory: BufferMemoryReport?
+        /// How the video size came about when none asked was granted.
+        var videoSizeNote: String?
         var lastStillStream: GrantedStream?
         var continuation: AsyncStream<Frame>.Continuation?
         var droppedFrames = 0
@@ -192,7 +196,8 @@ public final class LibcameraCamera: CameraDevice {
                                        videoSize: s.videoStream.map(\.size),
                                        stillSize: s.lastStillStream.map(\.size),
                                        sensorHDR: { if case .on = s.settings.sensorHDR { true } else { false } }(),
-                                       stillStream: s.stillStreamReport)
+                                       stillStream: s.stillStreamReport, bufferMemory: s.bufferMemory,
+                                       videoSizeNote: s.videoSizeNote)
         }
     }
 
@@ -276,24 +281,57 @@ public final class LibcameraCamera: CameraDevice {
     }
 
     /// Configures and starts the video stream; frames go to the current continuation.
+    /// When the buffers of video and a still stream beside it cannot be allocated
+    /// together (a Pi's CMA area is small), video alone, and the report says why.
     private func runVideoBlocking() throws {
         shc_camera_stop(handle.pointer)
         state.withLock { $0.mode = .idle }
-        let settings = state.withLock { $0.settings }
-        let (granted, companion, report) = try configureVideoBlocking(settings: settings)
+        var config = try configureVideoBlocking(settings: state.withLock { $0.settings })
         // Also puts AfMode back to the configured mode after a press's AF cycle.
-        applyStartControls(.video, settings)
-        state.withLock { s in
-            s.mode = .video
-            s.stream = granted
-            s.videoStream = granted
-            s.companionStream = companion
-            s.stillStreamReport = report
+        applyStartControls(.video, config.settings)
+        setVideoState(config)
+        var r = shc_camera_start(handle.pointer)
+        if r < 0, let still = config.still {
+            let why = r == -ENOMEM ? "the buffers of both streams could not be allocated (\(Self.planned([config.video, still])))"
+                : CameraError.fromShim(r, "starting \(config.video.size) video with a \(still.size) still stream").message
+            let video = try configureBlocking(still: false, settings: config.settings)
+            config = VideoConfiguration(video: video, still: nil, report: StillStreamReport(notGranted: "\(why); video alone"),
+                                        note: config.note, settings: config.settings)
+            applyStartControls(.video, config.settings)
+            setVideoState(config)
+            r = shc_camera_start(handle.pointer)
         }
-        let r = shc_camera_start(handle.pointer)
         if r < 0 {
             state.withLock { $0.mode = .idle }
-            throw CameraError.fromShim(r, "Camera.start(video \(granted.libcameraDescription))")
+            if r == -ENOMEM {
+                throw CameraError(.system, "Camera.start(video \(config.video.libcameraDescription)): its buffers could not be allocated (\(Self.planned([config.video]))); on a Raspberry Pi the CMA area is too small for them (README: Buffer memory)", errno: ENOMEM)
+            }
+            throw CameraError.fromShim(r, "Camera.start(video \(config.video.libcameraDescription))")
+        }
+        var video = shc_buffer_usage(), still = shc_buffer_usage()
+        shc_camera_buffer_usage(handle.pointer, &video, &still)
+        let memory = BufferMemoryReport(streams: [(video, config.video, "video"), (still, config.still, "still")].compactMap {
+            guard let stream = $0.1, $0.0.count > 0 else { return nil }
+            return BufferMemoryReport.Stream(role: $0.2, size: stream.size, count: Int($0.0.count),
+                                             bytesPerBuffer: Int(clamping: $0.0.bytes_per_buffer))
+        })
+        state.withLock { $0.bufferMemory = memory }
+    }
+
+    /// "4 x 3.1 MB + 4 x 17.9 MB": the buffers the configured streams ask for.
+    private static func planned(_ streams: [GrantedStream]) -> String {
+        streams.map { "\($0.bufferCount) x \(BufferMemoryReport.megabytes($0.frameSize))" }.joined(separator: " + ")
+    }
+
+    private func setVideoState(_ config: VideoConfiguration) {
+        state.withLock { s in
+            s.mode = .video
+            s.stream = config.video
+            s.videoStream = config.video
+            s.companionStream = config.still
+            s.stillStreamReport = config.report
+            s.videoSizeNote = config.note
+            s.bufferMemory = nil
         }
     }
 
@@ -399,18 +437,55 @@ public final class LibcameraCamera: CameraDevice {
                                        sensorHDR: state.withLock { $0.settings.sensorHDR })
     }
 
+    /// What a video configuration came to: `settings` are the ones it was made
+    /// with (their video sizes replaced when the camera granted none asked).
+    private struct VideoConfiguration {
+        var video: GrantedStream
+        var still: GrantedStream?
+        var report: StillStreamReport?
+        var note: String?
+        var settings: LibcameraCameraSettings
+    }
+
     /// The video configuration: video alone, or with `stillStreamBesideVideo` the
     /// largest still stream that the pipeline grants beside it without lowering
     /// the video rate (`StillStreamChoice`), tried size by size; the report says
-    /// which, or why none.
-    private func configureVideoBlocking(settings: LibcameraCameraSettings) throws
-        -> (video: GrantedStream, still: GrantedStream?, report: StillStreamReport?)
-    {
-        let video = try configureBlocking(still: false, settings: settings)
-        guard settings.stillStreamBesideVideo else { return (video, nil, nil) }
+    /// which, or why none. When the camera grants none of the asked video sizes,
+    /// the nearest of the sizes its video stream lists (`VideoSizeChoice`).
+    private func configureVideoBlocking(settings asked: LibcameraCameraSettings) throws -> VideoConfiguration {
+        var settings = asked
+        var video = try configureBlocking(still: false, settings: settings)
+        var note: String?
+        if VideoSizeChoice.needsChoice(granted: video.size, asked: settings.videoSizes) {
+            let offered = streamSizes(still: false, formats: settings.videoFormats)
+            let candidates = Array(VideoSizeChoice.candidates(asked: settings.videoSizes, offered: offered).prefix(16))
+            let largest = offered.first.map { ", largest \($0)" } ?? ""
+            if !candidates.isEmpty {
+                var retry = settings
+                retry.videoSizes = candidates
+                let again = try configureBlocking(still: false, settings: retry)
+                if candidates.contains(again.size) {
+                    video = again
+                    settings = retry
+                    note = "the nearest to \(asked.videoSizes[0]) of the \(offered.count) sizes the camera lists\(largest)"
+                } else {
+                    video = try configureBlocking(still: false, settings: settings)
+                }
+            }
+            if note == nil {
+                note = "the camera adjusted to this; none of the \(offered.count) sizes it lists\(largest) was granted"
+            }
+        }
+        guard settings.stillStreamBesideVideo else {
+            return VideoConfiguration(video: video, still: nil, report: nil, note: note, settings: settings)
+        }
         var stillSizes = settings.stillSizes
         if stillSizes.isEmpty, let full = descriptor.pixelArraySize { stillSizes = [full] }
-        let candidates = StillStreamChoice.candidates(stillSizes: stillSizes, sensorSizes: sensorSizes(),
+        // The sensor's modes where there is a Raw role, else what the still stream lists.
+        let sensor = sensorSizes()
+        let offered = StillStreamChoice.offeredSizes(
+            sensor: sensor, stillRole: sensor.isEmpty ? streamSizes(still: true, formats: settings.stillFormats) : [])
+        let candidates = StillStreamChoice.candidates(stillSizes: stillSizes, sensorSizes: offered,
                                                       video: video.size)
         var last: (video: GrantedStream, still: GrantedStream?)?
         let outcome = try StillStreamChoice.choose(candidates: candidates, video: video.size,
@@ -423,14 +498,33 @@ public final class LibcameraCamera: CameraDevice {
             return .granted(minimumFrameMicroseconds: controlRange("FrameDurationLimits")?.min)
         }
         if case .stillStream = outcome, let last, let still = last.still {
-            return (last.video, still, StillStreamReport(granted: still.size))
+            return VideoConfiguration(video: last.video, still: still, report: StillStreamReport(granted: still.size),
+                                      note: note, settings: settings)
         }
         var reason = "not granted"
         if case .none(let r) = outcome { reason = r }
         // Video alone: as the shim left it after a refused pair, else configured again
         // (the last try may have been a pair refused for the rate).
         let alone = last?.still == nil ? last?.video ?? video : try configureBlocking(still: false, settings: settings)
-        return (alone, nil, StillStreamReport(notGranted: reason))
+        return VideoConfiguration(video: alone, still: nil, report: StillStreamReport(notGranted: reason), note: note,
+                                  settings: settings)
+    }
+
+    /// The sizes the video (or still) role's stream lists in `formats`, largest first; none when unknown.
+    private func streamSizes(still: Bool, formats: [PixelFormat]) -> [CameraSize] {
+        let fourccs = formats.map(CameraFourCC.fourcc(for:))
+        var sizes = [shc_size](repeating: shc_size(), count: 128)
+        let n = fourccs.withUnsafeBufferPointer { fp in
+            sizes.withUnsafeMutableBufferPointer { sp in
+                var req = shc_stream_request()
+                req.role = still ? SHC_ROLE_STILL : SHC_ROLE_VIDEO
+                req.fourccs = fp.baseAddress
+                req.fourcc_count = fp.count
+                return shc_camera_stream_sizes(handle.pointer, &req, sp.baseAddress, sp.count)
+            }
+        }
+        guard n > 0 else { return [] }
+        return sizes.prefix(Int(n)).map { CameraSize(width: Int($0.width), height: Int($0.height)) }
     }
 
     /// The sensor's own sizes (its modes on a Pi), largest first; none when unknown.
@@ -515,7 +609,8 @@ public final class LibcameraCamera: CameraDevice {
         }
         return GrantedStream(size: CameraSize(width: Int(out.width), height: Int(out.height)), format: format,
                              stride: Int(out.stride), bufferCount: Int(out.buffer_count), exact: out.exact != 0,
-                             transformGranted: out.transform_granted != 0, libcameraDescription: description)
+                             transformGranted: out.transform_granted != 0, libcameraDescription: description,
+                             frameSize: Int(out.frame_size))
     }
 
     // MARK: Event queue

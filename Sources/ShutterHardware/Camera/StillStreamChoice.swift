@@ -83,3 +83,13 @@ enum StillStreamChoice {
         return .none("none beside \(rate) fps video: " + refused.joined(separator: ", "))
     }
 }
+
+extension StillStreamChoice {
+    /// The sizes to take candidates from beyond `still.sizes`: the sensor's modes
+    /// (the Raw role's sizes) where the pipeline has a Raw role, else the sizes
+    /// the StillCapture role's own stream lists (the virtual pipeline: no Raw
+    /// role, a still stream of any listed size up to 4608x2592).
+    static func offeredSizes(sensor: [CameraSize], stillRole: [CameraSize]) -> [CameraSize] {
+        sensor.isEmpty ? stillRole : sensor
+    }
+}

@@ -480,7 +480,8 @@ final class CameraControlPlane {
             return
         }
         let wanted = opening
-        let granted = camera?.controlReport.videoSize.map { "; video \(Self.granted($0, of: wanted.videoSizes))" } ?? ""
+        let granted = camera?.controlReport.videoSize.map {
+            "; video \(Self.granted($0, of: wanted.videoSizes, note: camera?.controlReport.videoSizeNote))" } ?? ""
         let hdr = wanted.sensorHDR ? (camera?.controlReport.sensorHDR == true ? "; sensor HDR on" : "") : ""
         ctx.log.notice("camera restarted\(granted)\(hdr)")
         op.notes.append("the camera restarted for this change\(granted)\(hdr)")
@@ -771,7 +772,8 @@ final class CameraControlPlane {
             videoSizesAsked: video, stillSizesAsked: still,
             videoSizeEntry: r.videoSize.flatMap { SizePreference.entry(of: $0, in: video) },
             stillSizeEntry: r.stillSize.flatMap { SizePreference.entry(of: $0, in: still) },
-            sensorHdr: r.sensorHDR, frame: lastMetadata, stillStream: r.stillStream)
+            sensorHdr: r.sensorHDR, frame: lastMetadata, stillStream: r.stillStream, bufferMemory: r.bufferMemory,
+            videoSizeNote: r.videoSizeNote)
     }
 
     // MARK: Start
@@ -849,8 +851,8 @@ final class CameraControlPlane {
         return parts.joined(separator: " and ")
     }
 
-    static func granted(_ size: PixelSize, of asked: [PixelSize]) -> String {
-        CameraReportLog.granted(size, of: asked)
+    static func granted(_ size: PixelSize, of asked: [PixelSize], note: String? = nil) -> String {
+        CameraReportLog.granted(size, of: asked, note: note)
     }
 
     private static func dioptres(_ d: Double) -> String { String(Double((d * 100).rounded()) / 100) }

@@ -8,6 +8,7 @@ struct CameraReportLog {
     private var videoSize: PixelSize?
     private var stillSize: PixelSize?
     private var stillStream: StillStreamReport?
+    private var bufferMemory: BufferMemoryReport?
     /// The camera last started: another one (a switch) is not started "again".
     private var cameraID: String?
 
@@ -18,13 +19,17 @@ struct CameraReportLog {
         let report = camera.controlReport
         let size = report.videoSize
         let shown = !restart || size != videoSize
-            ? size.map { ", video \(Self.granted($0, of: opening.videoSizes))" } ?? "" : ""
+            ? size.map { ", video \(Self.granted($0, of: opening.videoSizes, note: report.videoSizeNote))" } ?? "" : ""
         log.notice("camera \(camera.info.model) started\(restart ? " again" : "")\(shown)")
         videoSize = size
         // Once, and again only when it changes (a camera switch, a pipeline that refused it).
         if let still = report.stillStream, still != stillStream {
             if still.granted { log.notice("\(still): the press photo") } else { log.notice("\(still)") }
             stillStream = still
+        }
+        if let memory = report.bufferMemory, memory != bufferMemory {
+            log.notice("camera buffers: \(memory)")
+            bufferMemory = memory
         }
         lacking(report.lacking, log: log)
     }
@@ -50,11 +55,11 @@ struct CameraReportLog {
     }
 
     /// "1280x720 (preference 2 of 2; not granted: 1920x1080)", or that the
-    /// camera granted none of the list.
-    static func granted(_ size: PixelSize, of asked: [PixelSize]) -> String {
+    /// camera granted none of the list, and how the size came about (`note`).
+    static func granted(_ size: PixelSize, of asked: [PixelSize], note: String? = nil) -> String {
         let list = asked.map(\.description).joined(separator: ", ")
         guard let entry = SizePreference.entry(of: size, in: asked) else {
-            return "\(size) (asked \(list): none granted, the camera adjusted to this)"
+            return "\(size) (asked \(list): none granted, \(note ?? "the camera adjusted to this"))"
         }
         if asked.count == 1 { return "\(size) (as asked)" }
         let refused = asked[..<entry].map(\.description).joined(separator: ", ")

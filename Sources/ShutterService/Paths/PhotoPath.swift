@@ -29,6 +29,9 @@ final class PhotoPath {
 
     /// How long a pin waits for frames around its press before it fails (a stalled camera).
     static let pinTimeout = Duration.seconds(2)
+    /// How long it waits for a frame exposed after the press that may be closer; then
+    /// the last one exposed before the press is the photo (`PressFrameChoice` `waitedLong`).
+    static let laterFrameWait = Duration.seconds(1)
 
     private let ctx: ServiceContext
     private let jobs: Jobs
@@ -112,10 +115,12 @@ final class PhotoPath {
 
     /// Chooses the frame of every pin whose frames have arrived, and starts encoding it.
     private func choosePinnedFrames(_ frames: [Frame], camera: CameraInfo?) {
+        let now = ctx.now
         for (origin, entry) in pins where !entry.chosen {
             let frame: Frame
             switch PressFrameChoice.choose(press: entry.pin.press, exposureStarts: frames.map(\.exposureStart),
-                                           period: framePeriod) {
+                                           period: framePeriod,
+                                           waitedLong: now - entry.pin.pinnedAt >= Self.laterFrameWait) {
             case .waitForNext: continue
             case .frame(let i): frame = frames[i]
             case .none:
