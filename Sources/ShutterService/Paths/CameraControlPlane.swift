@@ -44,6 +44,9 @@ final class CameraControlPlane {
     /// waits, so a photo taken on its answer is exposed with what it says.
     private var settling: (frames: Int, until: MonotonicTime)?
     static let settleFrames = 6
+    /// The last two frames' timestamps: the wait for `settleFrames` scales with the
+    /// frame rate (a 1 fps camera under emulation needs more than the 2 s floor).
+    private var lastFrames: (MonotonicTime?, MonotonicTime?) = (nil, nil)
     /// The camera that streams (as the supervisor last reported), what it was opened with,
     /// the newest frame's metadata and the board's cameras.
     private(set) var camera: (any CameraDevice)?
@@ -504,12 +507,14 @@ final class CameraControlPlane {
 
     /// The camera stopped or could not start.
     func lost() {
+        lastFrames = (nil, nil)
         camera = nil
         lastMetadata = nil
     }
 
     func frameArrived(_ f: Frame) {
         lastMetadata = f.metadata
+        lastFrames = (lastFrames.1, f.timestamp)
         if let s = settling { settling = s.frames > 1 ? (s.frames - 1, s.until) : nil }
     }
 
@@ -528,7 +533,10 @@ final class CameraControlPlane {
 
     func controlsApplied(now: MonotonicTime) {
         giving = nil
-        settling = (Self.settleFrames, now + .seconds(2))
+        // At most 2 s, or twice the frames' time at the camera's own rate.
+        var bound = Duration.seconds(2)
+        if let a = lastFrames.0, let b = lastFrames.1, b > a { bound = max(bound, (b - a) * (2 * Self.settleFrames)) }
+        settling = (Self.settleFrames, now + min(bound, .seconds(30)))
         // What the camera lacks may have changed with the controls: said once, as at a start.
         if let lacking = camera?.controlReport.lacking { report.lacking(lacking, log: ctx.log) }
         giveControls()

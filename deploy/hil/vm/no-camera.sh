@@ -5,7 +5,7 @@ echo vimc.0 > /sys/bus/platform/drivers/vimc/unbind
 udevadm settle --timeout=10
 led_sampler_start
 shutterd_start
-sleep 12
+sleep 20    # a slow start (the 0.7.1 root under load) still leaves several code groups
 echo "$(now_ms) bind" >> "$HIL_OUT/button.log"
 kill -0 "$HIL_SHUTTERD" 2>/dev/null && echo alive > "$HIL_OUT/alive-without-camera"
 echo vimc.0 > /sys/bus/platform/drivers/vimc/bind
