@@ -33,7 +33,7 @@ final class CameraConfigTests: ConfigTestCase {
     func testEveryKeyReadsFromAFileNextToTheOlderCameraKeys() throws {
         let path = try write("shutter.json", """
         {"camera": {
-          "index": 1, "model": "imx708", "afTimeoutMs": 500,
+          "index": 1, "model": "imx708", "afTimeoutMs": 500, "stillTimeoutMs": 15000,
           "exposure": {"shutterUs": 10000, "gain": 2, "ev": -1.5, "metering": "spot", "mode": "long",
                        "flicker": "50hz", "window": [0.1, 0.6, 0.125, 0.125]},
           "whiteBalance": {"mode": "daylight", "gains": [1.5, 2]},
@@ -44,7 +44,7 @@ final class CameraConfigTests: ConfigTestCase {
         }}
         """)
         let c = try load(file: path).camera
-        XCTAssertEqual([c.index, c.afTimeoutMs], [1, 500])
+        XCTAssertEqual([c.index, c.afTimeoutMs, c.stillTimeoutMs], [1, 500, 15000])
         XCTAssertEqual(c.model, "imx708")
         XCTAssertEqual(c.exposure.fixedShutterMicroseconds, 10_000)
         XCTAssertEqual(c.exposure.fixedGain, 2)

@@ -119,6 +119,7 @@ public enum ConfigSchema {
         Key(path: "camera.hflip", kind: .bool),
         Key(path: "camera.vflip", kind: .bool),
         Key(path: "camera.afTimeoutMs", kind: .int(0...5000)),
+        Key(path: "camera.stillTimeoutMs", kind: .int(500...60000)),
         Key(path: "camera.exposure.shutterUs", kind: .int(0...1_000_000_000)),
         Key(path: "camera.exposure.gain", kind: .autoOrDouble(1...64)),
         Key(path: "camera.exposure.ev", kind: .double(-8...8)),

@@ -144,6 +144,10 @@ public struct ShutterConfig: Codable, Equatable, Sendable {
         public var vflip = false
         /// Longest wait for autofocus before a still is taken anyway. Default 300, 0...5000 ms.
         public var afTimeoutMs = 300
+        /// Longest wait for a still frame after the switch to the still configuration
+        /// (stretched for long exposures); a camera slower than that counts as stalled.
+        /// Default 3000, 500...60000 ms.
+        public var stillTimeoutMs = 3000
         // The sensor controls (`CameraControls`, README "Camera settings"); every
         // default asks for nothing, so the camera's automatic behaviour is kept.
         /// Shutter, gain, EV, metering, exposure mode, flicker.

@@ -42,6 +42,7 @@ extension BoardRoles {
         settings.horizontalFlip = config.camera.hflip
         settings.verticalFlip = config.camera.vflip
         settings.autofocusTimeout = .milliseconds(config.camera.afTimeoutMs)
+        settings.stillTimeout = .milliseconds(config.camera.stillTimeoutMs)
         settings.controls = config.camera.controls
         let selector: CameraSelector = config.camera.model.isEmpty
             ? .index(config.camera.index) : CameraSelector(parsing: config.camera.model)
