@@ -118,7 +118,7 @@ hil-probe:
 # root (cached under /var/cache/shutter-peer), then one VM boot running both on the same
 # virtual camera, printed as one table (README: Performance). Fails when row 5 (the release
 # shutterd on the fork's library: two streams, camera next) fails. Not in `make test`:
-# warm ~25 min, cold adds ~30 min of builds. PEER_N=5 shortens row 1.
+# warm ~14 min here (the VM boot ~13 of it), cold adds ~15 min of layers. PEER_N=5 shortens row 1.
 .PHONY: peer
 peer: version
 	@sh deploy/peer/run.sh
