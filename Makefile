@@ -112,3 +112,13 @@ hil: deps version
 # The VM's devices alone (gpio-sim, vimc through libcamera, loopback tone), no shutterd.
 hil-probe:
 	@HIL_NO_SHUTTERD=1 sh deploy/hil/run.sh probe
+
+# Shutter side by side with rpicam-apps (issue 24): Raspberry Pi's libcamera fork and
+# rpicam-apps built from pinned snapshots in overlay layers on make hil's libcamera 0.7.1
+# root (cached under /var/cache/shutter-peer), then one VM boot running both on the same
+# virtual camera, printed as one table (README: Performance). Fails when row 5 (the release
+# shutterd on the fork's library: two streams, camera next) fails. Not in `make test`:
+# warm ~14 min here (the VM boot ~13 of it), cold adds ~15 min of layers. PEER_N=5 shortens row 1.
+.PHONY: peer
+peer: version
+	@sh deploy/peer/run.sh
