@@ -7,9 +7,8 @@ import XCTest
 /// chromium-driver and python3-selenium are installed, by a headless browser
 /// (Tests/web/test_web_browser.py).
 final class WebEndToEndTests: XCTestCase {
-    static let password = "correct horse battery"
-    static let scripts = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-        .deletingLastPathComponent().appendingPathComponent("web").path
+    static let password = WebScripts.password
+    static let scripts = WebScripts.dir
 
     /// shutterd with the web page on 127.0.0.1 (a free port, read from its log).
     func startDaemon(extra: String = "") throws -> (DaemonHarness, String) {
@@ -18,36 +17,11 @@ final class WebEndToEndTests: XCTestCase {
             {"web": {"enabled": true, "listen": "127.0.0.1:0", "passwordHash": "\(hash)"}\(extra)}
             """)
         try d.start()
-        var url = ""
-        try d.waitFor("the web page's address", timeout: 10) {
-            guard let r = d.log().range(of: #"web page on http://127\.0\.0\.1:[0-9]+"#, options: .regularExpression) else { return false }
-            url = String(d.log()[r].dropFirst("web page on ".count))
-            return true
-        }
-        return (d, url)
+        return (d, try WebScripts.url(d))
     }
 
-    func runScript(_ name: String, _ d: DaemonHarness, _ url: String) throws -> (Int32, String) {
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
-        p.arguments = [Self.scripts + "/" + name]
-        var env = ProcessInfo.processInfo.environment
-        env["BASE_URL"] = url
-        env["STORAGE"] = d.storage
-        env["SHUTTERCTL"] = DaemonHarness.binDir + "/shutterctl"
-        env["SOCKET"] = d.socket
-        env["PASSWORD"] = Self.password
-        env["OUT_DIR"] = URL(fileURLWithPath: Self.scripts).deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent(".build").path
-        p.environment = env
-        let out = Pipe()
-        p.standardOutput = out
-        p.standardError = out
-        try p.run()
-        let data = out.fileHandleForReading.readDataToEndOfFile()
-        p.waitUntilExit()
-        let text = String(decoding: data, as: UTF8.self)
-        print(text)
-        return (p.terminationStatus, text)
+    func runScript(_ name: String, _ d: DaemonHarness, _ url: String, extra: [String: String] = [:]) throws -> (Int32, String) {
+        try WebScripts.run(name, d, url, extra: extra)
     }
 
     func testAPIAndSecurity() throws {
@@ -129,8 +103,8 @@ final class WebEndToEndTests: XCTestCase {
         let size = bench ? #", "video": {"maxSeconds": 3600}"# : #", "video": {"width": 640, "height": 360}"#
         let (d, url) = try startDaemon(extra: size)
         defer { d.stop() }
-        setenv("RECORD_SECONDS", bench ? (ProcessInfo.processInfo.environment["BENCH_REALTIME_SECONDS"] ?? "600") : "6", 1)
-        let (code, text) = try runScript("preview_while_recording.py", d, url)
+        let seconds = bench ? (ProcessInfo.processInfo.environment["BENCH_REALTIME_SECONDS"] ?? "600") : "6"
+        let (code, text) = try runScript("preview_while_recording.py", d, url, extra: ["RECORD_SECONDS": seconds])
         XCTAssertEqual(code, 0, "\(text)\nshutterd log:\n\(d.log().suffix(3000))")
         let clip = try XCTUnwrap(d.files("MP4").first)
         let (clean, why) = try decodesCleanly(clip)
@@ -148,8 +122,8 @@ final class WebEndToEndTests: XCTestCase {
         }
         let (d, url) = try startDaemon()
         defer { d.stop() }
-        setenv("SHUTTERD_PID", String(try XCTUnwrap(d.process?.processIdentifier)), 1)
-        let (code, text) = try runScript("test_web_load.py", d, url)
+        let pid = String(try XCTUnwrap(d.process?.processIdentifier))
+        let (code, text) = try runScript("test_web_load.py", d, url, extra: ["SHUTTERD_PID": pid])
         XCTAssertEqual(code, 0, "\(text.split(separator: "\n").suffix(6).joined(separator: "\n"))\nshutterd log:\n\(d.log().suffix(3000))")
         XCTAssertTrue(text.contains("checks passed"))
         XCTAssertEqual(d.process?.isRunning, true, "shutterd is still running")

@@ -7,9 +7,7 @@ import XCTest
 /// do over HTTP, Tests/web/home_assistant.py for README's Home Assistant configuration
 /// driven by clients that are not ours (Python's requests, ffmpeg).
 final class WebTokenEndToEndTests: XCTestCase {
-    static let password = "correct horse battery"
-    static let scripts = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-        .deletingLastPathComponent().appendingPathComponent("web").path
+    static let password = WebScripts.password
 
     func startDaemon(storage: String? = nil) throws -> (DaemonHarness, String) {
         let hash = try XCTUnwrap(PasswordHash.make(Self.password))
@@ -20,17 +18,7 @@ final class WebTokenEndToEndTests: XCTestCase {
         return (d, try webURL(d))
     }
 
-    /// The page's address from the newest "web page on" line (a restart appends another).
-    func webURL(_ d: DaemonHarness) throws -> String {
-        var url = ""
-        try d.waitFor("the web page's address", timeout: 10) {
-            let found = d.log().ranges(of: #/web page on http://127\.0\.0\.1:[0-9]+/#)
-            guard let r = found.last else { return false }
-            url = String(d.log()[r].dropFirst("web page on ".count))
-            return true
-        }
-        return url
-    }
+    func webURL(_ d: DaemonHarness) throws -> String { try WebScripts.url(d) }
 
     /// `shutterctl web-token ARGS`: (exit status, stdout, stderr).
     func tokenCommand(_ d: DaemonHarness, _ args: String...) throws -> (Int32, String, String) {
@@ -64,27 +52,7 @@ final class WebTokenEndToEndTests: XCTestCase {
     }
 
     func runScript(_ name: String, _ d: DaemonHarness, _ url: String, view: String, control: String) throws -> (Int32, String) {
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
-        p.arguments = [Self.scripts + "/" + name]
-        var env = ProcessInfo.processInfo.environment
-        env["BASE_URL"] = url
-        env["STORAGE"] = d.storage
-        env["SHUTTERCTL"] = DaemonHarness.binDir + "/shutterctl"
-        env["SOCKET"] = d.socket
-        env["VIEW_TOKEN"] = view
-        env["CONTROL_TOKEN"] = control
-        env["OUT_DIR"] = d.dir
-        p.environment = env
-        let out = Pipe()
-        p.standardOutput = out
-        p.standardError = out
-        try p.run()
-        let data = out.fileHandleForReading.readDataToEndOfFile()
-        p.waitUntilExit()
-        let text = String(decoding: data, as: UTF8.self)
-        print(text)
-        return (p.terminationStatus, text)
+        try WebScripts.run(name, d, url, extra: ["VIEW_TOKEN": view, "CONTROL_TOKEN": control, "OUT_DIR": d.dir])
     }
 
     /// GET `path` with a Bearer token by Python's urllib (not our code): the status.
