@@ -18,8 +18,18 @@ final class LiveReport {
         var camera: CameraInfo?
     }
 
+    /// What the state event says, compared after every event (frames included)
+    /// without building its JSON: that is built only when this changes.
+    struct Shown: Equatable {
+        var state: CaptureState
+        var elapsedSeconds: Int?
+        var remainingSeconds: Int?
+        /// The error a camera-unavailable state names.
+        var error: String?
+    }
+
     private let events: LiveEvents
-    private var state: JSONObject?
+    private var shown: Shown?
     private var files: [String] = []
     private var settings: RuntimeSettings?
     private var cameraID: String?
@@ -27,10 +37,10 @@ final class LiveReport {
     init(events: LiveEvents) { self.events = events }
 
     func settle(_ now: Snapshot, at time: MonotonicTime) {
-        let s = Self.state(now, at: time)
-        if s != state {
-            state = s
-            events.publish(LiveEvent(type: "state", data: s))
+        let s = Self.shown(now, at: time)
+        if s != shown {
+            shown = s
+            events.publish(LiveEvent(type: "state", data: Self.state(s)))
         }
         if now.lastFiles != files {
             for path in now.lastFiles where !files.contains(path) {
@@ -60,11 +70,34 @@ final class LiveReport {
         events.publish(LiveEvent(type: "deleted", data: ["path": .string(path), "name": .string(Self.name(of: path))]))
     }
 
+    static func shown(_ now: Snapshot, at time: MonotonicTime) -> Shown {
+        var s = Shown(state: now.state)
+        switch now.state {
+        case .recording:
+            if let r = now.recording {
+                // Whole seconds, both from the elapsed time, so the state changes (and
+                // is sent) once a second.
+                let second: Int64 = 1_000_000_000
+                let elapsed = max(.zero, time - r.from).nanoseconds / second
+                let total = ((r.end - r.from).nanoseconds + second - 1) / second
+                s.elapsedSeconds = Int(elapsed)
+                s.remainingSeconds = Int(max(0, total - elapsed))
+            }
+        case .cameraUnavailable:
+            s.error = now.lastError
+        default:
+            break
+        }
+        return s
+    }
+
+    static func state(_ now: Snapshot, at time: MonotonicTime) -> JSONObject { state(shown(now, at: time)) }
+
     /// The state in the page's words (ready, recording, saving, starting, error,
     /// stopping) with the service's own (`detail`, as `status.state`).
-    static func state(_ now: Snapshot, at time: MonotonicTime) -> JSONObject {
-        var o: JSONObject = ["detail": .string(ServiceLoop.describe(now.state))]
-        switch now.state {
+    static func state(_ s: Shown) -> JSONObject {
+        var o: JSONObject = ["detail": .string(ServiceLoop.describe(s.state))]
+        switch s.state {
         case .booting:
             o["state"] = .string("starting")
         case .idle, .pressed:
@@ -73,19 +106,14 @@ final class LiveReport {
             o["state"] = .string("saving")
         case .recording:
             o["state"] = .string("recording")
-            if let r = now.recording {
-                // Whole seconds, both from the elapsed time, so the state changes (and
-                // is sent) once a second.
-                let second: Int64 = 1_000_000_000
-                let elapsed = max(.zero, time - r.from).nanoseconds / second
-                let total = ((r.end - r.from).nanoseconds + second - 1) / second
-                o["elapsedSeconds"] = .int(Int(elapsed))
-                o["remainingSeconds"] = .int(Int(max(0, total - elapsed)))
+            if let e = s.elapsedSeconds, let left = s.remainingSeconds {
+                o["elapsedSeconds"] = .int(e)
+                o["remainingSeconds"] = .int(left)
             }
         case .cameraUnavailable:
             o["state"] = .string("error")
             o["ledCode"] = .int(LEDErrorCode.noCamera.rawValue)
-            o["message"] = .string(now.lastError ?? LEDErrorCode.noCamera.meaning)
+            o["message"] = .string(s.error ?? LEDErrorCode.noCamera.meaning)
         case .storageUnavailable(let code):
             o["state"] = .string("error")
             o["ledCode"] = .int(code.rawValue)
