@@ -31,6 +31,8 @@ struct pending {
     int in_flight;
     struct pending *next_queued;
     struct shutter_web_exchange *ex;
+    /// The client's numeric address, read once at the request's start.
+    char client[INET6_ADDRSTRLEN + 8];
 };
 
 struct shutter_web_exchange {
@@ -350,9 +352,8 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *connection, 
         p = calloc(1, sizeof *p);
         if (!p) return MHD_NO;
         *con_cls = p;
-        char address[INET6_ADDRSTRLEN + 8];
-        client_address(connection, address, sizeof address);
-        if (connections_from(s, address) > s->soft_per_ip)
+        client_address(connection, p->client, sizeof p->client);
+        if (connections_from(s, p->client) > s->soft_per_ip)
             return queue_busy(connection, "{\"ok\":false,\"error\":\"too many connections from this address; try again in a second\"}");
         // A body announced larger than allowed is refused before any of it is read.
         const char *cl = MHD_lookup_connection_value(connection, MHD_HEADER_KIND, MHD_HTTP_HEADER_CONTENT_LENGTH);
@@ -400,7 +401,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *connection, 
     shutter_web_exchange *ex = calloc(1, sizeof *ex);
     if (!ex) return MHD_NO;
     *ex = (shutter_web_exchange){.server = s, .connection = connection, .method = method, .url = url, .pending = p};
-    client_address(connection, ex->client, sizeof ex->client);
+    memcpy(ex->client, p->client, sizeof ex->client);
     p->ex = ex;
     pthread_mutex_lock(&s->lock);
     if (s->stopping) {

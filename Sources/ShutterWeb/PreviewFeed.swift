@@ -13,7 +13,6 @@ public final class PreviewFeed: Sendable {
         var frame: Data?
         var sequence = 0
         var viewers: [ObjectIdentifier: @Sendable () -> Void] = [:]
-        var closed = false
     }
     private let state = Mutex(State())
 
@@ -39,7 +38,7 @@ public final class PreviewFeed: Sendable {
     func open() -> MJPEGStream? {
         let stream = MJPEGStream(feed: self)
         let ok = state.withLock { s -> Bool in
-            guard s.viewers.count < Self.maxViewers, !s.closed else { return false }
+            guard s.viewers.count < Self.maxViewers else { return false }
             s.viewers[ObjectIdentifier(stream)] = {}
             return true
         }
