@@ -105,9 +105,17 @@ compat:
 # trixie root's libcamera 0.7.1 with its virtual cameras (shutterd built there with Swift
 # 6.0.3; needs root or password-less sudo). Cold caches: kernel ~7 min, trixie root ~4 min;
 # scenarios: ~4 min on bookworm, ~11 min on trixie. HIL_ROOTS=bookworm boots one.
-.PHONY: hil hil-probe
+.PHONY: hil hil-probe hil-arm64
 hil: deps version
 	@sh deploy/hil/run.sh
+
+# The same on arm64 (the Pi's architecture) on real kernel drivers: the VM kernel cross-built
+# for arm64, qemu-system-aarch64 -M virt -cpu cortex-a72 (TCG), make arm64's trixie arm64 root
+# with a layer of the VM's tools, the arm64 release shutterd built there under qemu-user; the
+# probe, tap, hold and power-cut scenarios (README: Emulated hardware). Not in `make test`:
+# cold (make arm64's root cached) ~75 min, most of it the release build under qemu-user.
+hil-arm64: version
+	@HIL_ROOTS=arm64 sh deploy/hil/run.sh probe tap hold power-cut
 
 # The VM's devices alone (gpio-sim, vimc through libcamera, loopback tone), no shutterd.
 hil-probe:

@@ -23,17 +23,7 @@ steps=${ARM64_STEPS:-release tests}
 t0=$(date +%s)
 sh "$here/deploy/arm64/install-deps.sh"
 
-# qemu-user-static registers qemu-aarch64 with binfmt_misc (flag F: the interpreter is
-# opened now, so it also runs inside the chroot). Containers often start without it.
-binfmt=/proc/sys/fs/binfmt_misc
-if [ ! -e "$binfmt/qemu-aarch64" ]; then
-    [ -e "$binfmt/register" ] || mount -t binfmt_misc binfmt_misc "$binfmt" || {
-        echo "arm64: FAIL cannot mount binfmt_misc (a container without that right?)" >&2; exit 1; }
-    update-binfmts --enable qemu-aarch64
-fi
-grep -q '^enabled' "$binfmt/qemu-aarch64" && grep -q '^flags:.*F' "$binfmt/qemu-aarch64" || {
-    echo "arm64: FAIL qemu-aarch64 is not registered with binfmt_misc (flag F): $(tr '\n' ' ' < "$binfmt/qemu-aarch64")" >&2
-    exit 1; }
+sh "$here/deploy/arm64/binfmt.sh"
 
 root=$(sh "$here/deploy/arm64/build-root.sh")
 t_root=$(date +%s)

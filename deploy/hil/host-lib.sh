@@ -15,21 +15,56 @@ hil_new_disk() {
 # marker appears on the console. Returns 0 when the VM powered off or was killed as asked.
 # $HIL_APPEND adds kernel command line arguments (hil.virtual=1: the second root's virtual
 # cameras; hil.bigcamera=1, hil.noheap=1, udmabuf.size_limit_mb=N).
+# $HIL_ARCH (x86_64, arm64) picks the machine: qemu-system-x86_64, or qemu-system-aarch64
+# -M virt -cpu cortex-a72 (make hil-arm64); both TCG.
+# Bounds: the whole stage HIL_BOOT_TIMEOUT s (default 300, arm64 1800); the boot up to the
+# scenario 300 s (arm64 900); then each step the VM script announces (vm/lib.sh `step NAME
+# SECONDS`: "HIL-STEP SECONDS NAME" on the console) its own SECONDS. Past a bound QEMU is
+# killed and $OUT/hung names the step ("stage 1: step 'tap: READY' still running after 240 s").
 hil_boot() {
     stage=$1; marker=${2:-}; delay=${3:-0}
     log="$OUT/serial-$stage.log"
     : > "$log"
-    qemu-system-x86_64 -accel tcg -m 1536 -smp 2 -nographic -no-reboot \
-        -kernel "$KERNEL" -initrd "$INITRD" \
-        -append "console=ttyS0 quiet panic=-1 hil.scenario=$SCENARIO hil.stage=$stage${HIL_BREAK:+ hil.break=$HIL_BREAK}${HIL_APPEND:+ $HIL_APPEND}" \
-        -drive "file=$OUT/disk.img,format=raw,if=virtio" \
-        < /dev/null > "$log" 2>&1 &
+    append="quiet panic=-1 hil.scenario=$SCENARIO hil.stage=$stage${HIL_BREAK:+ hil.break=$HIL_BREAK}${HIL_APPEND:+ $HIL_APPEND}"
+    case ${HIL_ARCH:-x86_64} in
+    arm64)
+        limit=${HIL_BOOT_TIMEOUT:-1800}; boot_bound=900
+        qemu-system-aarch64 -M virt -cpu cortex-a72 -accel tcg -m 1536 -smp 2 -nographic -no-reboot \
+            -kernel "$KERNEL" -initrd "$INITRD" -append "console=ttyAMA0 $append" \
+            -drive "file=$OUT/disk.img,format=raw,if=virtio" \
+            < /dev/null > "$log" 2>&1 & ;;
+    *)
+        limit=${HIL_BOOT_TIMEOUT:-300}; boot_bound=300
+        qemu-system-x86_64 -accel tcg -m 1536 -smp 2 -nographic -no-reboot \
+            -kernel "$KERNEL" -initrd "$INITRD" -append "console=ttyS0 $append" \
+            -drive "file=$OUT/disk.img,format=raw,if=virtio" \
+            < /dev/null > "$log" 2>&1 & ;;
+    esac
     qpid=$!
     start=$(date +%s)
     killed=0
+    step_name="boot"; step_bound=$boot_bound; step_start=$start; seen=0
     while kill -0 "$qpid" 2>/dev/null; do
-        if [ $(( $(date +%s) - start )) -ge "${HIL_BOOT_TIMEOUT:-300}" ]; then
-            echo "hil_boot: stage $stage timed out after ${HIL_BOOT_TIMEOUT:-300} s" >> "$log"
+        now=$(date +%s)
+        # The newest step the VM announced starts its own bound.
+        # (init's "HIL: ready for scenario" ends the boot: the stage's bound then holds.)
+        n=$(grep -c -e '^HIL-STEP ' -e '^HIL: ready for scenario' "$log")
+        if [ "$n" -gt "$seen" ]; then
+            seen=$n
+            set -- $(grep -e '^HIL-STEP ' -e '^HIL: ready for scenario' "$log" | tail -1 | tr -d '\r')
+            if [ "$1" = HIL-STEP ]; then step_bound=$2; shift 2; step_name="$*"
+            else step_bound=$limit; step_name="$SCENARIO, before its first step"; fi
+            step_start=$now
+        fi
+        hung=""
+        if [ $(( now - step_start )) -ge "$step_bound" ]; then
+            hung="stage $stage: step '$step_name' still running after $step_bound s"
+        elif [ $(( now - start )) -ge "$limit" ]; then
+            hung="stage $stage: over its $limit s bound, in step '$step_name'"
+        fi
+        if [ -n "$hung" ]; then
+            echo "hil_boot: $hung" >> "$log"
+            echo "$hung" > "$OUT/hung"
             kill -9 "$qpid" 2>/dev/null; wait "$qpid" 2>/dev/null
             return 1
         fi

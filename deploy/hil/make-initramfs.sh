@@ -7,8 +7,10 @@
 # second root: Debian trixie with libcamera 0.7.1, deploy/hil/build-trixie-root.sh; BINDIR is
 # then a path inside it) and adds a virtual.yaml with two virtual cameras that the VM's init
 # installs with hil.virtual=1 (a third with hil.bigcamera=1). The gpio* probe tools stay this
-# machine's (libgpiod 1.6's command line, which vm/probe.sh speaks; shutterd there uses
-# the root's libgpiod 2).
+# machine's (libgpiod 1.6's command line; shutterd there uses the root's libgpiod 2).
+# A SYSROOT of another architecture (make hil-arm64's arm64 root, under qemu-user) gives
+# everything, busybox and the gpio* tools included (libgpiod 2's command line: vm/probe.sh
+# speaks both); the button driver is then cross-compiled (aarch64-linux-gnu-gcc).
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 repo=$(cd "$here/../.." && pwd)
@@ -17,6 +19,8 @@ bindir=${2:-}
 root=$(mktemp -d /tmp/shutter-hil-root.XXXXXX)
 trap 'rm -rf "$root"' EXIT
 sys=${SYSROOT:-}
+foreign=""
+if [ -n "$sys" ] && [ "$(chroot "$sys" uname -m)" != "$(uname -m)" ]; then foreign=$(chroot "$sys" uname -m); fi
 mkdir -p "$root"/bin "$root"/sbin "$root"/usr/bin "$root"/usr/sbin "$root"/etc "$root"/proc \
     "$root"/sys "$root"/dev "$root"/run "$root"/tmp "$root"/mnt/data "$root"/hil \
     "$root"/usr/share/shutter "$root"/lib/systemd
@@ -52,7 +56,7 @@ add_host_elf() {
     done
 }
 
-cp /usr/bin/busybox "$root/bin/busybox"
+cp -L "${foreign:+$sys}/usr/bin/busybox" "$root/bin/busybox"
 for applet in $("$root/bin/busybox" --list); do
     [ -e "$root/bin/$applet" ] || ln -s busybox "$root/bin/$applet"
 done
@@ -62,7 +66,7 @@ for b in /usr/bin/cam /usr/bin/aplay /usr/bin/arecord /usr/bin/amixer /usr/bin/s
     add_elf "$b"
 done
 for b in /usr/bin/gpiodetect /usr/bin/gpioinfo /usr/bin/gpioget /usr/bin/gpioset /usr/bin/gpiomon; do
-    add_host_elf "$b"
+    if [ -n "$foreign" ]; then add_elf "$b"; else add_host_elf "$b"; fi
 done
 
 # udev: libcamera enumerates media devices through libudev and finds nothing without udevd.
@@ -83,7 +87,7 @@ if [ -z "$sys" ]; then
     copy_file /usr/share/libcamera/ipa/vimc/vimc.conf
 else
     # Every IPA module, proxy and data file the root's libcamera has (0.7's layout differs).
-    for d in /usr/lib/x86_64-linux-gnu/libcamera /usr/libexec/libcamera /usr/share/libcamera; do
+    for d in $(cd "$sys" && ls -d usr/lib/*-linux-gnu/libcamera | sed 's|^|/|') /usr/libexec/libcamera /usr/share/libcamera; do
         [ -d "$sys$d" ] || continue
         mkdir -p "$root$d"
         cp -a "$sys$d/." "$root$d/"
@@ -157,7 +161,9 @@ sox -n -r 48000 -c 2 -b 16 "$root/hil/tone.wav" synth 30 sine 440 vol 0.5
 
 # The exact-timing button driver (a shell's sleeps are tens of ms under emulation).
 # Static with a system root: it runs whatever C library the image carries.
-cc -O2 -Wall -Wextra -Werror ${sys:+-static} -o "$root/usr/bin/hil-pull" "$here/hil-pull.c"
+cc=cc; [ "$foreign" = aarch64 ] && cc=aarch64-linux-gnu-gcc
+[ -z "$foreign" ] || [ "$cc" != cc ] || { echo "make-initramfs: no cross compiler for $foreign" >&2; exit 1; }
+"$cc" -O2 -Wall -Wextra -Werror ${sys:+-static} -o "$root/usr/bin/hil-pull" "$here/hil-pull.c"
 cp "$here"/vm/*.sh "$root/hil/"
 cp "$here/init" "$root/init"
 chmod +x "$root/init" "$root"/hil/*.sh

@@ -64,6 +64,7 @@ shutterd_start() {
         no-audio) _b='"audio": { "enabled": false }' ;;
         no-flash) _b='"flash": { "mode": "off" }' ;;
         no-status-led) _b='"gpio": { "statusLed": "" }' ;;
+        stall) ;;
         *) echo "unknown hil.break=$HIL_BREAK" ;;
     esac
     _c=${HIL_CONFIG:-}
@@ -113,3 +114,13 @@ wait_media_count() {
 }
 # console MSG: a line on the serial console, which the host watches (power-cut timing).
 console() { echo "$*" > /dev/console; }
+# step SECONDS NAME...: the scenario's next step, bounded: the host (host-lib.sh hil_boot)
+# kills the VM when the step still runs after SECONDS and names it as the one that hung.
+# Bounds sit above the waits inside the step, which say what they waited for first.
+# hil.break=stall: the first step announces a 20 s bound and hangs, to see the host name it.
+step() {
+    _b=$1; shift
+    [ "${HIL_BREAK:-}" = stall ] && _b=20
+    console "HIL-STEP $_b $*"; echo "$(now_ms) step $*" >> "$HIL_OUT/steps.log"
+    [ "${HIL_BREAK:-}" = stall ] && sleep 100000
+}

@@ -24,6 +24,7 @@ tap_exact() {
 }
 
 led_sampler_start
+step 240 "power-cut stage $HIL_STAGE: shutterd READY"
 shutterd_start
 wait_ready 180 || echo "not READY after 180 s"
 if [ "$HIL_STAGE" = 1 ]; then
@@ -33,11 +34,13 @@ if [ "$HIL_STAGE" = 1 ]; then
     done &
     tone_start
     sleep 1
+    step 90 "power-cut: tap -> JPEG"
     tap_exact
     wait_media_count JPG 1 60
     sleep 3
     sync
     from=$(wc -l < "$HIL_OUT/shutterd.log")
+    step 240 "power-cut: hold until 2 fragments durable"
     p=$(now_ms); press
     # However slow the emulated encoder is (it runs far behind the camera under TCG), the
     # cut comes after two fragments of the kept clip were reported durable: the check is
@@ -48,14 +51,17 @@ if [ "$HIL_STAGE" = 1 ]; then
         [ "$(now_ms)" -ge "$deadline" ] && { echo "the clip had not 2 fragments durable 180 s after the press"; break; }
         usleep 500000
     done
+    step 60 "power-cut: waiting for the cut"
     console "HIL-CUT press_ms=$p now_ms=$(now_ms) clip=$clip ."
     while :; do console "HIL-T $(now_ms)"; usleep 200000; done
 else
     media > "$HIL_OUT/media-before.txt"
     sleep 2
+    step 90 "power-cut stage 2: tap -> JPEG"
     tap_exact
     wait_media_count JPG 2 60
     sleep 2
+    step 60 "power-cut stage 2: shutterd stop"
     shutterd_stop
     led_sampler_stop
     media > "$HIL_OUT/media.txt"
