@@ -73,6 +73,9 @@ struct sav_writer {
     int finishing;            // the trailer is being written: the last fragment ends the video
     int64_t vend_last;        // end of the newest video packet muxed (pts + duration)
     int64_t last_vpkt, last_vdur;
+    // Keyframes by time (sav_writer_video): the interval in 1/90000 s (0: count only), and
+    // the newest keyframe's pts, forced or the encoder's own (INT64_MIN before the first).
+    int64_t key_ticks, last_key;
     int64_t fragments, fragments_committed;
     int64_t vend_written, vend_committed; // video end of the whole fragments written, -1 none
     int64_t vframes_written, vframes_committed; // video frames in them
@@ -194,6 +197,7 @@ static int mux_packet(sav_writer *w, AVStream *st, AVPacket *pkt, AVRational tb)
             if (pts + d > w->vend_last) w->vend_last = pts + d;
             w->last_vpkt = pts;
             if (pkt->flags & AV_PKT_FLAG_KEY) {
+                if (pts > w->last_key) w->last_key = pts;
                 if (w->key_count == SAV_MAX_PENDING_KEYS) w->keys_lost = 1;
                 else {
                     int k = (w->key_head + w->key_count++) % SAV_MAX_PENDING_KEYS;
@@ -372,6 +376,7 @@ static int writer_open(const sav_config *cfg, const sav_encoder *enc, int fd, sa
     w->video.width = cfg->width;
     w->video.height = cfg->height;
     w->last_vpts = INT64_MIN;
+    w->last_key = INT64_MIN;
     w->vend_written = w->vend_committed = -1;
     w->video.in_fmt = av_format(cfg->input_format);
     int r = -SAV_ERR_INVALID;
@@ -386,6 +391,8 @@ static int writer_open(const sav_config *cfg, const sav_encoder *enc, int fd, sa
         const int global = (w->oc->oformat->flags & AVFMT_GLOBALHEADER) != 0;
         if ((r = open_video_codec(&w->video, cfg, global, err, errlen)) < 0) goto fail;
         if ((r = add_video_stream(w, w->video.vc)) < 0) goto fail;
+        const int gop = cfg->gop > 0 ? cfg->gop : cfg->fps;
+        w->key_ticks = cfg->fps > 0 ? (int64_t)gop * SAV_VIDEO_TB / cfg->fps : 0;
     }
     if (cfg->audio_channels > 0 && (r = open_audio(w, cfg, err, errlen)) < 0) goto fail;
 
@@ -434,7 +441,16 @@ int sav_writer_video(sav_writer *w, const uint8_t *const planes[3], const int st
     if (w->io_errno) return -SAV_ERR_IO;
     if (!w->video.vc || pts90k <= w->last_vpts) return -SAV_ERR_INVALID;
     w->last_vpts = pts90k;
-    int r = send_picture(&w->video, planes, strides, pts90k, 0);
+    // A keyframe once the interval has passed in time, not only after gop frames: when
+    // frames are dropped (an encoder or a camera slower than fps) gop frames span longer,
+    // and the open fragment, what a power cut loses, would grow with them.
+    int force = 0;
+    if (w->last_key == INT64_MIN) w->last_key = pts90k; // the first frame is a keyframe anyway
+    else if (w->key_ticks > 0 && pts90k - w->last_key >= w->key_ticks) {
+        force = 1;
+        w->last_key = pts90k;
+    }
+    int r = send_picture(&w->video, planes, strides, pts90k, force);
     if (r < 0) return r;
     return mux(w, w->video.vc, w->vs);
 }

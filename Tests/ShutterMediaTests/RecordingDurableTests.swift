@@ -62,4 +62,30 @@ final class RecordingDurableTests: XCTestCase {
             try? FileManager.default.removeItem(atPath: dir)
         }
     }
+
+    /// Keyframes come by time, not only by frame count: with every other frame dropped (an
+    /// encoder or camera at half the rate) a count of `keyframeInterval` frames would span
+    /// twice the interval, and so would the open fragment a power cut loses. Here fragments
+    /// still end every 0.5 s of media (plus at most one frame period), each reported durable.
+    func testDroppedFramesDoNotStretchTheFragmentsAPowerCutWouldLose() throws {
+        let dir = RecordingProbe.tempDir("durable-drops")
+        var s = RecordingSettings(preset: "ultrafast")
+        s.queueFrames = 400
+        s.audioChannels = 0
+        s.keyframeInterval = .milliseconds(500)  // 15 frames at the nominal 30 fps
+        let marks = Mutex<[DurableMark]>([])
+        var rec = SyntheticRecording(width: 320, height: 240, frames: 60)
+        rec.frameTime = { i in .nanoseconds(Int64(2 * i) * 1_000_000_000 / 30) }  // 15 fps: 4 s
+        _ = try rec.record(s, to: dir, onDurable: { m in marks.withLock { $0.append(m) } })
+        let open = marks.withLock { $0 }.filter { !$0.complete }
+        let ends = [0.0] + open.map { Double($0.mediaTime.nanoseconds) / 1e9 }
+        let spans = zip(ends.dropFirst(), ends).map { $0 - $1 }
+        print("fragments with half the frames dropped: \(open.count) reported while recording, spans \(spans.map { String(format: "%.3f", $0) }) s")
+        // By count alone: 15 frames = 1 s of media a fragment, 3 reported while recording.
+        XCTAssertGreaterThanOrEqual(open.count, 6, "a fragment every ~0.53 s of the 4 s")
+        for (i, span) in spans.enumerated() {
+            XCTAssertLessThanOrEqual(span, 0.5 + 2.0 / 30 + 0.001, "fragment \(i + 1) spans \(span) s")
+        }
+        try? FileManager.default.removeItem(atPath: dir)
+    }
 }

@@ -9,8 +9,9 @@ import Synchronization
 ///
 /// Keyframes: while no clip is being written (`clipOpen` false) one is forced every
 /// `idleKeyframeFrames` frames (< 0.2 s), so the keyframe nearest any press − N is within
-/// 0.1 s of it; while a clip is written the encoder's own interval applies
-/// (`keyframeInterval`, 1 s: fragments and fsyncs as without pre-roll).
+/// 0.1 s of it; while a clip is written the keyframe interval applies (`keyframeInterval`,
+/// 1 s: fragments and fsyncs as without pre-roll), by time as well as by frame count, so
+/// dropped frames do not stretch the fragment a power cut would lose.
 public final class PrerollEncoder: Sendable {
     private let queue: RecordingQueue
     private let shared = EncoderShared()
@@ -69,6 +70,10 @@ private final class EncoderLoop {
     var source: PacketSource?
     var epoch = MonotonicTime(nanoseconds: 0)
     var framesSinceKey = Int.max
+    /// The newest keyframe's pts (1/90000 s), forced or the encoder's own.
+    var lastKeyPTS = Int64.min
+    /// The keyframe interval on the pts clock: the encoder's own count of frames at `fps`.
+    var keyTicks: Int64 { Int64(settings.keyframeFrames) * 90_000 / Int64(max(1, settings.fps)) }
     /// Frames sent and not yet out of the encoder: pts → capture times.
     var inFlight: [(pts: Int64, time: MonotonicTime, exposure: MonotonicTime)] = []
 
@@ -105,6 +110,7 @@ private final class EncoderLoop {
             source = try open(first: frame)
             epoch = frame.timestamp
             framesSinceKey = Int.max
+            lastKeyPTS = .min
             inFlight.removeAll()
             queue.preallocate(byteCount: frame.buffer.capacity)
         }
@@ -112,7 +118,10 @@ private final class EncoderLoop {
         let pts = (frame.timestamp - epoch).nanoseconds * 9 / 100_000
         if let last = inFlight.last, pts <= last.pts { return }
         framesSinceKey = framesSinceKey == Int.max ? Int.max : framesSinceKey + 1
-        let force = !shared.clipOpen.withLock({ $0 }) && framesSinceKey >= idleKey
+        let force = shared.clipOpen.withLock({ $0 })
+            ? lastKeyPTS != .min && pts - lastKeyPTS >= keyTicks
+            : framesSinceKey >= idleKey
+        if force { lastKeyPTS = pts }
         let r = SegmentFile.withPlanes(of: frame) { p, s in sav_encoder_video(src.raw, p, s, pts, force ? 1 : 0) }
         if r < 0 { throw RecordingError(.encoderFailed, "the pre-roll encoder failed (code \(r))") }
         inFlight.append((pts, frame.timestamp, frame.exposureStart))
@@ -122,7 +131,7 @@ private final class EncoderLoop {
             guard let f = inFlight.first, f.pts == p else { sav_packet_free(raw); continue }
             inFlight.removeFirst()
             let packet = EncodedPacket(raw: raw, source: src, time: f.time, exposureStart: f.exposure)
-            if packet.isKey { framesSinceKey = 0 }
+            if packet.isKey { framesSinceKey = 0; lastKeyPTS = max(lastKeyPTS, p) }
             onPacket(packet)
         }
     }
