@@ -54,6 +54,10 @@ let package = Package(
         // its only file system calls read the config and board files. Every executable and test links ShutterCore,
         // so its linker settings reach them all.
         .target(name: "ShutterCore", swiftSettings: strict, linkerSettings: noWritableCode),
+        // The version `make` stamped, in a C file of its own (a new version, one per commit,
+        // recompiles that file and relinks; no Swift module changes), and its Swift face.
+        .target(name: "CShutterVersion"),
+        .target(name: "ShutterBuild", dependencies: ["CShutterVersion"], swiftSettings: strict),
         // Files on the card: DCF names and the counter, atomic writes, free space, the
         // no-space classification, storage errors (and their capture mapping); plus the
         // system's wall clock and malloc_trim, through CShutterSys.
@@ -70,7 +74,7 @@ let package = Package(
         .target(name: "ShutterPassword", dependencies: ["CShutterPassword"], swiftSettings: strict),
         // The control protocol, its client and the shutterctl commands: all shutterctl links
         // (no camera, codec, GPIO, audio or HTTP library; libsodium for web-password).
-        .target(name: "ShutterControl", dependencies: ["ShutterCore", "ShutterPassword"], swiftSettings: strict),
+        .target(name: "ShutterControl", dependencies: ["ShutterCore", "ShutterBuild", "ShutterPassword"], swiftSettings: strict),
         // The simulated board, shipped: runs the whole service on any Linux box.
         .target(name: "ShutterSim", dependencies: ["ShutterCore"], swiftSettings: strict),
         // The phone web page: HTTP routes, sessions, login throttle, files by DCF number, the page
@@ -82,7 +86,7 @@ let package = Package(
         .plugin(name: "EmbedPage", capability: .buildTool(), dependencies: ["page-embedder"]),
         // Wiring: service loop, control socket, web server, systemd notify, signals.
         .target(name: "ShutterService",
-                dependencies: ["ShutterCore", "ShutterControl", "ShutterStorage", "ShutterMedia", "ShutterHardware",
+                dependencies: ["ShutterCore", "ShutterBuild", "ShutterControl", "ShutterStorage", "ShutterMedia", "ShutterHardware",
                                "ShutterSim", "ShutterWeb"],
                 swiftSettings: strict),
         .executableTarget(name: "shutterd", dependencies: ["ShutterService"], swiftSettings: strict),
@@ -103,7 +107,7 @@ let package = Package(
         .testTarget(name: "ShutterSimTests", dependencies: ["ShutterSim", "ShutterCore"], swiftSettings: strict),
         .testTarget(name: "ShutterMediaTests", dependencies: ["ShutterMedia", "ShutterStorage", "ShutterCore"],
                     swiftSettings: strict),
-        .testTarget(name: "ShutterServiceTests", dependencies: ["ShutterService", "ShutterControl", "ShutterPassword", "ShutterStorage", "ShutterMedia", "ShutterSim", "ShutterCore"],
+        .testTarget(name: "ShutterServiceTests", dependencies: ["ShutterService", "ShutterBuild", "ShutterControl", "ShutterPassword", "ShutterStorage", "ShutterMedia", "ShutterSim", "ShutterCore"],
                     swiftSettings: strict),
         .testTarget(name: "ShutterWebTests", dependencies: ["ShutterWeb", "ShutterPassword", "ShutterStorage", "ShutterCore"],
                     swiftSettings: strict),

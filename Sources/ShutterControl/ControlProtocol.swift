@@ -1,4 +1,5 @@
 import Foundation
+import ShutterBuild
 import ShutterCore
 
 /// The control socket speaks one JSON object per line each way: a request, then

@@ -1,4 +1,5 @@
 import Foundation
+import ShutterBuild
 import XCTest
 import ShutterCore
 @testable import ShutterService

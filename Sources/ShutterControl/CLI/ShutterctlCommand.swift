@@ -1,4 +1,5 @@
 import Foundation
+import ShutterBuild
 import ShutterCore
 
 /// `shutterctl [--socket PATH] status | tap | hold SECONDS | press | release | photo |

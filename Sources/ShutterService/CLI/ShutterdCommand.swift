@@ -1,4 +1,5 @@
 import Foundation
+import ShutterBuild
 import ShutterCore
 import ShutterHardware
 

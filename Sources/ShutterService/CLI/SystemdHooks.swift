@@ -1,4 +1,5 @@
 import Foundation
+import ShutterBuild
 import ShutterCore
 
 /// The service's hooks: systemd's notify socket and logind power-off when

@@ -1,4 +1,5 @@
 import Dispatch
+import ShutterBuild
 import ShutterCore
 import ShutterStorage
 import ShutterMedia
