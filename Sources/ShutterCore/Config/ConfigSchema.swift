@@ -163,6 +163,7 @@ public enum ConfigSchema {
         Key(path: "control.socketPath", kind: .string(allowEmpty: false)),
         Key(path: "board.name", kind: .identifier),
         Key(path: "board.description", kind: .string(allowEmpty: true)),
+        Key(path: "board.notes", kind: .string(allowEmpty: true)),
         Key(path: "sim.modeSwitchMs", kind: .int(0...10000)),
         Key(path: "sim.sceneLux", kind: .double(0...100000)),
         Key(path: "sim.sceneKelvin", kind: .int(1500...12000)),

@@ -263,6 +263,9 @@ public struct ShutterConfig: Codable, Equatable, Sendable {
         public var name = "sim"
         /// Human name of the board, for logs and STATUS=. Default "".
         public var description = ""
+        /// For people reading the board file: how it differs from the hardware it stands
+        /// for (the emulated board's chip label, microphone, detection). Never logged. Default "".
+        public var notes = ""
     }
 
     /// The simulated board (`--board sim`).
