@@ -112,6 +112,17 @@ wait_media_count() {
     done
     HIL_T=$(now_ms)
 }
+# photo_reported MOMENT: `shutterctl status` reports a photo taken at MOMENT (lastPhoto.moment:
+# press, focused) and video frames after it (lastPhoto.videoGapMs, the longest frame interval
+# since the photo began, is measured once video runs again: after a mode switch, later).
+photo_reported() {
+    _st=$(shutterctl status 2>&1)
+    echo "$_st" | grep -q "\"moment\" *: *\"$1\"" && ! echo "$_st" | grep -q '"videoGapMs" *: *0[^.0-9]*$'
+}
+# wait_photo_reported MOMENT TIMEOUT_S: until photo_reported. The report lands once the file
+# is durable, after it shows in DCIM, and the gap after video resumes: a fixed sleep there
+# fails on a loaded machine.
+wait_photo_reported() { wait_for "$2" photo_reported "$1" || echo "status never reported the $1 photo (with frames after it) within $2 s"; }
 # console MSG: a line on the serial console, which the host watches (power-cut timing).
 console() { echo "$*" > /dev/console; }
 # step SECONDS NAME...: the scenario's next step, bounded: the host (host-lib.sh hil_boot)

@@ -13,8 +13,9 @@ sleep 3
 shutterctl status > "$HIL_OUT/status-before.json" 2>&1
 t=$(now_ms); press; usleep 200000; release
 wait_media_count JPG 1 60 && echo "edge_to_jpeg_ms $(( HIL_T - t ))" >> "$HIL_OUT/timing.txt"
-# The photo's report lands in status as the file is renamed; the gap covers the frames after it.
+# The gap covers the frames after the photo (2 s of them, then until the report is there).
 sleep 2
+wait_photo_reported press 45
 shutterctl status > "$HIL_OUT/status-after.json" 2>&1
 shutterd_stop
 media > "$HIL_OUT/media.txt"

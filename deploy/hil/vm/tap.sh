@@ -17,9 +17,8 @@ for moment in press focused; do
     step 90 "tap ($moment): press -> JPEG"
     t=$(now_ms); press; usleep 200000; release
     wait_media_count JPG "$n" 60 && echo "$moment edge_to_jpeg_ms $(( HIL_T - t ))" >> "$HIL_OUT/timing.txt"
-    # The photo's report lands in status as the file is renamed: a moment later.
-    sleep 1
-    step 60 "tap ($moment): shutterctl status"
+    step 60 "tap ($moment): the photo in shutterctl status"
+    wait_photo_reported "$moment" 45
     shutterctl status > "$HIL_OUT/status-$moment.json" 2>&1
     sleep 2
     step 60 "tap ($moment): shutterd stop"
