@@ -170,6 +170,20 @@ final class WatchdogPolicyTests: XCTestCase {
         XCTAssertEqual(WatchdogReason.encoderStalled.exitCode, 70)
     }
 
+    /// The loop reports the clip recorder's last progress time, which until the new clip's
+    /// encoder is open is still the previous clip's: it must not end the new clip at once
+    /// (a browser test's `record start` right after a camera switch got a 2-frame clip).
+    func testAStaleProgressTimeDoesNotEndANewRecording() {
+        var r = Rig(WatchdogConfiguration(stallGiveUp: .seconds(20)))
+        r.run(until: 60_000)
+        r.policy.encoderStarted(at: t(60_000))
+        r.policy.encoderProgress(at: t(10_000))  // the last clip's, a minute old
+        r.run(until: 61_000)
+        XCTAssertEqual(r.evaluate(at: 61_000), .healthy)
+        r.run(until: 65_001)
+        XCTAssertEqual(r.evaluate(at: 65_001), .unhealthy(.encoderStalled), "no real progress 5 s after the start")
+    }
+
     func testHungStorageIsUnhealthyAReportedFailureIsNotByDefault() {
         var r = Rig(WatchdogConfiguration(storageTimeout: .seconds(10), stallGiveUp: .seconds(30)))
         r.run(until: 2000)

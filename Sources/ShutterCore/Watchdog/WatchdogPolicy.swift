@@ -50,8 +50,11 @@ public struct WatchdogPolicy: Sendable {
     }
 
     /// A packet was written (or any sign the encoder is moving).
+    /// Moves the deadline later only: a progress time older than the recording's start (the
+    /// last clip's, read before the new clip reset it) must not put the deadline in the past.
     public mutating func encoderProgress(at t: MonotonicTime) {
-        encoderDeadline = t + configuration.encoderTimeout
+        let d = t + configuration.encoderTimeout
+        encoderDeadline = encoderDeadline.map { max($0, d) } ?? d
     }
 
     /// The recording ended: no encoder deadline while idle.
