@@ -7,6 +7,8 @@ stream's first frames, the password in the URL as a user types it into a player)
 Env as test_web_tokens.py: BASE_URL, VIEW_TOKEN, CONTROL_TOKEN, OUT_DIR (a scratch
 directory). Exit 1 on the first failure; 77 when requests is missing (skipped).
 """
+import webcheck
+from webcheck import ok
 import json, os, subprocess, sys, urllib.parse
 
 try:
@@ -23,16 +25,8 @@ OUT = os.environ["OUT_DIR"]
 MJPEG_URL = BASE + "/preview.mjpg"
 STILL_URL = BASE + "/api/snapshot.jpg"
 USERNAME = "homeassistant"  # any name: the token is the password
-checks = 0
 
 
-def ok(cond, what, detail=""):
-    global checks
-    checks += 1
-    if not cond:
-        print(f"FAIL {what} {detail}")
-        sys.exit(1)
-    print(f"ok   {what}")
 
 
 def jpeg_frames(chunks, count):
@@ -101,4 +95,4 @@ ok((stream.get("width"), stream.get("height")) == (still_stream.get("width"), st
 r = requests.get(STILL_URL, auth=HTTPBasicAuth(USERNAME, "wrong"), timeout=10)
 ok(r.status_code == 401 and r.headers.get("WWW-Authenticate", "").startswith("Basic"), "a wrong token: 401, Basic challenge", r.status_code)
 print(json.dumps({"frameSize": [stream.get("width"), stream.get("height")], "stillBytes": len(still)}))
-print(f"{checks} checks passed")
+webcheck.passed()

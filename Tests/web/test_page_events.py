@@ -7,6 +7,8 @@ ignores what it does not know, that it falls back to polling /api/status when th
 events, and the camera switch. Started by Tests/ShutterServiceTests/WebPageEventsTests.swift.
 One line per check; exit 1 on the first failure.
 """
+import webcheck
+from webcheck import ok
 import json, os, queue, sys, threading, time
 from http.server import ThreadingHTTPServer, BaseHTTPRequestHandler
 from selenium import webdriver
@@ -17,16 +19,8 @@ from selenium.common.exceptions import NoSuchElementException, StaleElementRefer
 
 PAGE = os.environ["PAGE_DIR"]
 TYPES = {"html": "text/html; charset=utf-8", "css": "text/css; charset=utf-8", "js": "text/javascript; charset=utf-8"}
-checks = 0
 
 
-def ok(cond, what, detail=""):
-    global checks
-    checks += 1
-    if not cond:
-        print(f"FAIL {what} {detail}")
-        sys.exit(1)
-    print(f"ok   {what}")
 
 
 def item(n, kind="photo"):
@@ -245,4 +239,4 @@ try:
 finally:
     driver.quit()
     server.shutdown()
-print(f"page events: {checks} checks passed")
+webcheck.passed("page events: ")

@@ -7,6 +7,8 @@ SOCKET, PASSWORD. Plain http.client (raw paths, headers as sent). One line per c
 exit 1 on the first failure. Verdicts come from what the server answers, never from
 how long it took.
 """
+import webcheck
+from webcheck import ok
 import hashlib, http.client, json, os, socket, subprocess, sys, time, urllib.parse
 
 BASE = urllib.parse.urlparse(os.environ["BASE_URL"])
@@ -14,16 +16,8 @@ HOST, PORT = BASE.hostname, BASE.port
 STORAGE = os.environ["STORAGE"]
 DCIM = os.path.join(STORAGE, "DCIM")
 PASSWORD = os.environ["PASSWORD"]
-checks = 0
 
 
-def ok(cond, what, detail=""):
-    global checks
-    checks += 1
-    if not cond:
-        print(f"FAIL {what} {detail}")
-        sys.exit(1)
-    print(f"ok   {what}")
 
 
 def request(method, path, body=None, headers=None, source="127.0.0.1"):
@@ -480,4 +474,4 @@ s, _, _ = request("POST", "/api/logout", headers=post)
 ok(s == 200, "logout")
 s, _, _ = request("GET", "/api/status", headers=auth)
 ok(s == 401, "the old cookie no longer works")
-print(f"web api: {checks} checks passed")
+webcheck.passed("web api: ")

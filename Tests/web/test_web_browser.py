@@ -5,6 +5,8 @@ Tests/ShutterServiceTests/WebEndToEndTests.swift with BASE_URL, STORAGE, SHUTTER
 SOCKET, PASSWORD, OUT_DIR). Phone-sized window (390x844); a screenshot of the gallery
 goes to OUT_DIR/web-gallery-390x844.png. One line per check; exit 1 on the first failure.
 """
+import webcheck
+from webcheck import ok
 import glob, hashlib, json, os, subprocess, sys, time
 from selenium import webdriver
 from selenium.webdriver.chrome.service import Service
@@ -14,16 +16,8 @@ from selenium.webdriver.support.ui import WebDriverWait
 from selenium.common.exceptions import NoSuchElementException, StaleElementReferenceException
 
 BASE, STORAGE = os.environ["BASE_URL"], os.environ["STORAGE"]
-checks = 0
 
 
-def ok(cond, what, detail=""):
-    global checks
-    checks += 1
-    if not cond:
-        print(f"FAIL {what} {detail}")
-        sys.exit(1)
-    print(f"ok   {what}")
 
 
 def ctl(*args):
@@ -259,4 +253,4 @@ try:
         ok(live == "polling", "no /api/events on this shutterd: the page polls /api/status", live)
 finally:
     driver.quit()
-print(f"web browser: {checks} checks passed")
+webcheck.passed("web browser: ")

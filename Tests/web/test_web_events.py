@@ -7,20 +7,14 @@ SHUTTERCTL, SOCKET. A photo taken with `shutterctl tap` arrives as a `file` even
 within 1 s of the tap's reply (printed), its deletion as a `deleted` event; a recording's state carries the seconds
 the service reports; `shutterctl events --count N` prints N JSON lines.
 """
+import webcheck
+from webcheck import ok
 import http.client, json, os, subprocess, sys, threading, time, urllib.parse
 
 BASE = urllib.parse.urlparse(os.environ["BASE_URL"])
 HOST, PORT = BASE.hostname, BASE.port
-checks = 0
 
 
-def ok(cond, what, detail=""):
-    global checks
-    checks += 1
-    if not cond:
-        print(f"FAIL {what} {detail}", flush=True)
-        sys.exit(1)
-    print(f"ok   {what}", flush=True)
 
 
 def shutterctl(*args, timeout=60):
@@ -117,4 +111,4 @@ with lock:
 ok([d["elapsedSeconds"] for d in web_rec] == [0, 1, 2], "the page is told the elapsed seconds once a second", web_rec)
 e = wait_for(lambda e: e[1] == "file" and e[2].get("kind") == "video")
 ok(e is not None, "the clip arrives as a file event")
-print(f"{checks} checks passed", flush=True)
+webcheck.passed()

@@ -13,12 +13,13 @@ killed it: GET /api/files?page=384307168202282327 (an overflow in the paging ari
 Run by Tests/ShutterServiceTests/WebEndToEndTests.swift with BASE_URL, SOCKET, PASSWORD.
 Verdicts come from what is answered, never from how long it took.
 """
+import webcheck
+from webcheck import ok
 import http.client, json, os, socket, sys, urllib.parse
 
 BASE = urllib.parse.urlparse(os.environ["BASE_URL"])
 HOST, PORT = BASE.hostname, BASE.port
 SOCKET = os.environ["SOCKET"]
-checks = 0
 
 INT_MAX, INT_MIN = "9223372036854775807", "-9223372036854775808"
 FORTY = "1" * 40
@@ -29,13 +30,6 @@ TEXT = ["0", "-1", INT_MAX, INT_MIN, "1e308", "NaN", FORTY, ""]
 JSON = ["0", "-1", INT_MAX, INT_MIN, "1e308", "NaN", '"NaN"', FORTY, "", '""']
 
 
-def ok(cond, what, detail=""):
-    global checks
-    checks += 1
-    if not cond:
-        print(f"FAIL {what} {detail}")
-        sys.exit(1)
-    print(f"ok   {what}")
 
 
 def request(method, path, body=None, headers=None, source="127.0.0.1"):
@@ -264,4 +258,4 @@ code = control('{"cmd":"tap"}')
 ok(code and code.get("ok") and code.get("files"), "after all that a tap still takes a photo", code)
 s, _, d = request("GET", "/api/files?page=1&perPage=100", headers=auth)
 ok(s == 200 and js(d)["itemCount"] >= 2, "and the page lists it", d[:200])
-print(f"web fuzz: {checks} checks passed")
+webcheck.passed("web fuzz: ")

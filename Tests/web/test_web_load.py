@@ -18,21 +18,15 @@ against the issue's targets; the asserted bounds are several times looser, so a
 loaded machine does not fail the test, while a blocked server (which waits for the
 30 s idle timeout) still does.
 """
+import webcheck
+from webcheck import ok
 import http.client, json, os, re, subprocess, sys, threading, time, urllib.parse
 
 BASE = urllib.parse.urlparse(os.environ["BASE_URL"])
 HOST, PORT = BASE.hostname, BASE.port
 PID = int(os.environ["SHUTTERD_PID"])
-checks = 0
 
 
-def ok(cond, what, detail=""):
-    global checks
-    checks += 1
-    if not cond:
-        print(f"FAIL {what} {detail}", flush=True)
-        sys.exit(1)
-    print(f"ok   {what}", flush=True)
 
 
 def request(method, path, body=None, headers=None, source="127.0.0.1", timeout=30):
@@ -170,4 +164,4 @@ time.sleep(1)
 after = rss_kib()
 print(f"figure rss after load: {after} KiB ({(after - before) / 1024:+.1f} MiB)", flush=True)
 ok(after - before < 20 * 1024, "RSS after the load within 20 MB of before", f"{before} -> {after} KiB")
-print(f"{checks} checks passed", flush=True)
+webcheck.passed()

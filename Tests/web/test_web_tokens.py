@@ -9,21 +9,15 @@ so the others are not slowed). One line per check; exit 1 on the first failure.
 Verdicts come from what the server answers and reports (status.preview.encoded),
 never from how long it took; figures are printed.
 """
+import webcheck
+from webcheck import ok
 import base64, http.client, json, os, struct, subprocess, sys, threading, time, urllib.parse
 
 BASE = urllib.parse.urlparse(os.environ["BASE_URL"])
 HOST, PORT = BASE.hostname, BASE.port
 VIEW, CONTROL = os.environ["VIEW_TOKEN"], os.environ["CONTROL_TOKEN"]
-checks = 0
 
 
-def ok(cond, what, detail=""):
-    global checks
-    checks += 1
-    if not cond:
-        print(f"FAIL {what} {detail}")
-        sys.exit(1)
-    print(f"ok   {what}")
 
 
 def request(method, path, headers=None, source="127.0.0.1", body=None):
@@ -214,4 +208,4 @@ else:
     # the sharing can be judged, and still far fewer encodes than requests.
     ok(encodes < 10, f"ten requests spread over {spread:.2f} s shared their encodes", encodes)
 
-print(f"{checks} checks passed")
+webcheck.passed()
