@@ -261,6 +261,28 @@ final class ConfigLayeringTests: ConfigTestCase {
         XCTAssertEqual(try load(file: file).button.holdMs, 1200)
     }
 
+    /// The shipped board files load, the Pi boards take the first USB microphone ("auto":
+    /// ALSA's default on Pi OS Lite is card 0, which cannot capture), and the emulated
+    /// board says how it differs from a Pi in `board.notes`, not in its logged description.
+    func testShippedBoardFiles() throws {
+        let repo = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+            .deletingLastPathComponent().deletingLastPathComponent()
+        for name in ["qemu", "rpi3", "rpi4", "rpi5", "zero2w"] {
+            let text = try String(contentsOf: repo.appendingPathComponent("boards/\(name).json"), encoding: .utf8)
+            try write("boards/\(name).json", text)
+            let c = try load(file: try write("shutter-\(name).json", #"{"board": {"name": "\#(name)"}}"#))
+            XCTAssertEqual(c.board.name, name)
+            if name == "qemu" {
+                XCTAssertEqual(c.audio.device, "hw:Loopback,1,0")
+                XCTAssertTrue(c.board.notes.contains("pinctrl-bcm2711") && c.board.notes.contains("linux,dummy-virt"), c.board.notes)
+                XCTAssertFalse(c.board.description.contains("dummy-virt"), "the description is logged and in STATUS=: short")
+            } else {
+                XCTAssertEqual(c.audio.device, "auto", name)
+                XCTAssertEqual(c.board.notes, "", name)
+            }
+        }
+    }
+
     func testBoardChoiceOrder() throws {
         try write("boards/a.json", #"{"still": {"quality": 10}}"#)
         try write("boards/b.json", #"{"still": {"quality": 20}}"#)
