@@ -3,8 +3,14 @@
  * where STEP is "down", "up" (writes pull-down / pull-up) or a number of milliseconds to wait
  * (fractions allowed), measured from the previous write with an absolute monotonic deadline.
  * Prints "<CLOCK_MONOTONIC ms with 3 decimals> <down|up>" per write, so the host knows the
- * edges' real spacing (the kernel timestamps the service sees are on the same clock). */
+ * edges' real spacing (the kernel timestamps the service sees are on the same clock).
+ * A step "fifo" starves this CPU from then on: the process pins itself to the CPU it is on,
+ * takes SCHED_FIFO priority 10 (above every ordinary task, kernel workers included, below
+ * the kernel's interrupt threads at 50) and busy-waits instead of sleeping: what a CPU busy
+ * with anything but interrupts looks like to work the kernel defers to a worker. */
+#define _GNU_SOURCE
 #include <errno.h>
+#include <sched.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,7 +20,7 @@
 
 int main(int argc, char **argv) {
     if (argc < 3) {
-        fprintf(stderr, "usage: hil-pull PULL_FILE down|up|MS...\n");
+        fprintf(stderr, "usage: hil-pull PULL_FILE [fifo] down|up|MS...\n");
         return 64;
     }
     int fd = open(argv[1], O_WRONLY);
@@ -25,10 +31,20 @@ int main(int argc, char **argv) {
     struct timespec deadline;
     clock_gettime(CLOCK_MONOTONIC, &deadline);
     double stamps[256];
-    int downs[256], n = 0;
+    int downs[256], n = 0, spin = 0;
     for (int i = 2; i < argc && n < 256; i++) {
         const char *s = argv[i];
-        if (strcmp(s, "down") == 0 || strcmp(s, "up") == 0) {
+        if (strcmp(s, "fifo") == 0) {
+            cpu_set_t one;
+            CPU_ZERO(&one);
+            CPU_SET(sched_getcpu(), &one);
+            struct sched_param p = {.sched_priority = 10};
+            if (sched_setaffinity(0, sizeof one, &one) < 0 || sched_setscheduler(0, SCHED_FIFO, &p) < 0) {
+                fprintf(stderr, "hil-pull: fifo: %s\n", strerror(errno));
+                return 1;
+            }
+            spin = 1;
+        } else if (strcmp(s, "down") == 0 || strcmp(s, "up") == 0) {
             int down = s[0] == 'd';
             const char *v = down ? "pull-down" : "pull-up";
             if (write(fd, v, strlen(v)) < 0) {
@@ -43,7 +59,13 @@ int main(int argc, char **argv) {
             deadline.tv_nsec += ns % 1000000000L;
             deadline.tv_sec += ns / 1000000000L + deadline.tv_nsec / 1000000000L;
             deadline.tv_nsec %= 1000000000L;
-            while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &deadline, NULL) == EINTR) {}
+            if (spin) {
+                struct timespec t;
+                do clock_gettime(CLOCK_MONOTONIC, &t);
+                while (t.tv_sec < deadline.tv_sec || (t.tv_sec == deadline.tv_sec && t.tv_nsec < deadline.tv_nsec));
+            } else {
+                while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &deadline, NULL) == EINTR) {}
+            }
         }
     }
     /* Printed after the sequence so stdio never delays a write. */

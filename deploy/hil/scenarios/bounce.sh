@@ -18,7 +18,12 @@ scenario_check() {
         gaps=$(edge_gaps "$d/edges-$i.txt")
     done < "$d/attempts.txt"
     [ "$tight" -ge 1 ] || { echo "the emulator never produced edges under 18 ms apart ($(cat "$d/attempts.txt" | tr '\n' ';')): inconclusive"; return 1; }
-    echo "one JPEG, no clip from 10 edges with bounce gaps of ${gaps}ms ($(wc -l < "$d/attempts.txt") attempt(s)); $(ready_figures "$d")"
+    [ -f "$d/starved.txt" ] || { echo "the starved tap was not made (see vm.log)"; return 1; }
+    read -r sb sa scb sca < "$d/starved.txt"
+    held=$(awk 'NR == 1 {d = $1} NR == 2 {printf "%.0f", $1 - d}' "$d/edges-starved.txt")
+    [ "$sca" = "$scb" ] || { echo "a ${held} ms tap on a starved CPU made a clip"; return 1; }
+    [ $((sa - sb)) = 1 ] || { echo "a ${held} ms tap on a starved CPU made $((sa - sb)) JPEGs, not 1 (the press was lost before the service saw it)"; return 1; }
+    echo "one JPEG, no clip from 10 edges with bounce gaps of ${gaps}ms ($(wc -l < "$d/attempts.txt") attempt(s)); a ${held} ms tap on a starved CPU: 1 JPEG; $(ready_figures "$d")"
 }
 # edge_gaps FILE: the gaps (ms) between hil-pull's edges, the 250 ms hold left out.
 edge_gaps() { awk 'NR > 1 && NR != 6 {printf "%.1f ", $1 - prev} {prev = $1}' "$1"; }
