@@ -103,14 +103,6 @@ const char *shutter_gpio_library_version(void) {
 #endif
 }
 
-int shutter_gpio_has_debounce(void) {
-#ifdef SHUTTER_GPIOD_V1
-    return 0;
-#else
-    return 1;
-#endif
-}
-
 static int compare_paths(const void *a, const void *b) {
     const shutter_gpio_chip *x = a, *y = b;
     // gpiochip2 before gpiochip10: compare by length first, then text.
@@ -227,8 +219,7 @@ static int open_line(const char *path, uint32_t offset, struct gpiod_chip **chip
 }
 
 int shutter_gpio_input_open(const char *path, uint32_t offset, const char *consumer,
-                            int pull_up, uint32_t debounce_us, shutter_gpio_input **out) {
-    (void)debounce_us; // v1 has no hardware debounce: the core's filter does it.
+                            int pull_up, shutter_gpio_input **out) {
     if (!path || !out) return -EINVAL;
     shutter_gpio_input *in = calloc(1, sizeof *in);
     if (!in) return -ENOMEM;
@@ -360,7 +351,7 @@ done:
 }
 
 int shutter_gpio_input_open(const char *path, uint32_t offset, const char *consumer,
-                            int pull_up, uint32_t debounce_us, shutter_gpio_input **out) {
+                            int pull_up, shutter_gpio_input **out) {
     if (!path || !out) return -EINVAL;
     struct gpiod_line_settings *s = gpiod_line_settings_new();
     if (!s) return -ENOMEM;
@@ -372,7 +363,6 @@ int shutter_gpio_input_open(const char *path, uint32_t offset, const char *consu
         gpiod_line_settings_free(s);
         return -EINVAL;
     }
-    gpiod_line_settings_set_debounce_period_us(s, debounce_us);
     shutter_gpio_input *in = calloc(1, sizeof *in);
     if (!in) { gpiod_line_settings_free(s); return -ENOMEM; }
     in->offset = offset;

@@ -26,8 +26,7 @@ final class GPIOSimTests: XCTestCase {
 
     func testButtonEdgesCarryPressStateAndMonotonicKernelTimestamps() async throws {
         let sim = try XCTUnwrap(sim)
-        let button = try GPIOButton(.init(line: GPIOLineSpec(offset: Self.buttonOffset, chipLabels: [Self.label]),
-                                          debounce: .zero))
+        let button = try GPIOButton(.init(line: GPIOLineSpec(offset: Self.buttonOffset, chipLabels: [Self.label])))
         defer { button.close() }
         XCTAssertFalse(try button.isPressed(), "pull-up bias: idle line is high = released")
         let edges = button.events()

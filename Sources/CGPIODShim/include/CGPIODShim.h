@@ -35,8 +35,6 @@ typedef struct shutter_gpio_output shutter_gpio_output;
 int shutter_gpio_api_major(void);
 /* The runtime library's version string ("1.6.3", "2.2.1"). */
 const char *shutter_gpio_library_version(void);
-/* 1 when the kernel can debounce in hardware through this API (v2 only). */
-int shutter_gpio_has_debounce(void);
 
 /* Lists the /dev/gpiochip* devices, sorted by path, into `out` (up to `max`).
  * Returns the number found (may exceed `max`), or -errno when /dev is unreadable. */
@@ -50,11 +48,14 @@ int shutter_gpio_find_line(const char *chip_label, const char *line_name, uint32
                            char *path_out, size_t path_len, uint32_t *offset_out);
 
 /* Requests `offset` on the chip at `path` as an input with both edges reported,
- * monotonic kernel timestamps, pull-up bias when `pull_up`, and a hardware
- * debounce of `debounce_us` where the API has it (ignored on v1).
+ * monotonic kernel timestamps and pull-up bias when `pull_up`. No kernel debounce, on
+ * either API: the kernel decides it on a worker that reads the line when it gets to run,
+ * so a press is lost whole when that is after the release (a busy CPU), and its edge is
+ * stamped with that late time. The service's stability filter debounces on the edges'
+ * own timestamps instead.
  * -EBUSY: the line is used by another consumer. */
 int shutter_gpio_input_open(const char *path, uint32_t offset, const char *consumer,
-                            int pull_up, uint32_t debounce_us, shutter_gpio_input **out);
+                            int pull_up, shutter_gpio_input **out);
 /* The fd that becomes readable when edges are queued. */
 int shutter_gpio_input_fd(const shutter_gpio_input *input);
 /* Reads up to `max` queued edges (blocks if none: call when the fd is readable). */

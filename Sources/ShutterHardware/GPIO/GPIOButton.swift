@@ -7,29 +7,25 @@ import Glibc
 #endif
 
 /// The shutter button on a GPIO line: input with pull-up, both edges, the kernel's
-/// CLOCK_MONOTONIC edge timestamps, hardware debounce where libgpiod v2 offers it.
-/// The request fd is watched by a DispatchSource on a serial queue, which yields raw
-/// edges (after active-low) into a bounded AsyncStream; the core's stability filter
-/// does the rest (and all the debouncing on libgpiod v1).
+/// CLOCK_MONOTONIC edge timestamps. The request fd is watched by a DispatchSource on a
+/// serial queue, which yields raw edges (after active-low) into a bounded AsyncStream;
+/// the core's stability filter debounces them (never the kernel: see the shim's header).
 public final class GPIOButton: ButtonInput {
     public struct Configuration: Sendable, Equatable {
         public var line: GPIOLineSpec
         /// True for the usual wiring: button to ground, pull-up, pressed = low.
         public var activeLow: Bool
         public var pullUp: Bool
-        /// Kernel debounce (libgpiod v2 only; zero disables it).
-        public var debounce: Duration
         /// Edges kept for a slow consumer; older ones are kept, newer ones counted as dropped.
         public var bufferedEdges: Int
         public var consumer: String
 
         public init(line: GPIOLineSpec, activeLow: Bool = true, pullUp: Bool = true,
-                    debounce: Duration = .milliseconds(5), bufferedEdges: Int = 64,
+                    bufferedEdges: Int = 64,
                     consumer: String = "shutter-button") {
             self.line = line
             self.activeLow = activeLow
             self.pullUp = pullUp
-            self.debounce = debounce
             self.bufferedEdges = bufferedEdges
             self.consumer = consumer
         }
@@ -59,9 +55,8 @@ public final class GPIOButton: ButtonInput {
         let location = try GPIOChips.locate(configuration.line)
         self.location = location
         var handle: OpaquePointer?
-        let debounceUs = UInt32(clamping: max(0, configuration.debounce.nanoseconds / 1000))
         let rc = shutter_gpio_input_open(location.chipPath, location.offset, configuration.consumer,
-                                         configuration.pullUp ? 1 : 0, debounceUs, &handle)
+                                         configuration.pullUp ? 1 : 0, &handle)
         guard rc == 0, let handle else {
             throw GPIOError.requestFailed(rc, what: "The button", line: location)
         }

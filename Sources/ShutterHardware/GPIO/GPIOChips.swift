@@ -61,8 +61,6 @@ public enum GPIOChips {
     /// 1 (Debian bookworm, libgpiod 1.6) or 2 (trixie, libgpiod 2.x).
     public static var apiMajor: Int { Int(shutter_gpio_api_major()) }
     public static var libraryVersion: String { String(cString: shutter_gpio_library_version()) }
-    /// True where the kernel debounces in hardware (libgpiod v2).
-    public static var hasHardwareDebounce: Bool { shutter_gpio_has_debounce() != 0 }
 
     /// Every /dev/gpiochip*, sorted by number; chips that cannot be opened are listed with their errno.
     public static func list() -> [GPIOChipInfo] {

@@ -16,8 +16,7 @@ extension BoardRoles {
         var button: (any ButtonInput)?
         do {
             button = try GPIOButton(.init(line: line(config.gpio.button), activeLow: config.button.activeLow,
-                                          pullUp: config.gpio.buttonBias == .pullUp,
-                                          debounce: .milliseconds(Int64(min(config.button.stabilityMs, 5)))),
+                                          pullUp: config.gpio.buttonBias == .pullUp),
                                     log: { gpioLog.warning($0) })
         } catch {
             log.error("no shutter button: \(error). Taps and holds work only from `shutterctl` until this is fixed.")

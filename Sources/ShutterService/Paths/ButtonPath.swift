@@ -31,6 +31,7 @@ final class ButtonPath {
 
     /// An event of the button itself.
     func event(_ e: ButtonEvent) -> [GestureEvent] {
+        log.debug("button \(e)")
         switch e {
         case .edge(let edge):
             return observe(recognizer.feed(edge))
