@@ -5,6 +5,7 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,6 +20,23 @@
 
 static int neg_errno(int fallback) {
     return -(errno != 0 ? errno : fallback);
+}
+
+/* An edge fd that reads 0 events instead of blocking when none is queued. The reader
+ * watches it with a dispatch source and also drains it when asked to catch up, so an
+ * event the source saw may already be read by then; a blocking read there waited for
+ * the next press, holding the button's lock (and the service loop behind it). */
+static int set_nonblocking(int fd) {
+    int flags = fcntl(fd, F_GETFL);
+    if (flags < 0 || fcntl(fd, F_SETFL, flags | O_NONBLOCK) < 0) return -errno;
+    return 0;
+}
+
+/* The result of an edge read that found nothing queued is 0 edges, not an error. */
+static int read_result(int n) {
+    if (n >= 0) return n;
+    if (errno == EAGAIN || errno == EWOULDBLOCK) return 0;
+    return neg_errno(EIO);
 }
 
 static void copy_string(char *dst, size_t len, const char *src) {
@@ -237,6 +255,13 @@ int shutter_gpio_input_open(const char *path, uint32_t offset, const char *consu
         return rc;
     }
     in->fd = gpiod_line_event_get_fd(in->line);
+    rc = in->fd < 0 ? -EIO : set_nonblocking(in->fd);
+    if (rc < 0) {
+        gpiod_line_release(in->line);
+        gpiod_chip_close(in->chip);
+        free(in);
+        return rc;
+    }
     *out = in;
     return 0;
 }
@@ -251,8 +276,8 @@ int shutter_gpio_input_read(shutter_gpio_input *in, shutter_gpio_edge *out, int 
     struct gpiod_line_event events[BATCH];
     int want = max < BATCH ? max : BATCH;
     errno = 0;
-    int n = gpiod_line_event_read_fd_multiple(in->fd, events, (unsigned)want);
-    if (n < 0) return neg_errno(EIO);
+    int n = read_result(gpiod_line_event_read_fd_multiple(in->fd, events, (unsigned)want));
+    if (n <= 0) return n;
     for (int i = 0; i < n; i++) {
         // Since Linux 5.7 the v1 uAPI stamps events with CLOCK_MONOTONIC.
         out[i].timestamp_ns = (uint64_t)events[i].ts.tv_sec * 1000000000ull + (uint64_t)events[i].ts.tv_nsec;
@@ -370,10 +395,12 @@ int shutter_gpio_input_open(const char *path, uint32_t offset, const char *consu
     gpiod_line_settings_free(s);
     if (rc < 0) { free(in); return rc; }
     in->buffer = gpiod_edge_event_buffer_new(16);
-    if (!in->buffer) {
+    rc = in->buffer ? set_nonblocking(gpiod_line_request_get_fd(in->request)) : -ENOMEM;
+    if (rc < 0) {
+        if (in->buffer) gpiod_edge_event_buffer_free(in->buffer);
         gpiod_line_request_release(in->request);
         free(in);
-        return -ENOMEM;
+        return rc;
     }
     *out = in;
     return 0;
@@ -387,8 +414,8 @@ int shutter_gpio_input_read(shutter_gpio_input *in, shutter_gpio_edge *out, int 
     if (!in || !out || max <= 0) return -EINVAL;
     size_t want = max < 16 ? (size_t)max : 16;
     errno = 0;
-    int n = gpiod_line_request_read_edge_events(in->request, in->buffer, want);
-    if (n < 0) return neg_errno(EIO);
+    int n = read_result(gpiod_line_request_read_edge_events(in->request, in->buffer, want));
+    if (n <= 0) return n;
     for (int i = 0; i < n; i++) {
         struct gpiod_edge_event *e = gpiod_edge_event_buffer_get_event(in->buffer, (unsigned long)i);
         out[i].timestamp_ns = gpiod_edge_event_get_timestamp_ns(e);

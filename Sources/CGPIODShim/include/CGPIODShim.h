@@ -58,7 +58,7 @@ int shutter_gpio_input_open(const char *path, uint32_t offset, const char *consu
                             int pull_up, shutter_gpio_input **out);
 /* The fd that becomes readable when edges are queued. */
 int shutter_gpio_input_fd(const shutter_gpio_input *input);
-/* Reads up to `max` queued edges (blocks if none: call when the fd is readable). */
+/* Reads up to `max` queued edges; 0 when none is queued (the fd is non-blocking). */
 int shutter_gpio_input_read(shutter_gpio_input *input, shutter_gpio_edge *out, int max);
 /* The current raw level (0 or 1). */
 int shutter_gpio_input_value(shutter_gpio_input *input);

@@ -153,8 +153,8 @@ public final class GPIOButton: ButtonInput {
     }
 
     // Runs on `queue`. The lock is held across the read so close() cannot free the
-    // handle under it; the read does not block (the fd is readable). Returns the
-    // number of edges read.
+    // handle under it; the read never blocks (the shim's fd is non-blocking: an edge the
+    // source saw may have been read by catchUp already). Returns the number of edges read.
     @discardableResult
     private func readEdges() -> Int {
         var raw = [shutter_gpio_edge](repeating: shutter_gpio_edge(), count: 16)
