@@ -276,6 +276,7 @@ final class ConfigLayeringTests: ConfigTestCase {
                 XCTAssertEqual(c.audio.device, "hw:Loopback,1,0")
                 XCTAssertTrue(c.board.notes.contains("pinctrl-bcm2711") && c.board.notes.contains("linux,dummy-virt"), c.board.notes)
                 XCTAssertFalse(c.board.description.contains("dummy-virt"), "the description is logged and in STATUS=: short")
+                XCTAssertTrue(c.printable().contains(#""notes": "make hil (x86_64)"#), "--print-config shows the notes")
             } else {
                 XCTAssertEqual(c.audio.device, "auto", name)
                 XCTAssertEqual(c.board.notes, "", name)
