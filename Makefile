@@ -112,11 +112,11 @@ hil: deps version
 # The same on arm64 (the Pi's architecture) on real kernel drivers: the VM kernel cross-built
 # for arm64, qemu-system-aarch64 -M virt -cpu cortex-a72 (TCG), make arm64's trixie arm64 root
 # with a layer of the VM's tools, the arm64 release shutterd built there under qemu-user; the
-# probe, tap, hold and power-cut scenarios (README: Emulated hardware). Not in `make test`:
+# probe, tap, hold, power-cut and bounce scenarios (README: Emulated hardware). Not in `make test`:
 # cold ~55 min with make arm64's root cached (the release build under qemu-user ~35 of it;
 # ~1.5 h without), ~4 min after a commit (a relink and the scenarios).
 hil-arm64: version
-	@HIL_ROOTS=arm64 sh deploy/hil/run.sh probe tap hold power-cut
+	@HIL_ROOTS=arm64 sh deploy/hil/run.sh probe tap hold power-cut bounce
 
 # The VM's devices alone (gpio-sim, vimc through libcamera, loopback tone), no shutterd.
 hil-probe:
