@@ -66,6 +66,16 @@ void shutter_release_free_memory(void)
 #endif
 }
 
+long long shutter_heap_in_use(void)
+{
+#if defined(__GLIBC__) && (__GLIBC__ > 2 || (__GLIBC__ == 2 && __GLIBC_MINOR__ >= 33))
+    struct mallinfo2 mi = mallinfo2();
+    return (long long)(mi.uordblks + mi.hblkhd);
+#else
+    return -1;
+#endif
+}
+
 unsigned int shutter_v4l2_cid_wide_dynamic_range(void)
 {
     return V4L2_CID_WIDE_DYNAMIC_RANGE;

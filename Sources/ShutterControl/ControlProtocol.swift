@@ -282,6 +282,8 @@ public struct ServiceStatus: Codable, Sendable, Equatable {
     public var preview: PreviewFigures? = nil
     /// While a clip records: its seconds so far and until it stops on its own.
     public var recording: RecordingFigures? = nil
+    /// What the service holds in memory (malloc's bytes in use, RSS); absent where unknown.
+    public var memory: MemoryFigures? = nil
     /// The version of the shutterd that answers (`shutterd --version`); absent from one
     /// older than versions.
     public var version: String? = ShutterVersion.string
@@ -315,6 +317,18 @@ public struct ServiceStatus: Codable, Sendable, Equatable {
         public init(elapsedSeconds: Double, remainingSeconds: Double) {
             self.elapsedSeconds = elapsedSeconds
             self.remainingSeconds = remainingSeconds
+        }
+    }
+
+    public struct MemoryFigures: Codable, Sendable, Equatable {
+        /// Bytes malloc has handed out and not had back (glibc mallinfo2): what a leak grows.
+        public var heapBytes: Int?
+        /// Resident set size (VmRSS).
+        public var residentBytes: Int?
+
+        public init(heapBytes: Int?, residentBytes: Int?) {
+            self.heapBytes = heapBytes
+            self.residentBytes = residentBytes
         }
     }
 

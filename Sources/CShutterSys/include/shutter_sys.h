@@ -30,6 +30,10 @@ int shutter_clock_synchronised(void);
 /* Hands the heap's free pages back to the kernel (glibc malloc_trim(0)). */
 void shutter_release_free_memory(void);
 
+/* Bytes malloc has handed out and not had back (glibc mallinfo2: arena blocks in use
+ * plus mmapped blocks); -1 where the C library cannot tell. Independent of trimming. */
+long long shutter_heap_in_use(void);
+
 /* The V4L2 control id of a sensor's HDR mode (V4L2_CID_WIDE_DYNAMIC_RANGE):
  * the switch rpicam-apps' `--hdr sensor` sets on Camera Module 3's imx708. */
 unsigned int shutter_v4l2_cid_wide_dynamic_range(void);

@@ -604,6 +604,7 @@ final class ServiceLoop {
             uptimeSeconds: Double((ctx.now - ctx.startedAt).nanoseconds) / 1e9,
             lastPhoto: photo.report, preroll: clip.recorder.prerollReport)
         status.preview = preview.map { t in let f = t.figures; return .init(encoded: f.encoded, skipped: f.skipped) }
+        status.memory = .init(heapBytes: ProcessMemory.heapInUse, residentBytes: ProcessMemory.resident)
         if let r = machine.recordingSpan {
             let now = ctx.now
             status.recording = .init(elapsedSeconds: Self.seconds(max(.zero, now - r.from)),
