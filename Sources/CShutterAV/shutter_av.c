@@ -12,6 +12,7 @@
 #include <libavformat/avformat.h>
 #include <libavutil/avutil.h>
 #include <libavutil/channel_layout.h>
+#include <libavutil/display.h>
 #include <libavutil/imgutils.h>
 #include <libavutil/mathematics.h>
 #include <libavutil/opt.h>
@@ -360,6 +361,48 @@ static int open_audio(sav_writer *w, const sav_config *cfg, char *err, size_t er
     return 0;
 }
 
+// The display matrix as stream side data: FFmpeg 6.1 moved it to codecpar.
+#if LIBAVCODEC_VERSION_INT >= AV_VERSION_INT(60, 31, 100)
+#define SAV_CODECPAR_SIDE_DATA 1
+#endif
+
+static int put_display_matrix(AVStream *st, const uint8_t *data, size_t size) {
+#ifdef SAV_CODECPAR_SIDE_DATA
+    AVPacketSideData *sd = av_packet_side_data_new(&st->codecpar->coded_side_data, &st->codecpar->nb_coded_side_data,
+                                                   AV_PKT_DATA_DISPLAYMATRIX, size, 0);
+    if (!sd) return -SAV_ERR_NOMEM;
+    memcpy(sd->data, data, size);
+#else
+    uint8_t *sd = av_stream_new_side_data(st, AV_PKT_DATA_DISPLAYMATRIX, size);
+    if (!sd) return -SAV_ERR_NOMEM;
+    memcpy(sd, data, size);
+#endif
+    return 0;
+}
+
+#ifndef SAV_CODECPAR_SIDE_DATA
+// Before 6.1 the demuxer leaves it on the stream; later avcodec_parameters_copy carries it.
+static const uint8_t *get_display_matrix(const AVStream *st, size_t *size) {
+    return av_stream_get_side_data(st, AV_PKT_DATA_DISPLAYMATRIX, size);
+}
+#endif
+
+// Creation time, make, model, software and the display matrix of a new file.
+static int set_labels(AVFormatContext *oc, AVStream *vs, const sav_config *cfg) {
+    if (cfg->creation_time && *cfg->creation_time) av_dict_set(&oc->metadata, "creation_time", cfg->creation_time, 0);
+    if (cfg->make && *cfg->make) av_dict_set(&oc->metadata, "com.apple.quicktime.make", cfg->make, 0);
+    if (cfg->model && *cfg->model) av_dict_set(&oc->metadata, "com.apple.quicktime.model", cfg->model, 0);
+    if (cfg->software && *cfg->software) av_dict_set(&oc->metadata, "com.apple.quicktime.software", cfg->software, 0);
+    if (cfg->rotation || cfg->hflip || cfg->vflip) {
+        int32_t m[9];
+        // av_display_rotation_set takes the angle counter-clockwise.
+        av_display_rotation_set(m, -(double)cfg->rotation);
+        av_display_matrix_flip(m, cfg->hflip, cfg->vflip);
+        return put_display_matrix(vs, (const uint8_t *)m, sizeof m);
+    }
+    return 0;
+}
+
 static int writer_open(const sav_config *cfg, const sav_encoder *enc, int fd, sav_writer **out, char *err,
                        size_t errlen) {
     *out = NULL;
@@ -403,10 +446,13 @@ static int writer_open(const sav_config *cfg, const sav_encoder *enc, int fd, sa
     w->oc->pb->seekable = 0;
     w->oc->flags |= AVFMT_FLAG_FLUSH_PACKETS;
 
+    if ((r = set_labels(w->oc, w->vs, cfg)) < 0) goto fail;
+
     AVDictionary *opts = NULL;
     // Each keyframe closes a fragment that is written at once; the moov is written up
     // front, so the file is playable up to the last whole fragment at any moment.
-    av_dict_set(&opts, "movflags", "frag_keyframe+empty_moov+default_base_moof", 0);
+    // use_metadata_tags: make, model and software as QuickTime keys (exiftool, ffprobe).
+    av_dict_set(&opts, "movflags", "frag_keyframe+empty_moov+default_base_moof+use_metadata_tags", 0);
     av_dict_set(&opts, "flush_packets", "1", 0);
     r = avformat_write_header(w->oc, &opts);
     av_dict_free(&opts);
@@ -662,3 +708,88 @@ void sav_strerror(int code, char *buf, size_t len) {
 int sav_has_encoder(const char *name) { return avcodec_find_encoder_by_name(name) != NULL; }
 
 void sav_quiet_logs(void) { av_log_set_level(AV_LOG_ERROR); }
+
+// ---- The finish: fragmented → regular MP4, by stream copy ----
+
+// Keys that travel from the recording to the finished file (the rest, brands and the
+// muxer's own "encoder", are the muxers' to write).
+static int keeps_key(const char *k) {
+    return !strcmp(k, "creation_time") || !strncmp(k, "com.apple.quicktime.", 20);
+}
+
+int sav_remux_regular(const char *in_path, const char *out_path, int64_t *bytes_out, char *err, size_t errlen) {
+    if (err && errlen) err[0] = 0;
+    if (bytes_out) *bytes_out = 0;
+    AVFormatContext *ic = NULL, *oc = NULL;
+    AVPacket *pkt = NULL;
+    int *map = NULL;
+    int r = avformat_open_input(&ic, in_path, NULL, NULL);
+    if (r < 0) { set_err(err, errlen, "cannot read the clip%s: %s", "", r); return r; }
+    r = avformat_alloc_output_context2(&oc, NULL, "mp4", out_path);
+    if (r < 0 || !oc) { set_err(err, errlen, "no mp4 muxer%s: %s", "", r); r = -SAV_ERR_MUXER; goto done; }
+    map = av_calloc(ic->nb_streams, sizeof *map);
+    pkt = av_packet_alloc();
+    if (!map || !pkt) { r = -SAV_ERR_NOMEM; goto done; }
+    int outputs = 0;
+    for (unsigned i = 0; i < ic->nb_streams; i++) {
+        AVStream *ist = ic->streams[i];
+        map[i] = -1;
+        enum AVMediaType t = ist->codecpar->codec_type;
+        if (t != AVMEDIA_TYPE_VIDEO && t != AVMEDIA_TYPE_AUDIO) continue;
+        AVStream *ost = avformat_new_stream(oc, NULL);
+        if (!ost) { r = -SAV_ERR_NOMEM; goto done; }
+        if ((r = avcodec_parameters_copy(ost->codecpar, ist->codecpar)) < 0) goto done;
+        ost->codecpar->codec_tag = 0;
+        ost->time_base = ist->time_base;
+        ost->avg_frame_rate = ist->avg_frame_rate;
+        av_dict_copy(&ost->metadata, ist->metadata, 0);
+#ifndef SAV_CODECPAR_SIDE_DATA
+        size_t size = 0;
+        const uint8_t *m = get_display_matrix(ist, &size);
+        if (m && (r = put_display_matrix(ost, m, size)) < 0) goto done;
+#endif
+        map[i] = outputs++;
+    }
+    if (!outputs) { set_err(err, errlen, "the clip has no video or audio track%s%s", "", 0); r = -SAV_ERR_INVALID; goto done; }
+    const AVDictionaryEntry *e = NULL;
+    while ((e = av_dict_get(ic->metadata, "", e, AV_DICT_IGNORE_SUFFIX)))
+        if (keeps_key(e->key)) av_dict_set(&oc->metadata, e->key, e->value, 0);
+    if ((r = avio_open(&oc->pb, out_path, AVIO_FLAG_WRITE)) < 0) {
+        set_err(err, errlen, "cannot create the finished clip%s: %s", "", r);
+        r = -SAV_ERR_IO;
+        goto done;
+    }
+    AVDictionary *opts = NULL;
+    av_dict_set(&opts, "movflags", "use_metadata_tags", 0);
+    r = avformat_write_header(oc, &opts);
+    av_dict_free(&opts);
+    if (r < 0) { set_err(err, errlen, "MP4 header%s: %s", "", r); goto io; }
+    while ((r = av_read_frame(ic, pkt)) >= 0) {
+        int o = pkt->stream_index < (int)ic->nb_streams ? map[pkt->stream_index] : -1;
+        if (o < 0) { av_packet_unref(pkt); continue; }
+        av_packet_rescale_ts(pkt, ic->streams[pkt->stream_index]->time_base, oc->streams[o]->time_base);
+        pkt->stream_index = o;
+        pkt->pos = -1;
+        r = av_interleaved_write_frame(oc, pkt);
+        av_packet_unref(pkt);
+        if (r < 0) { set_err(err, errlen, "writing the finished clip failed%s: %s", "", r); goto io; }
+    }
+    if (r != AVERROR_EOF) { set_err(err, errlen, "reading the clip failed%s: %s", "", r); goto done; }
+    if ((r = av_write_trailer(oc)) < 0) { set_err(err, errlen, "writing the finished clip failed%s: %s", "", r); goto io; }
+    if (bytes_out) *bytes_out = avio_size(oc->pb);
+    r = oc->pb->error < 0 ? oc->pb->error : 0;
+    if (r < 0) { set_err(err, errlen, "writing the finished clip failed%s: %s", "", r); goto io; }
+    goto done;
+io:
+    // ENOSPC and EIO come back as AVERROR(errno): keep errno for the caller.
+    if (r == AVERROR(ENOSPC) || r == AVERROR(EIO) || r == AVERROR(EDQUOT)) { errno = AVUNERROR(r); r = -SAV_ERR_IO; }
+done:
+    if (oc) {
+        if (oc->pb) avio_closep(&oc->pb);
+        avformat_free_context(oc);
+    }
+    avformat_close_input(&ic);
+    av_packet_free(&pkt);
+    av_free(map);
+    return r;
+}

@@ -129,6 +129,18 @@ public final class Storage: Sendable {
                             + "after deleting \(deleted.count) old video(s); photos are never deleted: copy them off the card")
     }
 
+    /// Makes sure a clip's finish fits: a copy of `bytes` plus `minFreeBytes` (the copy
+    /// replaces the clip once written, so this is the peak). Deletes nothing.
+    /// Throws `.full` with what is needed and what is free.
+    public func ensureRoom(toFinish bytes: UInt64) throws(StorageError) {
+        let space = try checkHealth()
+        let need = bytes + minFreeBytes
+        guard space.availableBytes < need else { return }
+        throw StorageError(.full, "finishing it needs \(StorageError.megabytes(bytes))"
+                            + (minFreeBytes > 0 ? " plus \(StorageError.megabytes(minFreeBytes)) kept free (storage.minFreeMB)" : "")
+                            + " but only \(StorageError.megabytes(space.availableBytes)) is free on \(root)")
+    }
+
     /// True while `number` is a video being recorded (never deleted, never listed as finished).
     public func isBeingWritten(_ number: DCFNumber) -> Bool {
         state.withLock { $0.active.contains(number.ordinal) }

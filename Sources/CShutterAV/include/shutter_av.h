@@ -47,6 +47,13 @@ typedef struct {
     int audio_channels;          // 0 = no audio track, 1 or 2
     int audio_sample_rate;       // 48000
     int64_t audio_bitrate;       // 128000
+    // What the file says about itself (NULL/0: left out). Written into the moov at the
+    // header, so a clip recovered after a power cut still carries them.
+    const char *creation_time;   // the first frame's exposure start, ISO 8601 UTC; NULL when untrusted
+    const char *make, *model;    // as the photos' EXIF Make and Model
+    const char *software;        // "Shutter 0.3.0"
+    int rotation;                // display rotation, 0 or 180 (the tkhd matrix)
+    int hflip, vflip;            // display mirroring
 } sav_config;
 
 typedef struct sav_writer sav_writer;
@@ -119,6 +126,14 @@ int sav_writer_open_packets(const sav_config *cfg, const sav_encoder *e, int fd,
                             char *err, size_t errlen);
 /// Muxes (a reference to) one packet at `pts90k` from the clip origin (rising).
 int sav_writer_packet(sav_writer *w, const sav_packet *p, int64_t pts90k);
+
+/// Copies the streams of the (fragmented) MP4 at `in_path` into a regular MP4 at `out_path`
+/// (one moov with complete sample tables after the media data, no moof/mfra), keeping the
+/// creation time, the make/model/software keys and the display matrix. No re-encoding.
+/// `out_path` is created or truncated; the caller syncs and renames it. *bytes_out gets its
+/// size. Returns 0, or a negative sav_error / AVERROR with `err` holding a human message
+/// (SAV_ERR_IO: see errno).
+int sav_remux_regular(const char *in_path, const char *out_path, int64_t *bytes_out, char *err, size_t errlen);
 
 /// Human text for a return value of these functions.
 void sav_strerror(int code, char *buf, size_t len);

@@ -28,8 +28,18 @@ public enum FragmentedMP4Recovery {
     /// Length of the file up to the end of its last whole box, not counting a `moof`
     /// whose `mdat` is missing or short.
     static func wholeLength(fd: Int32, size: Int64, path: String) throws -> Int64 {
-        var offset: Int64 = 0
         var good: Int64 = 0
+        for box in try boxes(fd: fd, size: size, path: path) {
+            // A fragment is whole only once its media data is: the moof waits for its mdat.
+            if box.type != "moof" { good = box.end }
+        }
+        return good
+    }
+
+    /// The whole top-level boxes of the file, in order (a box cut short ends the list).
+    static func boxes(fd: Int32, size: Int64, path: String) throws -> [(type: String, end: Int64)] {
+        var offset: Int64 = 0
+        var found: [(type: String, end: Int64)] = []
         var header = [UInt8](repeating: 0, count: 16)
         while offset + 8 <= size {
             let n = try retryingEINTR("pread", path: path) {
@@ -46,9 +56,8 @@ public enum FragmentedMP4Recovery {
             }
             guard boxSize >= 8, offset + boxSize <= size else { break }
             offset += boxSize
-            // A fragment is whole only once its media data is: the moof waits for its mdat.
-            if type != "moof" { good = offset }
+            found.append((type, offset))
         }
-        return good
+        return found
     }
 }

@@ -18,11 +18,14 @@ public final class Recorder: Sendable {
     /// - Parameter onDurable: called on the encoder thread each time more of the clip is on
     ///   the storage (after the sync of each fragment, and when a file is finished); it also
     ///   goes to the log as a `durable:` line. Must not block.
+    /// - Parameter wallTime: the wall time of a point of the clip's timeline: dates each
+    ///   file (its creation time) when trusted.
     /// - Throws: `RecordingError` `.invalidSettings`, or `.encoderMissing` when this
     ///   FFmpeg lacks the video encoder (checked now, before any frame).
     public init(settings: RecordingSettings, start: MonotonicTime,
                 nextPath: @escaping @Sendable () throws -> String,
-                onDurable: (@Sendable (DurableMark) -> Void)? = nil) throws(RecordingError) {
+                onDurable: (@Sendable (DurableMark) -> Void)? = nil,
+                wallTime: (@Sendable (MonotonicTime) -> WallTime)? = nil) throws(RecordingError) {
         try settings.validate()
         Recorder.quietFFmpeg
         if sav_has_encoder(settings.videoEncoder) == 0 {
@@ -33,7 +36,7 @@ public final class Recorder: Sendable {
         self.queue = queue
         let thread = Thread {
             RecordingPipeline(settings: settings, start: start, nextPath: nextPath, onDurable: onDurable,
-                              queue: queue).run()
+                              queue: queue, wallTime: wallTime).run()
         }
         thread.name = "shutter.recording"
         thread.start()

@@ -10,6 +10,7 @@ final class RecordingPipeline {
     private let nextPath: @Sendable () throws -> String
     private let onDurable: (@Sendable (DurableMark) -> Void)?
     private let queue: RecordingQueue
+    private let wallTime: (@Sendable (MonotonicTime) -> WallTime)?
     private let clock = SystemClock()
     private var audio: AudioTimeline
     private var current: SegmentFile?
@@ -22,8 +23,10 @@ final class RecordingPipeline {
     private var warnedAudioFormat = false
 
     init(settings: RecordingSettings, start: MonotonicTime, nextPath: @escaping @Sendable () throws -> String,
-         onDurable: (@Sendable (DurableMark) -> Void)?, queue: RecordingQueue) {
+         onDurable: (@Sendable (DurableMark) -> Void)?, queue: RecordingQueue,
+         wallTime: (@Sendable (MonotonicTime) -> WallTime)? = nil) {
         self.settings = settings
+        self.wallTime = wallTime
         self.start = start
         self.nextPath = nextPath
         self.onDurable = onDurable
@@ -160,7 +163,8 @@ final class RecordingPipeline {
             throw RecordingError(.pathUnavailable, "no file name for the recording (\(error)); check the storage")
         }
         let file = try SegmentFile(path: path, origin: origin, width: width, height: height, format: format,
-                                   packets: packets, settings: settings, clock: clock)
+                                   packets: packets, settings: settings, clock: clock,
+                                   created: wallTime.flatMap { ClipLabels.creationTime($0(origin)) })
         summary.paths.append(path)
         RecordingLog.info("recording to \(path)")
         return file

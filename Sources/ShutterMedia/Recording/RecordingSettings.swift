@@ -1,3 +1,6 @@
+import Foundation
+import ShutterCore
+
 /// How a clip is encoded. Comes from the board file (encoder) and the config (`video.*`).
 public struct RecordingSettings: Sendable, Equatable {
     /// FFmpeg encoder name: "h264_v4l2m2m" (Pi 4/3/Zero 2 W hardware) or "libx264" (Pi 5, x86).
@@ -29,6 +32,8 @@ public struct RecordingSettings: Sendable, Equatable {
     /// Time between keyframes, which are also the MP4 fragment boundaries: what a power cut
     /// loses at most when the encoder keeps up (the open fragment). Default 1 s.
     public var keyframeInterval: Duration = .seconds(1)
+    /// What each file says about itself (make, model, software, display orientation).
+    public var labels = ClipLabels()
 
     /// The keyframe interval in frames at `fps` (at least 1).
     public var keyframeFrames: Int {
@@ -78,5 +83,38 @@ public struct RecordingSettings: Sendable, Equatable {
         if syncInterval <= .zero || syncInterval > .seconds(2) {
             throw bad("syncInterval must be above 0 and at most 2 s")
         }
+    }
+}
+
+/// What a clip's file says about the camera that made it: the same make, model and
+/// software as the photos' EXIF, and how to turn the picture for display (the rotation
+/// and flips the camera was set to, when the sensor did not apply them).
+public struct ClipLabels: Sendable, Equatable {
+    public var make = ""
+    public var model = ""
+    public var software = ""
+    public var rotation = 0
+    public var hflip = false
+    public var vflip = false
+
+    public init(make: String = "", model: String = "", software: String = "", rotation: Int = 0,
+                hflip: Bool = false, vflip: Bool = false) {
+        self.make = make
+        self.model = model
+        self.software = software
+        self.rotation = rotation
+        self.hflip = hflip
+        self.vflip = vflip
+    }
+
+    /// ISO 8601 in UTC with microseconds ("2026-12-02T14:33:57.123456Z"), as the MP4
+    /// muxer takes a creation time; nil for an untrusted clock (no date beats a wrong one).
+    public static func creationTime(_ t: WallTime) -> String? {
+        guard t.isTrusted else { return nil }
+        var secs = time_t(t.secondsSinceEpoch)
+        var tm = tm()
+        guard gmtime_r(&secs, &tm) != nil else { return nil }
+        return String(format: "%04d-%02d-%02dT%02d:%02d:%02d.%06dZ", Int(tm.tm_year) + 1900, Int(tm.tm_mon) + 1,
+                      Int(tm.tm_mday), Int(tm.tm_hour), Int(tm.tm_min), Int(tm.tm_sec), Int(t.nanoseconds / 1000))
     }
 }

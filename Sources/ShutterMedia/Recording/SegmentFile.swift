@@ -26,7 +26,8 @@ final class SegmentFile {
     /// Creates (or truncates: the storage policy may have reserved it) and opens `path`.
     /// With `packets`, the video comes as that pre-roll encoder's packets (`packet`), not frames.
     init(path: String, origin: MonotonicTime, width: Int, height: Int, format: PixelFormat,
-         packets: PacketSource? = nil, settings: RecordingSettings, clock: SystemClock) throws(RecordingError) {
+         packets: PacketSource? = nil, settings: RecordingSettings, clock: SystemClock,
+         created: String? = nil) throws(RecordingError) {
         self.path = path
         self.origin = origin
         self.width = width
@@ -39,14 +40,29 @@ final class SegmentFile {
         if fd < 0 { throw SegmentFile.ioError(errno, "open", path) }
         self.fd = fd
         var cfg = SegmentFile.config(settings: settings, width: width, height: height, format: format)
+        // The file's creation time (its origin: the first frame's exposure start), if trusted.
+        let created = created ?? ""
+        let labels = settings.labels
         var errbuf = [CChar](repeating: 0, count: 256)
         var w: OpaquePointer?
         let r = settings.videoEncoder.withCString { enc in
             settings.preset.withCString { preset in
-                cfg.video_encoder = enc
-                cfg.preset = preset
-                if let packets { return sav_writer_open_packets(&cfg, packets.raw, fd, &w, &errbuf, errbuf.count) }
-                return sav_writer_open(&cfg, fd, &w, &errbuf, errbuf.count)
+                created.withCString { created in
+                    labels.make.withCString { make in
+                        labels.model.withCString { model in
+                            labels.software.withCString { software in
+                                cfg.video_encoder = enc
+                                cfg.preset = preset
+                                cfg.creation_time = created
+                                cfg.make = make
+                                cfg.model = model
+                                cfg.software = software
+                                if let packets { return sav_writer_open_packets(&cfg, packets.raw, fd, &w, &errbuf, errbuf.count) }
+                                return sav_writer_open(&cfg, fd, &w, &errbuf, errbuf.count)
+                            }
+                        }
+                    }
+                }
             }
         }
         if r < 0 {
@@ -135,6 +151,9 @@ final class SegmentFile {
         cfg.audio_channels = Int32(settings.audioChannels)
         cfg.audio_sample_rate = Int32(settings.audioSampleRate)
         cfg.audio_bitrate = Int64(settings.audioBitrate)
+        cfg.rotation = Int32(settings.labels.rotation)
+        cfg.hflip = settings.labels.hflip ? 1 : 0
+        cfg.vflip = settings.labels.vflip ? 1 : 0
         return cfg
     }
 

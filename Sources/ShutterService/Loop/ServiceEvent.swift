@@ -48,6 +48,8 @@ enum JobResult: Sendable {
     /// A press-time clip got its DCF name (or could not).
     case clipCommitted(CaptureID, Result<(path: String, start: MonotonicTime), CaptureError>)
     case clipFinished(CaptureID, start: MonotonicTime?, ClipRecorder.Outcome)
+    /// The clip's files were made regular MP4s (ClipFinisher); `problems`: those that stay fragmented, and why.
+    case clipRegular(CaptureID, start: MonotonicTime?, files: [String], problems: [String])
     /// The camera has the controls it was given.
     case controlsApplied
     /// The state file was written (nil) or why not.

@@ -287,7 +287,7 @@ final class ServiceLoop {
         case .startAutofocus:
             photo.startAutofocus(camera: control.camera)
         case .startSpeculativeClip(let from):
-            clip.begin(from: from, kept: recent.frames(from: from))
+            clip.begin(from: from, kept: recent.frames(from: from), camera: control.camera?.info)
         case .discardSpeculativeClip:
             if let gone = clip.discard() { photo.clipDiscarded(gone) }
         case let .pinPressFrame(origin, at):
@@ -302,7 +302,7 @@ final class ServiceLoop {
         case let .startRecording(id, origin, from, _):
             requests.bind(origin, to: id)
             health.encoderStarted()
-            clip.commit(id: id, from: from, kept: recent.frames(from: from))
+            clip.commit(id: id, from: from, kept: recent.frames(from: from), camera: control.camera?.info)
         case let .stopRecording(id, at):
             clip.stop(id, at: min(at, now))
         case let .answers(origin, id):
@@ -398,8 +398,22 @@ final class ServiceLoop {
                 if error == nil, let first = paths.first { preview?.savePoster(for: id, beside: first) }
             }
             apply(machine.handle(input, at: now))
-            requests.resolve(id, files, at: now, clipStart: start)
+            if case .success(let paths) = files, !paths.isEmpty {
+                // The machine is idle again; the request's reply waits for the files' final form.
+                let storage = ctx.storage, log = ctx.log
+                jobs.start {
+                    let problems = await Blocking.run(on: ClipFinisher.queue) {
+                        ClipFinisher.finish(paths, storage: storage, log: log)
+                    }
+                    return .clipRegular(id, start: start, files: paths, problems: problems)
+                }
+            } else {
+                requests.resolve(id, files, at: now, clipStart: start)
+            }
             if health.isReady { health.publish(readyLine) }
+        case let .clipRegular(id, start, paths, problems):
+            for p in problems { journal.error(p) }
+            requests.resolve(id, .success(paths), at: now, clipStart: start)
         case .controlsApplied:
             control.controlsApplied(now: now)
         case let .settingsSaved(op, note):

@@ -69,8 +69,17 @@ final class ClipRecorder: Sendable {
     /// Capture time of the newest packet received (on `queue`).
     private let newestPacket = Mutex<MonotonicTime?>(nil)
 
-    init(storage: Storage, settings: RecordingSettings, clock: any MonotonicClock, prerollSeconds: Int = 0) {
+    /// The wall time of a point on the service's clock: dates each clip file when trusted.
+    private let wallTime: (@Sendable (MonotonicTime) -> WallTime)?
+
+    init(storage: Storage, settings: RecordingSettings, clock: any MonotonicClock, prerollSeconds: Int = 0,
+         wallClock: (any WallClock)? = nil) {
         self.storage = storage
+        if let wallClock {
+            wallTime = { @Sendable t in wallClock.now().adding(t - clock.now()) }
+        } else {
+            wallTime = nil
+        }
         self.settings = settings
         self.clock = clock
         self.prerollSeconds = prerollSeconds
@@ -124,9 +133,10 @@ final class ClipRecorder: Sendable {
 
     /// A press: encode from `from` (the kept frames reach back to it) under a temp name.
     /// Replaces an uncommitted clip; never a committed one.
-    func begin(from: MonotonicTime, kept: [Frame], withAudio: Bool) {
+    func begin(from: MonotonicTime, kept: [Frame], withAudio: Bool, labels: ClipLabels) {
         let n = serial.withLock { $0 += 1; return $0 }
         var clipSettings = self.settings
+        clipSettings.labels = labels
         if !withAudio { clipSettings.audioChannels = 0 }  // no microphone: video only, no empty track
         let settings = clipSettings, storage = self.storage, log = self.log
         queue.async { [self] in
@@ -137,7 +147,8 @@ final class ClipRecorder: Sendable {
             let start = kept.first.map { min($0.timestamp, from) } ?? from
             let s = Session(files: files, start: start, exposureStart: kept.first?.exposureStart ?? from)
             do {
-                let r = try Recorder(settings: settings, start: start, nextPath: { try files.nextPath() })
+                let r = try Recorder(settings: settings, start: start, nextPath: { try files.nextPath() },
+                                     wallTime: wallTime)
                 for f in kept { r.append(f) }
                 s.recorder = r
             } catch {
@@ -158,7 +169,8 @@ final class ClipRecorder: Sendable {
         let first = held?.video.first
         let s = Session(files: files, start: first?.time ?? from, exposureStart: first?.exposureStart ?? from)
         do {
-            let r = try Recorder(settings: settings, start: s.start, nextPath: { try files.nextPath() })
+            let r = try Recorder(settings: settings, start: s.start, nextPath: { try files.nextPath() },
+                                 wallTime: wallTime)
             if settings.audioChannels > 0 { for a in held?.audio ?? [] { r.append(prerollAudio: a) } }
             for p in held?.video ?? [] { r.append(packet: p) }
             s.recorder = r

@@ -122,16 +122,14 @@ final class PhotoTaker: Sendable {
     }
 
     private func metadata(for frame: Frame, camera: CameraInfo?) -> StillMetadata {
+        let o = CameraLabels.orientation(config, cameraAppliesTransform: cameraAppliesTransform)
         var meta = StillMetadata(
-            make: config.exif.make.isEmpty ? (camera?.make ?? "Shutter") : config.exif.make,
-            model: config.exif.model.isEmpty ? (camera?.model ?? "Camera") : config.exif.model,
+            make: CameraLabels.make(config, camera), model: CameraLabels.model(config, camera),
             software: ShutterVersion.software,
             // The moment the exposure began, not the save: EXIF DateTimeOriginal and SubSecTimeOriginal.
             captureTime: wallClock.now().adding(frame.exposureStart - clock.now()),
             focalLengthMillimetres: config.exif.focalLengthMm, fNumber: config.exif.fNumber,
-            rotation: cameraAppliesTransform ? 0 : config.camera.rotation,
-            hflip: cameraAppliesTransform ? false : config.camera.hflip,
-            vflip: cameraAppliesTransform ? false : config.camera.vflip)
+            rotation: o.rotation, hflip: o.hflip, vflip: o.vflip)
         meta.take(frame.metadata)
         return meta
     }

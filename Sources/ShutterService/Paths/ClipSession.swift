@@ -46,7 +46,7 @@ final class ClipSession {
             segmentSeconds: Double(c.video.segmentSeconds))
         settings.keyframeInterval = .milliseconds(Int64(c.video.keyframeIntervalMs))
         recorder = ClipRecorder(storage: ctx.storage, settings: settings, clock: ctx.clock,
-                                prerollSeconds: c.video.prerollSeconds)
+                                prerollSeconds: c.video.prerollSeconds, wallClock: ctx.wallClock)
     }
 
     /// No clip is encoded, committed or being finalised.
@@ -56,9 +56,11 @@ final class ClipSession {
     var wantsFrames: Bool { current != nil || recorder.hasPreroll }
 
     /// 1. A press: encode from `from` (the kept frames reach back to it) under a temp name.
-    func begin(from: MonotonicTime, kept: [Frame]) {
+    /// `camera`: the camera recording, whose make and model the file names.
+    func begin(from: MonotonicTime, kept: [Frame], camera: CameraInfo?) {
         if current?.id != nil { return }  // a recording is running
-        recorder.begin(from: from, kept: kept, withAudio: micRunning)
+        let labels = CameraLabels.clip(ctx.config, camera, cameraAppliesTransform: ctx.roles.cameraAppliesTransform)
+        recorder.begin(from: from, kept: kept, withAudio: micRunning, labels: labels)
         current = Current(id: nil)
     }
 
@@ -76,8 +78,8 @@ final class ClipSession {
     }
 
     /// 3. A hold (or `record start`): the clip `id`, from `from`.
-    func commit(id: CaptureID, from: MonotonicTime, kept: [Frame]) {
-        if current == nil || current?.id != nil { begin(from: from, kept: kept) }
+    func commit(id: CaptureID, from: MonotonicTime, kept: [Frame], camera: CameraInfo?) {
+        if current == nil || current?.id != nil { begin(from: from, kept: kept, camera: camera) }
         current?.id = id
         doing[id] = "recording"
         let committed = recorder.commit()

@@ -42,8 +42,8 @@ final class Health {
     // MARK: The card
 
     /// Before the loop starts: creates the root (unless it must be a mount point),
-    /// removes temp clips a power cut left, and cuts a clip open at the cut back to
-    /// its last whole fragment.
+    /// removes temp clips a power cut left, cuts a clip open at the cut back to its
+    /// last whole fragment, and finishes it (and any clip whose finish was cut off).
     static func prepareStorage(_ ctx: ServiceContext) async {
         let storage = ctx.storage, log = ctx.log, create = !ctx.config.storage.requireMountPoint
         await Blocking.run(on: Self.storageQueue) {
@@ -53,7 +53,12 @@ final class Health {
                 try? FileManager.default.createDirectory(atPath: storage.root, withIntermediateDirectories: true)
             }
             ClipFiles.removeLeftovers(in: storage.root)
-            Self.recoverLastClip(in: storage.dcim, log: log)
+            let interrupted = ClipFinisher.removeLeftovers(in: storage.dcim)
+            let last = Self.recoverLastClip(in: storage.dcim, log: log)
+            // The clip open at the cut, and any whose finish was cut off: finished now.
+            for path in Set(interrupted + [last].compactMap { $0 }).sorted() {
+                _ = ClipFinisher.finish(path, storage: storage, log: log)
+            }
         }
     }
 
@@ -62,17 +67,18 @@ final class Health {
 
     /// A clip open when the power went (or the process was killed inside a write)
     /// may end in a partial fragment: cut it back to its last whole one.
-    private static func recoverLastClip(in dcim: String, log: Log) {
-        guard let e = FileManager.default.enumerator(atPath: dcim) else { return }
-        let clips = e.compactMap { $0 as? String }.filter { $0.hasSuffix(".MP4") }.sorted()
-        guard let last = clips.last else { return }
+    /// Returns the clip, when there is one left to keep.
+    private static func recoverLastClip(in dcim: String, log: Log) -> String? {
+        guard let e = FileManager.default.enumerator(atPath: dcim) else { return nil }
+        let clips = e.compactMap { $0 as? String }.filter { $0.hasSuffix(".MP4") && !$0.contains("/.") }.sorted()
+        guard let last = clips.last else { return nil }
         let path = (dcim as NSString).appendingPathComponent(last)
         // A name reserved just before a crash, never written: nothing to keep (its
         // number stays used, the counter is ahead of it).
         if let size = (try? FileManager.default.attributesOfItem(atPath: path))?[.size] as? Int, size == 0 {
             unlink(path)
             log.notice("removed \(path): an empty clip left by a crash")
-            return
+            return nil
         }
         do {
             let cut = try FragmentedMP4Recovery.truncateToLastWholeFragment(path: path)
@@ -80,6 +86,7 @@ final class Health {
         } catch {
             log.warning("could not check \(path) for an unfinished fragment: \(error)")
         }
+        return path
     }
 
     /// Every 5 s, and when the machine asks (after a storage error).
