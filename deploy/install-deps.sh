@@ -6,15 +6,17 @@
 # `install-deps.sh --test` adds what only the tests need (`make test`): the web page's
 # browser test drives Debian's chromium (openssl makes the TLS test's certificate, testssl.sh
 # checks its protocols, ciphers and renegotiation; ab and slowhttptest load the server;
-# python3-requests is the Home Assistant test's HTTP client), so `make run` on a Pi does not
-# pull a browser in.
+# python3-requests is the Home Assistant test's HTTP client; GStreamer's gst-discoverer-1.0 with
+# its MP4 demuxer and H.264/AAC decoders reads a finished clip's duration as another player
+# would), so `make run` on a Pi does not pull a browser in.
 set -eu
 PKGS="pkg-config libturbojpeg0-dev libjpeg62-turbo-dev libexif-dev \
 libavcodec-dev libavformat-dev libavutil-dev libswresample-dev libswscale-dev ffmpeg \
 libcamera-dev libgpiod-dev gpiod libasound2-dev alsa-utils sox tmux \
 libimage-exiftool-perl systemd e2fsprogs \
 libmicrohttpd-dev libsodium-dev"
-TEST_PKGS="chromium chromium-driver python3-selenium openssl testssl.sh apache2-utils slowhttptest python3-requests"
+TEST_PKGS="chromium chromium-driver python3-selenium openssl testssl.sh apache2-utils slowhttptest python3-requests \
+gstreamer1.0-plugins-base-apps gstreamer1.0-plugins-good gstreamer1.0-libav"
 [ "${1:-}" = "--list" ] && { echo $PKGS; exit 0; }
 [ "${1:-}" = "--test" ] && { shift; PKGS="$PKGS $TEST_PKGS"; }
 [ $# -gt 0 ] && PKGS="$*"

@@ -117,14 +117,18 @@ struct SyntheticRecording {
     var format: PixelFormat = .i420
     /// Chunks the "microphone" loses (overrun): the next chunk reports them as dropped.
     var lostAudioChunks: Set<Int> = []
+    /// The wall time of a point of the timeline (the files' creation time); nil: undated.
+    var wallTime: (@Sendable (MonotonicTime) -> WallTime)? = nil
+    /// The press every recording starts at (frames come after it).
+    static let start = MonotonicTime(nanoseconds: 1_000_000_000_000)
 
     func record(_ settings: RecordingSettings, to dir: String, name: String = "clip",
                 onDurable: (@Sendable (DurableMark) -> Void)? = nil) throws -> RecordingSummary {
-        let start = MonotonicTime(nanoseconds: 1_000_000_000_000)
+        let start = Self.start
         let counter = LockedCounter()
         let recorder = try Recorder(settings: settings, start: start, nextPath: {
             "\(dir)/\(name)\(counter.next()).mp4"
-        }, onDurable: onDurable)
+        }, onDurable: onDurable, wallTime: wallTime)
         let video = SyntheticVideo(width: width, height: height)
         let audio = SyntheticAudio(channels: max(1, settings.audioChannels))
         let audioStart = start + audioOffset

@@ -133,7 +133,7 @@ final class ClipRecorder: Sendable {
 
     /// A press: encode from `from` (the kept frames reach back to it) under a temp name.
     /// Replaces an uncommitted clip; never a committed one.
-    func begin(from: MonotonicTime, kept: [Frame], withAudio: Bool, labels: ClipLabels) {
+    func begin(from: MonotonicTime, kept: [Frame], withAudio: Bool, labels: ClipLabels = ClipLabels()) {
         let n = serial.withLock { $0 += 1; return $0 }
         var clipSettings = self.settings
         clipSettings.labels = labels
