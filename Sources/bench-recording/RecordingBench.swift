@@ -74,8 +74,46 @@ enum RecordingBench {
              extra: ",\"frames\":\(last.summary.framesWritten),\"dropped\":\(last.summary.framesDropped),\"preset\":\"\(settings.preset)\",\"bytes\":\(last.sizes[0]),\"reference_bytes\":\(last.sizes[1]),\"ffmpeg_status\":\(last.status)\(runs)")
         emit("recording_1080p30_60s_peak_rss", Double(last.peak) / 1_048_576, "MB", reference: Double(last.refPeak) / 1_048_576,
              extra: ",\"recording_path_mb\":\(String(format: "%.1f", Double(last.peak - last.base) / 1_048_576)),\"baseline_mb\":\(String(format: "%.1f", Double(last.base) / 1_048_576))")
+        finish(clip: "\(dir)/ours.mp4", dir: dir, trials: trials)
         try? FileManager.default.removeItem(atPath: "\(dir)/ours.mp4")
         try? FileManager.default.removeItem(atPath: "\(dir)/reference.mp4")
+    }
+
+    /// The finish of the 60 s clip (fragmented → regular MP4, RegularMP4) against
+    /// `ffmpeg -c copy` of the same file to a regular MP4, best of `trials` each; the bytes
+    /// it writes as a ratio of the clip's size. Each trial finishes a fresh copy.
+    static func finish(clip: String, dir: String, trials: Int) {
+        var ours: [Double] = [], refs: [Double] = []
+        var written: Int64 = 0, source: Int64 = 0
+        for _ in 0..<max(1, trials) {
+            let copy = "\(dir)/finish.mp4", out = "\(dir)/finish-ffmpeg.mp4"
+            try? FileManager.default.removeItem(atPath: copy)
+            guard (try? FileManager.default.copyItem(atPath: clip, toPath: copy)) != nil else { return }
+            let t0 = now()
+            do {
+                guard let f = try RegularMP4.finish(path: copy) else { return say("{\"bench\":\"finish_1080p30_60s\",\"error\":\"not fragmented\"}") }
+                written = f.bytesWritten
+                source = f.sourceBytes
+            } catch {
+                return say("{\"bench\":\"finish_1080p30_60s\",\"error\":\"\(error)\"}")
+            }
+            ours.append(Double((now() - t0).nanoseconds) / 1e9)
+            let r0 = now()
+            let p = Process()
+            p.executableURL = URL(fileURLWithPath: "/usr/bin/ffmpeg")
+            p.arguments = ["-v", "error", "-y", "-i", clip, "-map", "0", "-c", "copy", out]
+            guard (try? p.run()) != nil else { return }
+            p.waitUntilExit()
+            // The same durability as ours: the copy is synced before it counts as done.
+            let fd = open(out, O_RDONLY)
+            if fd >= 0 { fsync(fd); close(fd) }
+            refs.append(Double((now() - r0).nanoseconds) / 1e9)
+            try? FileManager.default.removeItem(atPath: copy)
+            try? FileManager.default.removeItem(atPath: out)
+        }
+        guard let best = ours.min(), let bestRef = refs.min() else { return }
+        emit("finish_1080p30_60s", best, "s", reference: bestRef,
+             extra: ",\"bytes_written\":\(written),\"clip_bytes\":\(source),\"bytes_ratio\":\(String(format: "%.3f", Double(written) / Double(max(1, source)))),\"runs\":[\(ours.map { String(format: "%.3f", $0) }.joined(separator: ","))],\"reference_runs\":[\(refs.map { String(format: "%.3f", $0) }.joined(separator: ","))]")
     }
 
     static func ours(seconds: Double, settings: RecordingSettings, video: SyntheticVideo, dir: String)

@@ -2,6 +2,7 @@ import Foundation
 import XCTest
 import ShutterCore
 import ShutterSim
+import ShutterStorage
 @testable import ShutterService
 
 /// The whole service in this process, configured as `shutterd --board sim
@@ -41,6 +42,7 @@ final class InProcessRig: @unchecked Sendable {
                       camera: (inout SimCamera.Settings) -> Void = { _ in },
                       edit: (inout ShutterConfig) -> Void = { _ in },
                       waitReady: Bool = true, powerOff: @escaping @Sendable () -> Void = {},
+                      wallClock: any WallClock = SystemWallClock(),
                       file: StaticString = #filePath, line: UInt = #line) async throws -> InProcessRig {
         let dir = try dir ?? DaemonHarness.makeTempDir()
         let card = root ?? dir + "/data"
@@ -61,7 +63,7 @@ final class InProcessRig: @unchecked Sendable {
         if let button { roles.button = button }
         let told = Told(clock: clock, powerOff: powerOff)
         let log = try LogFile()
-        let service = CameraService(config: config, roles: roles, hooks: told.hooks, clock: clock,
+        let service = CameraService(config: config, roles: roles, hooks: told.hooks, clock: clock, wallClock: wallClock,
                                     reloadConfig: reload ?? (given == nil ? load : nil))
         let (signals, input) = AsyncStream.makeStream(of: ServiceSignal.self)
         let rig = InProcessRig(clock: clock, board: roles.sim!, service: service,
