@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-2-Clause
 # Installs a SOURCE BUILD of Shutter as a boot-time systemd service (README.md, "Build
 # from source"), for working on Shutter itself. To install Shutter on a Pi, use the Debian
 # package (`make deb`, `apt install ./shutter_*.deb`: versioned, upgrades and removes

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 import ShutterCore
 
 /// The camera settings and tap-to-focus routes: `get`, `set`, `reset` and `focus`

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-2-Clause
 """README's Home Assistant configuration, driven the way Home Assistant drives it, with
 clients that are not ours: Python's requests (what the MJPEG integration's setup and
 rest_command/REST sensor use: HTTP Basic, a Bearer header) and ffmpeg (the MJPEG

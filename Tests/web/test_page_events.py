@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-2-Clause
 """The page's own logic for live events, in Debian's headless chromium, against a small
 stand-in server (this file) that serves the page's files from PAGE_DIR (the repository's
 Sources/ShutterWeb/Page) and answers the API with what the test says, /api/events

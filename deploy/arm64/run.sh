@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-2-Clause
 # `make arm64`: the package on the Pi's architecture, under qemu-user. In a cached Debian
 # trixie arm64 root (build-root.sh: trixie's swiftlang 6.0.3, libcamera, libgpiod 2,
 # FFmpeg 7) it builds the release shutterd and shutterctl, builds the tests and runs the

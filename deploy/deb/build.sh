@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-2-Clause
 # `make deb`: shutter_<version>_<arch>.deb for the machine (or root) it runs on, with
 # Debian's own tools: dpkg-shlibdeps for Depends, dpkg-deb to build. The Swift runtime
 # and Foundation are linked statically (--static-swift-stdlib), so the target needs no

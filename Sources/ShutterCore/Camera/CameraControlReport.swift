@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 /// The controls of the vocabulary by libcamera's name, which is how a camera
 /// (real or simulated) says which one it lacks.
 public enum CameraControlID: String, Codable, Sendable, CaseIterable {

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 /// The capture state machine: a value-type reducer from inputs (gestures, role
 /// outcomes, faults, commands, time) to actions. It owns no thread and no
 /// clock: every input carries its time, so it is tested step by step.

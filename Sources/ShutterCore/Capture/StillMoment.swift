@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 /// Which frame a photo is (`still.moment`, README "The moment of the press").
 public enum StillMoment: String, Codable, Sendable, CaseIterable {
     /// The frame whose exposure started closest to the press, kept from the

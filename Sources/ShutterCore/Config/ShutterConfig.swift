@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 /// The whole configuration of the service, one value. Built by `ConfigLoader`
 /// from defaults ← board file ← config file ← command line, validated against
 /// `ConfigSchema` once. JSON keys are the property names (camelCase), grouped

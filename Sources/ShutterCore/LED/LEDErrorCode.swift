@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 /// Error codes a person can count on the status LED: N short blinks, then a
 /// long pause. 1 is not used, so a single stray blink never reads as a code.
 public enum LEDErrorCode: Int, Sendable, CaseIterable, Comparable {

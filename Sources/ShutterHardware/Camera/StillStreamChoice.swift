@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 /// Which still stream to run beside video for the `press` moment (README "The
 /// moment of the press"), as pure rules the camera applies to what the pipeline
 /// answers.

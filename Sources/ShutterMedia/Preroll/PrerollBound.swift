@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 /// How much the pre-roll ring may hold (README "The moment of the press").
 public enum PrerollBound {
     /// Beyond the pre-roll the ring keeps this much more: the press is known only after

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 /// How a clip is encoded. Comes from the board file (encoder) and the config (`video.*`).
 public struct RecordingSettings: Sendable, Equatable {
     /// FFmpeg encoder name: "h264_v4l2m2m" (Pi 4/3/Zero 2 W hardware) or "libx264" (Pi 5, x86).

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-2-Clause
 # roots: trixie
 # cma: a camera whose two-stream buffers do not fit (a Pi's CMA area is small: README "Buffer
 # memory"). The VM hides the DMA heap, so libcamera's virtual pipeline allocates from udmabuf,
