@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: BSD-2-Clause
-/// Which frame a photo is (`still.moment`, README "The moment of the press").
+/// Which frame a photo is (`still.moment`, docs/control-and-api.md "The moment of the press").
 public enum StillMoment: String, Codable, Sendable, CaseIterable {
     /// The frame whose exposure started closest to the press, kept from the
     /// running stream: no mode switch, no autofocus wait, no gap in the video.

@@ -9,7 +9,7 @@ public enum LEDErrorCode: Int, Sendable, CaseIterable, Comparable {
 
     public static func < (a: LEDErrorCode, b: LEDErrorCode) -> Bool { a.rawValue < b.rawValue }
 
-    /// What the person should do, for logs, `STATUS=` and the README table.
+    /// What the person should do, for logs, `STATUS=` and the table in docs/control-and-api.md "The LEDs".
     public var meaning: String {
         switch self {
         case .noCamera: return "no camera: check the ribbon cable; the service keeps retrying"
