@@ -13,7 +13,7 @@ test-deps:
 	@sh deploy/install-deps.sh --test
 
 # The version (deploy/version.sh: a v* tag, git describe, else VERSION) into a git-ignored
-# Swift file, before every build; rewritten only when it changed (README: Versions).
+# Swift file, before every build; rewritten only when it changed (docs/deploy.md: Versions).
 version:
 	@sh deploy/version-stamp.sh >/dev/null
 
@@ -52,7 +52,8 @@ clean:
 
 # W^X: no built executable may have a writable and executable segment (issue 14); the
 # check itself must fail on bad binaries; the archive URI comes from apt's sources; the
-# version's forms sort as dpkg compares them.
+# version's forms sort as dpkg compares them; every relative link and anchor in README.md,
+# CHANGELOG.md and docs/*.md resolves, and that checker fails on broken ones.
 # A few seconds. Run after a build (`make test` does).
 .PHONY: check-scripts
 check-scripts:
@@ -60,10 +61,12 @@ check-scripts:
 	@sh deploy/test-check-segments.sh
 	@sh deploy/test-apt-archive-uri.sh
 	@sh deploy/test-version.sh
+	@python3 deploy/check-doc-links.py
+	@sh deploy/test-check-doc-links.sh
 
 # Debian package for this machine: .build/shutter_<version>_<arch>.deb, Swift runtime
 # linked statically; lintian (errors fail); size and start time against the dynamic build
-# (README: Install on a Raspberry Pi). `make deb-test` installs, upgrades, removes and
+# (docs/deploy.md: Build the package). `make deb-test` installs, upgrades, removes and
 # purges it in a clean bookworm root (root only; cached root).
 .PHONY: deb deb-test arm64-deb
 deb: deps version
@@ -88,7 +91,7 @@ arm64-deb: version
 
 # The package on arm64 (the Pi's architecture) in a cached Debian trixie arm64 root under
 # qemu-user: release shutterd and shutterctl, the Core and Media unit tests, segment check
-# (README: On arm64). Not in `make test`: cold it takes ~70 min; run it before a release.
+# (docs/emulated-hardware.md: On arm64). Not in `make test`: cold it takes ~70 min; run it before a release.
 .PHONY: arm64
 arm64: version
 	@sh deploy/arm64/run.sh
@@ -101,7 +104,7 @@ compat:
 	@sh deploy/compat/check-trixie.sh
 
 # Emulated hardware: the release shutterd in a QEMU VM on vimc + gpio-sim + snd-aloop
-# (README: Emulated hardware), booted twice: bookworm's libcamera 0.0.3, then a cached
+# (docs/emulated-hardware.md), booted twice: bookworm's libcamera 0.0.3, then a cached
 # trixie root's libcamera 0.7.1 with its virtual cameras (shutterd built there with Swift
 # 6.0.3; needs root or password-less sudo). Cold caches: kernel ~7 min, trixie root ~4 min;
 # scenarios: ~4 min on bookworm, ~11 min on trixie. HIL_ROOTS=bookworm boots one.
@@ -112,7 +115,7 @@ hil: deps version
 # The same on arm64 (the Pi's architecture) on real kernel drivers: the VM kernel cross-built
 # for arm64, qemu-system-aarch64 -M virt -cpu cortex-a72 (TCG), make arm64's trixie arm64 root
 # with a layer of the VM's tools, the arm64 release shutterd built there under qemu-user; the
-# probe, tap, hold, power-cut and bounce scenarios (README: Emulated hardware). Not in `make test`:
+# probe, tap, hold, power-cut and bounce scenarios (docs/emulated-hardware.md: make hil-arm64). Not in `make test`:
 # cold ~55 min with make arm64's root cached (the release build under qemu-user ~35 of it;
 # ~1.5 h without), ~4 min after a commit (a relink and the scenarios).
 hil-arm64: version
@@ -125,7 +128,7 @@ hil-probe:
 # Shutter side by side with rpicam-apps (issue 24): Raspberry Pi's libcamera fork and
 # rpicam-apps built from pinned snapshots in overlay layers on make hil's libcamera 0.7.1
 # root (cached under /var/cache/shutter-peer), then one VM boot running both on the same
-# virtual camera, printed as one table (README: Performance). Fails when row 5 (the release
+# virtual camera, printed as one table (docs/performance.md). Fails when row 5 (the release
 # shutterd on the fork's library: two streams, camera next) fails. Not in `make test`:
 # warm ~14 min here (the VM boot ~13 of it), cold adds ~15 min of layers. PEER_N=5 shortens row 1.
 .PHONY: peer

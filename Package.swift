@@ -1,4 +1,5 @@
 // swift-tools-version:6.0
+// SPDX-License-Identifier: BSD-2-Clause
 // Shutter: a headless button camera service. See README.md and ../shared/DESIGN.md.
 // No Swift package dependencies: system libraries come in through module maps (Sources/C*).
 import PackageDescription

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-2-Clause
 # Prints the Debian archive URI this machine's apt already uses (no package host is
 # named in the repository). Used by deploy/check-swift60.sh, deploy/compat/
 # fetch-trixie-headers.sh and deploy/arm64/build-root.sh.

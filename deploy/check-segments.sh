@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-2-Clause
 # W^X check: fails when an ELF executable has a program header segment that is both
 # writable and executable (a `LOAD ... RWE` code-and-data segment, or an executable
 # stack, `GNU_STACK RWE`). Such a binary undoes what the unit asks for with

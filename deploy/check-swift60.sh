@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-2-Clause
 # Builds the package with Swift 6.0.3 (Debian trixie's swiftlang, what Raspberry Pi OS
 # trixie ships) in a debootstrap chroot, against trixie's libgpiod 2, libcamera 0.4 and
 # FFmpeg 7. Root only; ~4.4 GB in $ROOT, cached. Not part of `make test` (size, time).

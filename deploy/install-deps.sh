@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-2-Clause
 # Installs the Debian packages Shutter needs to build, test and run, when missing.
 # Called by `make test`, `make run` and `make bench`; safe to run again.
 # `install-deps.sh PKG...` installs those packages instead (deploy/hil/install-deps.sh);

@@ -1,14 +1,16 @@
 #!/bin/sh
-# Installs a SOURCE BUILD of Shutter as a boot-time systemd service (README.md, "Build
+# SPDX-License-Identifier: BSD-2-Clause
+# Installs a SOURCE BUILD of Shutter as a boot-time systemd service (docs/deploy.md, "Build
 # from source"), for working on Shutter itself. To install Shutter on a Pi, use the Debian
 # package (`make deb`, `apt install ./shutter_*.deb`: versioned, upgrades and removes
-# cleanly; README "Install the package"). This script refuses while that package is installed.
+# cleanly; docs/deploy.md "Install the package"). This script refuses while that package is installed.
 #   the release binaries      /usr/local/bin/shutterd, /usr/local/bin/shutterctl
 #   the board files           /usr/share/shutter/boards/*.json
-#   the README                /usr/share/shutter/README.md (the unit's Documentation=)
+#   the README                /usr/share/shutter/README.md (the unit's Documentation=),
+#                             and the docs/ it links to: /usr/share/shutter/docs/*.md
 #   the unit                  /etc/systemd/system/shutterd.service (enabled, started)
 #   the web page's socket     /etc/systemd/system/shutterd.socket (installed disabled:
-#                             README "From a phone" says how to turn it on)
+#                             docs/control-and-api.md "From a phone" says how to turn it on)
 #   the user and its groups   /etc/sysusers.d/shutter.conf (user shutter in video, audio, gpio)
 #   device access             /etc/udev/rules.d/60-shutter.rules
 #   power-off for the gesture /etc/polkit-1/rules.d/50-shutter-poweroff.rules
@@ -74,13 +76,17 @@ if [ -x "$ctl" ]; then
     say "installed $root/usr/local/bin/shutterctl"
 fi
 
-# 2. Board files and the README (the unit's Documentation=).
+# 2. Board files, the README (the unit's Documentation=) and the docs/ it links to.
 install -d -m 0755 "$root/usr/share/shutter/boards"
 for f in "$repo"/boards/*.json; do
     install -m 0644 "$f" "$root/usr/share/shutter/boards/"
 done
 install -m 0644 "$repo/README.md" "$root/usr/share/shutter/README.md"
-say "installed board files in $root/usr/share/shutter/boards and the README beside them"
+install -d -m 0755 "$root/usr/share/shutter/docs"
+for f in "$repo"/docs/*.md; do
+    install -m 0644 "$f" "$root/usr/share/shutter/docs/"
+done
+say "installed board files in $root/usr/share/shutter/boards and the README and docs/ beside them"
 
 # 3. The user and its groups (systemd-sysusers: idempotent, works on an offline tree).
 install -d -m 0755 "$root/etc/sysusers.d"
@@ -135,7 +141,7 @@ install -m 0644 "$here/shutterd.service" "$root/etc/systemd/system/shutterd.serv
 # The web page's socket: installed, never enabled here (an upgrade keeps whatever
 # the person chose). Opt-in: web.enabled + web.passwordHash, then enable it.
 install -m 0644 "$here/shutterd.socket" "$root/etc/systemd/system/shutterd.socket"
-say "installed $root/etc/systemd/system/shutterd.socket (disabled; README \"From a phone\" to turn the web page on)"
+say "installed $root/etc/systemd/system/shutterd.socket (disabled; docs/control-and-api.md \"From a phone\" to turn the web page on)"
 if [ "$live" = yes ]; then
     systemctl daemon-reload
     systemctl enable shutterd.service

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-2-Clause
 # CI check of deploy/shutterd.service, without systemd running as PID 1:
 #  1. `systemd-analyze verify` must print nothing and succeed;
 #  2. `systemd-analyze security --offline=yes` must report an exposure <= 2.5.

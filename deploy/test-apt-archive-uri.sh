@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-2-Clause
 # Checks deploy/apt-archive-uri.sh on sample apt configurations (deb822 .sources,
 # one-line sources.list and .list files, apt lists naming the Debian origin), then that
 # no Debian package host is named anywhere in the repository. Hosts here are *.example.

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-2-Clause
 # Proves deploy/check-segments.sh can fail: links tiny C programs with a writable and
 # executable segment three ways (ld --omagic: text and data in one RWX LOAD; an "awx"
 # section, what a hand-written `.section` can do; -z execstack: an RWE GNU_STACK) and

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-2-Clause
 # Checks deploy/version.sh on throwaway repositories: no v* tag yet, a tagged commit,
 # commits after it, uncommitted changes, a tarball without .git, the override; and that
 # each later form sorts after the earlier one as dpkg compares versions (an upgrade).

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-2-Clause
 # Removes what deploy/install.sh installed: the binaries, the unit, the board files,
 # the udev, polkit and sysusers files. KEEPS the photos and videos (/var/lib/shutter),
 # the config (/etc/shutter/shutter.json) and the user shutter that owns the files

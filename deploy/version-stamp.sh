@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-2-Clause
 # Writes the version (deploy/version.sh) into Sources/CShutterVersion/version_stamp.h, which
 # git ignores, so that the binaries carry it. `make` runs this before every swift build;
 # the file is rewritten only when the version changed, so an unchanged tree rebuilds

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-2-Clause
 # Prints Shutter's version, one string for --version, status, the log, EXIF and the .deb:
 #   a tagged commit v0.3.0              -> 0.3.0
 #   5 commits after it                  -> 0.3.0+5.gabc1234

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 // libgpiod v1 and v2 behind one C interface (see include/CGPIODShim.h).
 // `GPIOD_LINE_BULK_MAX_LINES` exists only in v1's header: that is the switch.
 #define _GNU_SOURCE

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 // The libcamera shim: owns the CameraManager, cameras, allocators, requests and
 // mappings; hands completed requests to Swift through an eventfd. Compiles
 // against libcamera 0.0.3 (bookworm), 0.4 (trixie) and the Raspberry Pi fork

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 // FFmpeg side of Shutter's recordings: encoders, fragmented MP4 muxer, pixel conversion.
 // Written against the FFmpeg 5.1 API and kept compatible with 7.x: AVChannelLayout
 // (ch_layout) only, no removed fields, the avio write callback's const change guarded.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 // Web page passwords: libsodium's Argon2id.
 #include "shutter_password.h"
 

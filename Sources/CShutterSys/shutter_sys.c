@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 // See include/shutter_sys.h.
 #define _GNU_SOURCE
 #include "shutter_sys.h"

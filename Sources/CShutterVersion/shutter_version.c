@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 #include "shutter_version.h"
 
 // version_stamp.h is written by deploy/version-stamp.sh (make) and ignored by git; it

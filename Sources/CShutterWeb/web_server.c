@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 // The HTTP server: libmicrohttpd owns sockets, parsing and threads; this file
 // gathers one request (with a small body) and hands it to the Swift handler.
 #define _GNU_SOURCE

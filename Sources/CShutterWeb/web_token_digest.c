@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 // API tokens' digests: libsodium's SHA-256 (see shutter_web_token.h).
 #include "shutter_web_token.h"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 // Session tokens: libsodium's random bytes and constant-time comparison.
 #include "shutter_web.h"
 

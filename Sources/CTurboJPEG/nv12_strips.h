@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 // NV12 to JPEG through libjpeg's raw-data API, 16 rows at a time: luma rows are
 // read in place, and only 8 rows of interleaved chroma are split into a small
 // caller-owned scratch buffer per strip, instead of a de-interleaved copy of the

@@ -1,2 +1,3 @@
+// SPDX-License-Identifier: BSD-2-Clause
 #include <turbojpeg.h>
 #include "nv12_strips.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 import CShutterVersion
 
 /// Shutter's version, as `deploy/version.sh` gives it ("0.3.0", "0.3.0+5.gabc1234"):

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 import Foundation
 import ShutterBuild
 import ShutterCore
@@ -131,7 +132,7 @@ public struct SettingState: Codable, Sendable, Equatable {
     }
 }
 
-/// Which frame a photo is and how long it took (README "The moment of the press").
+/// Which frame a photo is and how long it took (docs/control-and-api.md "The moment of the press").
 public struct PhotoReport: Codable, Sendable, Equatable {
     public var path: String
     /// "press" (the frame at the press, from the running stream), "focused"
@@ -343,7 +344,7 @@ public struct ServiceStatus: Codable, Sendable, Equatable {
     }
 }
 
-/// What the pre-roll ring holds now and the most it may (README "The moment of the press").
+/// What the pre-roll ring holds now and the most it may (docs/control-and-api.md "The moment of the press").
 public struct PrerollReport: Codable, Sendable, Equatable {
     /// `video.prerollSeconds`.
     public var seconds: Int
@@ -381,7 +382,7 @@ public struct ControlReply: Codable, Sendable, Equatable {
     public var pressToExposureMs: Double?
     /// tap/photo: from the release (a request's arrival) to the file being durable.
     public var releaseToDurableMs: Double?
-    /// tap/photo: "press", "focused" or "video" (README "The moment of the press").
+    /// tap/photo: "press", "focused" or "video" (docs/control-and-api.md "The moment of the press").
     public var moment: String?
     /// A refusal because a capture is in progress (the request may be tried again).
     public var busy: Bool?

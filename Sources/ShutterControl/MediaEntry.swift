@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 /// A finished photo or clip on the card, as `files` lists it and `delete` names it.
 public struct MediaEntry: Codable, Sendable, Equatable {
     /// The DCF number as one integer, directory then file: 1000007 = 100SHUTR/SHTR0007

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 /// One API token as `shutterctl web-token list` shows it (never the token itself:
 /// the service keeps only its digest).
 public struct WebTokenListing: Codable, Sendable, Equatable {

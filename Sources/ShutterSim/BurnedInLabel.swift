@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 /// Reads back the label the test pattern burns into every simulated frame
 /// ("F<frame number> T<exposure start, ms>", top left): a test identifies a
 /// saved photo's or a clip frame's sensor frame from its pixels alone.

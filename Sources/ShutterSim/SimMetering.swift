@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 import ShutterCore
 
 /// How the simulated auto exposure meters the scene: a weighted mean of the

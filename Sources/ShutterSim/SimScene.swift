@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 import ShutterCore
 
 /// What is in front of the simulated camera: how bright it is, the colour of

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 import Synchronization
 
 /// The simulated devices' output: a bounded stream that keeps the newest `depth`

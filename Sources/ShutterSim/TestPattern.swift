@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 import ShutterCore
 
 /// Draws the simulated camera's picture into I420 planes: the scene (`SimScene`)

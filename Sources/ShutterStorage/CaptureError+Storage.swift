@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 import ShutterCore
 
 /// The one storage-to-capture mapping: a full card (`StorageError.Code.full`,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 /// A DCF file number: directory 100...999 (`100SHUTR`) and file 0001...9999
 /// (`SHTR0001`). Photos and videos share one sequence; after `SHTR9999` the
 /// next number is the next directory's `SHTR0001`. `ordinal` counts them from 0.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 import CShutterSys
 
 /// Moves a finished file to its final name only if that name is free, so a

@@ -1,8 +1,9 @@
+// SPDX-License-Identifier: BSD-2-Clause
 import ShutterCore
 
 /// The camera settings and tap-to-focus routes: `get`, `set`, `reset` and `focus`
 /// on the control socket's request path, so a value is checked, refused and
-/// worded exactly as `shutterctl set` is (README "Changing them while the service runs").
+/// worded exactly as `shutterctl set` is (docs/configuration.md "Changing them while the service runs").
 extension WebApp {
     /// `GET /api/settings`: the `get` reply's settings, each with the page's
     /// `input` (what control edits it) and `allowed` (in words) from the schema.

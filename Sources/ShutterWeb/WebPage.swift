@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 import Foundation
 
 /// The page: `Sources/ShutterWeb/Page` (index.html, login.html, app.css, app.js,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 import CShutterWeb
 import Foundation
 import ShutterCore
@@ -6,7 +7,7 @@ import ShutterCore
 /// thread for every connection, bounded connections, bodies and time; each
 /// request goes to the `WebApp` whole, on one of a few worker threads.
 public final class WebServer: @unchecked Sendable {
-    /// Limits (README "From a phone"), sized for people: a phone opens 6 to 8
+    /// Limits (docs/control-and-api.md "From a phone"), sized for people: a phone opens 6 to 8
     /// connections at once (the preview, the events, thumbnails), a household a few
     /// phones and a home-automation server. Past `perClient` from one address a
     /// request gets 503 and Retry-After; past twice that libmicrohttpd refuses the

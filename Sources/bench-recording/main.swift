@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 // bench-recording: the recording benchmarks of issue 3, as JSON lines on stdout.
 //   bench-recording [--only fast|realtime] [--seconds 60] [--trials 2] [--realtime-seconds 600] [--preset veryfast]
 // fast:     recording_1080p30_60s, our encoder+muxer+audio as fast as it goes against the

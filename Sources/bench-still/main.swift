@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 // bench-still: a 12 MP (4608x2592, Camera Module 3) I420 frame to a finished JPEG
 // with EXIF and thumbnail, in memory (no fsync), against bare libjpeg-turbo
 // (tjCompressFromYUVPlanes of the same planes, same quality, preallocated output)

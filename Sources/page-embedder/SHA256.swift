@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 /// SHA-256 (FIPS 180-4), for the page files' ETags. Here because the tool runs at
 /// build time on the build machine and may link nothing but the Swift runtime.
 enum SHA256 {

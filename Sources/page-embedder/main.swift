@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 import Foundation
 
 // page-embedder OUTPUT FILE...: writes a Swift source holding each FILE's bytes

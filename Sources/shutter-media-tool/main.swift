@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 // shutter-media-tool: records synthetic frames + a tone at real-time pace into MP4, the
 // way the service does (crash and signal tests kill it; also a quick demo).
 //   shutter-media-tool record --out clip.mp4 [--seconds 10] [--size 640x360] [--fps 30]

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 // shutterctl: the control CLI. Commands live in ShutterControl, which links no camera,
 // codec, GPIO, audio or HTTP library.
 import Foundation

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 // shutterd: the camera service. Everything lives in ShutterService.
 import Foundation
 import ShutterService

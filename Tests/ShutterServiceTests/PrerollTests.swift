@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 import Foundation
 import XCTest
 import ShutterCore
@@ -6,7 +7,7 @@ import ShutterSim
 
 /// `video.prerollSeconds` on the service and the simulated board, in this process
 /// on the manual clock (InProcessRig), through control requests as shutterctl sends
-/// them (README "The moment of the press", pre-roll). Which frame a clip starts with
+/// them (docs/control-and-api.md "Pre-roll"). Which frame a clip starts with
 /// comes from its pixels: the label the simulated camera burns into every frame.
 /// (A kill -9 during a pre-roll clip: EndToEndPrerollTests, on the real shutterd.)
 final class PrerollTests: XCTestCase {

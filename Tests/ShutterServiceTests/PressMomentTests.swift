@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 import Foundation
 import XCTest
 import ShutterCore
@@ -6,7 +7,7 @@ import ShutterSim
 
 /// `still.moment` on the service and the simulated board, in this process on the
 /// manual clock (InProcessRig), driven through control requests as shutterctl
-/// sends them (README "The moment of the press"). Which frame a photo is comes
+/// sends them (docs/control-and-api.md "The moment of the press"). Which frame a photo is comes
 /// from its pixels: the label the simulated camera burns into every frame (frame
 /// number, exposure start on the service's clock), read back from the JPEG. The
 /// press is when the test sent it, on the clock it moves: the figures the service

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 import Foundation
 import XCTest
 import ShutterCore

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 import Foundation
 import ShutterWeb
 import XCTest
@@ -81,7 +82,7 @@ final class WebEndToEndTests: XCTestCase {
         return Int(UInt16(bigEndian: a.sin6_port))
     }
 
-    /// The page in Debian's chromium, headless, at phone size (README "From a phone").
+    /// The page in Debian's chromium, headless, at phone size (docs/control-and-api.md "From a phone").
     func testPageInHeadlessChromium() throws {
         for tool in ["/usr/bin/chromium", "/usr/bin/chromedriver"] where !FileManager.default.isExecutableFile(atPath: tool) {
             throw XCTSkip("\(tool) missing: deploy/install-deps.sh installs chromium, chromium-driver, python3-selenium")

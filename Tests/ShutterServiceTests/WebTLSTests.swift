@@ -1,9 +1,10 @@
+// SPDX-License-Identifier: BSD-2-Clause
 import Foundation
 import ShutterWeb
 import XCTest
 
 /// `web.tlsCertificate` / `web.tlsKey`: the page over HTTPS with a self-signed
-/// certificate made here by openssl (README "From a phone").
+/// certificate made here by openssl (docs/control-and-api.md "From a phone").
 final class WebTLSTests: XCTestCase {
     /// shutterd with the page on https://127.0.0.1:PORT; (daemon, URL, certificate path).
     func startTLSDaemon() throws -> (DaemonHarness, String, String) {

@@ -1,10 +1,11 @@
+// SPDX-License-Identifier: BSD-2-Clause
 import Foundation
 import ShutterWeb
 import XCTest
 
 /// API tokens and the still-image URL on the real shutterd (simulated board, page on):
 /// `shutterctl web-token` for the tokens, Tests/web/test_web_tokens.py for what they may
-/// do over HTTP, Tests/web/home_assistant.py for README's Home Assistant configuration
+/// do over HTTP, Tests/web/home_assistant.py for the Home Assistant configuration in docs/home-automation.md
 /// driven by clients that are not ours (Python's requests, ffmpeg).
 final class WebTokenEndToEndTests: XCTestCase {
     static let password = WebScripts.password
@@ -108,7 +109,7 @@ final class WebTokenEndToEndTests: XCTestCase {
         XCTAssertEqual(try tokenCommand(d, "revoke", "automation").0, 1, "nothing to revoke twice")
     }
 
-    /// README's Home Assistant section, as Home Assistant would use it.
+    /// docs/home-automation.md's Home Assistant section, as Home Assistant would use it.
     func testHomeAssistantConfiguration() throws {
         let (d, url) = try startDaemon()
         defer { d.stop() }

@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""README's Home Assistant configuration, driven the way Home Assistant drives it, with
+# SPDX-License-Identifier: BSD-2-Clause
+"""docs/home-automation.md's Home Assistant configuration, driven the way Home Assistant drives it, with
 clients that are not ours: Python's requests (what the MJPEG integration's setup and
 rest_command/REST sensor use: HTTP Basic, a Bearer header) and ffmpeg (the MJPEG
 stream's first frames, the password in the URL as a user types it into a player).
@@ -21,7 +22,7 @@ except ImportError:
 BASE = os.environ["BASE_URL"].rstrip("/")
 VIEW, CONTROL = os.environ["VIEW_TOKEN"], os.environ["CONTROL_TOKEN"]
 OUT = os.environ["OUT_DIR"]
-# What README tells a user to type into Home Assistant.
+# What docs/home-automation.md tells a user to type into Home Assistant.
 MJPEG_URL = BASE + "/preview.mjpg"
 STILL_URL = BASE + "/api/snapshot.jpg"
 USERNAME = "homeassistant"  # any name: the token is the password

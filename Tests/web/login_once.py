@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-2-Clause
 """Logs in once at BASE_URL and reads the status: the smallest proof a web server answers."""
 import http.client, json, os, sys, urllib.parse
 

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-2-Clause
 """The web page under TLS (web.tlsCertificate / web.tlsKey): a client that trusts the
 certificate (CA_FILE) logs in and reads the status; the session cookie is Secure;
 a plain-HTTP request to the same port gets no page; TLS 1.0 and 1.1 are refused; a

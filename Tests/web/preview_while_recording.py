@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-2-Clause
 """Live preview watched during a recording: the preview gets frames, the recorder
 drops none because of it (judged by what shutterd reports: counters.droppedFrames,
 status.preview), the clip is whole. Env as test_web_api.py; RECORD_SECONDS."""

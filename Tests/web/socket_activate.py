@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-2-Clause
 """socket_activate.py [ADDR]:PORT PROGRAM ARGS...: what systemd does for a socket unit
 with Accept=no, without waiting for a first connection: binds and listens, puts the
 socket at fd 3, sets LISTEN_PID (this pid, kept by exec) and LISTEN_FDS=1, and execs

@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-2-Clause
 """The page's own logic for live events, in Debian's headless chromium, against a small
 stand-in server (this file) that serves the page's files from PAGE_DIR (the repository's
 Sources/ShutterWeb/Page) and answers the API with what the test says, /api/events
-included: what the page does with each event of the contract (README "The API"), that it
+included: what the page does with each event of the contract (docs/control-and-api.md "The API"), that it
 ignores what it does not know, that it falls back to polling /api/status when there are no
 events, and the camera switch. Started by Tests/ShutterServiceTests/WebPageEventsTests.swift.
 One line per check; exit 1 on the first failure.

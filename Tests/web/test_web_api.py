@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-2-Clause
 """The web API and its security, against a real shutterd on the simulated board.
 
 Run by Tests/ShutterServiceTests/WebEndToEndTests.swift, which starts shutterd with

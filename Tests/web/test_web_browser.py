@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-2-Clause
 """The web page in a real browser: Debian's chromium + chromium-driver, headless,
 through python3-selenium, against a real shutterd on the simulated board (started by
 Tests/ShutterServiceTests/WebEndToEndTests.swift with BASE_URL, STORAGE, SHUTTERCTL,

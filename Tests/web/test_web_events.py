@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-2-Clause
 """Live events (issue 20 item 4) on a real shutterd: `/api/events` (Server-Sent
 Events, read here by hand from the raw stream) and `shutterctl events`.
 

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-2-Clause
 """Extreme numbers in every place a request carries one, on the web page and on the
 control socket, against a real shutterd (simulated board). Issue 23 item 1.
 

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-2-Clause
 """The web server under load, with tools nobody here wrote (issue 20, item 1).
 
 Run by Tests/ShutterServiceTests/WebEndToEndTests.swift against a real shutterd on

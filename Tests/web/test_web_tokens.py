@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-2-Clause
 """API tokens and the still-image URL, against a real shutterd on the simulated board.
 
 Run by Tests/ShutterServiceTests/WebTokenEndToEndTests.swift, which starts shutterd with

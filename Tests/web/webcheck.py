@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-2-Clause
 """The web scripts' one way to check a thing: `ok` counts it and prints "ok   WHAT", or
 prints "FAIL WHAT DETAIL" and exits 1 at the first failure; `passed` prints the count
 (the Swift tests that run these scripts look for "checks passed")."""

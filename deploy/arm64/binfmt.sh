@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-2-Clause
 # Makes sure this machine runs arm64 programs through qemu-user: qemu-aarch64 registered with
 # binfmt_misc with flag F (the interpreter is opened at registration, so it also runs inside
 # a chroot). Containers often start without it. Root only. Used by make arm64 and make

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-2-Clause
 # Builds (or reuses) a Debian trixie arm64 root for the arm64 check and prints its path.
 # debootstrap --arch=arm64 runs the arm64 half under qemu-user (binfmt_misc, see run.sh);
 # then, inside, apt-get installs trixie's swiftlang (Swift 6.0.3), the -dev packages

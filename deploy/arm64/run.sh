@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-2-Clause
 # `make arm64`: the package on the Pi's architecture, under qemu-user. In a cached Debian
 # trixie arm64 root (build-root.sh: trixie's swiftlang 6.0.3, libcamera, libgpiod 2,
 # FFmpeg 7) it builds the release shutterd and shutterctl, builds the tests and runs the
@@ -7,7 +8,7 @@
 # bound read-only at /src; the build goes to /build inside the cached root, so the host's
 # .build is untouched and a second run is incremental. Root only (debootstrap, chroot,
 # mounts); everything runs in a private mount namespace, so nothing stays mounted.
-# Cold (no root yet): ~70 min on 2 shared cores; warm: ~10 min (README: On arm64).
+# Cold (no root yet): ~70 min on 2 shared cores; warm: ~10 min (docs/emulated-hardware.md: On arm64).
 # ARM64_STEPS (default "release tests") limits the steps, e.g. ARM64_STEPS=release;
 # "deb" builds the arm64 package there (deploy/deb/build.sh, `make arm64-deb`) and copies
 # it to .build/ (its path in .build/deb-path-arm64). Each step runs under a timeout about

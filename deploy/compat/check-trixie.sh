@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-2-Clause
 # `make compat`: do the C/C++ shims still compile against Debian trixie's headers
 # (libgpiod 2.x, libcamera 0.4, FFmpeg 7), and the libcamera shim against
 # trixie-backports' libcamera 0.7 (what Raspberry Pi OS ships)? Fetches them into

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-2-Clause
 # Fetches Debian trixie's -dev packages (headers only matter) with `apt-get download`
 # through a private apt configuration, and unpacks them with `dpkg-deb -x` into
 # $OUT (default .build/compat/trixie). Never touches the system's apt config or

@@ -1,14 +1,15 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-2-Clause
 # `make deb`: shutter_<version>_<arch>.deb for the machine (or root) it runs on, with
 # Debian's own tools: dpkg-shlibdeps for Depends, dpkg-deb to build. The Swift runtime
 # and Foundation are linked statically (--static-swift-stdlib), so the target needs no
-# Swift. The version is deploy/version.sh's. Contents (README "Install on a Raspberry Pi"):
+# Swift. The version is deploy/version.sh's. Contents (docs/deploy.md "Install the package"):
 #   /usr/bin/shutterd, /usr/bin/shutterctl          stripped, static Swift runtime
 #   <unitdir>/shutterd.service, shutterd.socket     ExecStart= /usr/bin; the socket disabled
 #   /usr/lib/sysusers.d/shutter.conf                the user shutter (postinst)
 #   <udevdir>/rules.d/60-shutter.rules              gpio and dma_heap groups
 #   /usr/share/polkit-1/rules.d/50-shutter-poweroff.rules
-#   /usr/share/shutter/boards/*.json, README.md, shutter.json.example
+#   /usr/share/shutter/boards/*.json, README.md, docs/*.md, shutter.json.example
 #   /etc/shutter/shutter.json                       conffile (an edited one survives upgrades)
 #   /usr/share/doc/shutter/copyright, changelog.gz
 #   /usr/share/lintian/overrides/shutter            the lintian warnings kept, each with why
@@ -66,6 +67,8 @@ install -m 0644 "$repo/deploy/udev/60-shutter.rules" "$pkg$libdir/udev/rules.d/6
 install -m 0644 "$repo/deploy/polkit/50-shutter-poweroff.rules" "$pkg/usr/share/polkit-1/rules.d/"
 install -m 0644 "$repo"/boards/*.json "$pkg/usr/share/shutter/boards/"
 install -m 0644 "$repo/README.md" "$pkg/usr/share/shutter/README.md"
+install -d "$pkg/usr/share/shutter/docs"
+install -m 0644 "$repo"/docs/*.md "$pkg/usr/share/shutter/docs/"
 install -m 0644 "$repo/deploy/shutter.json.example" "$pkg/usr/share/shutter/shutter.json.example"
 install -m 0644 "$repo/deploy/shutter.json.example" "$pkg/etc/shutter/shutter.json"
 install -m 0644 "$here/copyright" "$pkg/usr/share/doc/shutter/copyright"

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-2-Clause
 # The package's figures: its size, its installed size, and the static executables
 # (what it ships) against the dynamic build (`make release`): file size and start time.
 # Start time: the median wall time of 31 runs of `EXE --version` (process start, dynamic

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-2-Clause
 # Installs the Debian packages `make deb` and its install test need, when missing:
 # dpkg-dev (dpkg-shlibdeps), binutils (strip), lintian (the package check), debootstrap
 # and debian-archive-keyring (the clean roots the package is installed into). Kept apart

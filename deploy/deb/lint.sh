@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-2-Clause
 # lintian on the package: any error fails. Warnings the package keeps are overridden in
 # deploy/deb/lintian-overrides (installed as /usr/share/lintian/overrides/shutter), each
 # with why; what is left is printed.

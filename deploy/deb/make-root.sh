@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-2-Clause
 # Builds (or reuses) a clean Debian minbase root to install the package into, and prints
 # its path: `make-root.sh SUITE ARCH` (bookworm amd64; trixie arm64 runs under qemu-user,
 # see deploy/arm64/run.sh). Nothing but debootstrap's minbase and apt's lists: the test

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-2-Clause
 # The package's life in a clean root (issue 21): install, upgrade, remove, purge.
 #   test-install.sh DEB [SUITE ARCH [backports]]      (default bookworm amd64)
 # backports: SUITE-backports is in the root's apt sources too, standing in for Raspberry Pi

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-2-Clause
 # Builds (or reuses) make hil-arm64's root and prints it as an overlay lowerdir string (the
 # layer first, the base last): make arm64's cached Debian trixie arm64 root
 # (deploy/arm64/build-root.sh: Swift 6.0.3, libcamera 0.7.1 from trixie-backports, libgpiod

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-2-Clause
 # Builds the release shutterd and shutterctl of this working tree inside ROOT (the harness's
 # trixie root: Swift 6.0.3, libcamera 0.7.1) and prints the folder that holds them, as a path
 # inside ROOT. The tree is bound read-only at /src; the build goes to /build/hil-<hash of the

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-2-Clause
 # Builds (or reuses) the emulated-hardware VM's kernel and prints the image's path.
 # tinyconfig + kernel.options from Debian's linux-source-6.1, out of tree, cached outside
 # the clone under $HIL_CACHE/kernel-<hash>/ where <hash> covers the options, the source

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-2-Clause
 # Builds (or reuses) the emulated-hardware harness's second root and prints its path: Debian
 # trixie amd64 with trixie-backports' libcamera 0.7.1 (the minor release Raspberry Pi OS
 # trixie ships; built with the virtual pipeline handler), trixie's Swift 6.0.3 and the

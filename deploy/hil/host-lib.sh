@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-2-Clause
 # Host-side helpers for the scenario files (sourced by run.sh). Each scenario file defines
 # scenario_run (boots the VM one or more times) and scenario_check (prints one reason line,
 # returns 0 for pass). $OUT is .build/hil/<scenario>, $KERNEL and $INITRD the VM images.

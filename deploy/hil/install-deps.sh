@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-2-Clause
 # Installs the Debian packages the emulated-hardware harness (`make hil`) needs, when missing:
 # the kernel source and its build tools, QEMU, the initramfs pieces and the host-side checks.
 # Kept apart from the main list so `make run` on a laptop does not pull in QEMU.

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-2-Clause
 # Assembles the emulated-hardware VM's initramfs: busybox, udev, libcamera's vimc IPA,
 # ALSA data, probe tools (cam, gpio*, aplay/arecord), the release shutterd/shutterctl when
 # given, every shared library they need (ldd), the board files, the VM-side scripts (vm/)

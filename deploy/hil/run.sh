@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-2-Clause
 # Emulated-hardware harness: builds (or reuses) the VM kernel, builds the release shutterd,
 # assembles the initramfs and runs each scenario (deploy/hil/scenarios/NAME.sh) in QEMU,
 # once per root: `bookworm` (this machine: libcamera 0.0.3, libgpiod 1.6) and `trixie` (the

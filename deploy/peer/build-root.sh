@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-2-Clause
 # Builds (or reuses) the side-by-side root of `make peer` and prints its overlay lowerdir
 # string (top layer first, the base last): overlays on the emulated-hardware harness's
 # libcamera 0.7.1 root (deploy/hil/build-trixie-root.sh, left untouched underneath):

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-2-Clause
 # The host packages make peer needs, when missing: the emulated-hardware harness's
 # (deploy/hil/install-deps.sh: QEMU, busybox, cpio, e2fsprogs, ffmpeg/ffprobe, jq, ...), plus
 # git (the pinned snapshots), patch (rpicam-apps-virtual.patch) and debootstrap (the

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-2-Clause
 # The part of make peer's initramfs that the harness's (deploy/hil/make-initramfs.sh) lacks,
 # as a second cpio archive the kernel unpacks over the first: Raspberry Pi's libcamera fork
 # (/opt/rpi-libcamera) and rpicam-apps (/opt/rpicam-apps) with every library ldd lists for

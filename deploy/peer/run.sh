@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-2-Clause
 # make peer: Shutter side by side with rpicam-apps on Raspberry Pi's libcamera fork, on the
 # same virtual camera, in one boot of the emulated-hardware VM, printed as one table.
 #   1. the harness's kernel and libcamera 0.7.1 root (deploy/hil, cached),

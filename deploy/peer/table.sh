@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-2-Clause
 # Prints make peer's table from what the VM left on its disk (extracted to DISK): what each
 # program itself reported and what ffprobe finds in its files. Row 5 is a check: exit 1
 # when it fails (or when a step hit its bound); rows 1-4 are figures.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 /* One plain C interface over libgpiod v1 (Debian bookworm, 1.6.x) and v2 (trixie,
  * 2.x), so Swift never sees either library's types. Every call returns 0 or a
  * count on success and -errno on failure; nothing here aborts. */

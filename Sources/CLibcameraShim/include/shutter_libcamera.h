@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 /*
  * Plain C face of the libcamera shim. The C++ side (shutter_libcamera.cpp) owns
  * every libcamera object and thread; Swift only sees opaque handles, POD structs

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 // shutter_av: the only place Shutter calls FFmpeg (libavcodec, libavformat, libswscale).
 // A plain C API over opaque handles so the Swift side does threads, timing and policy,
 // and so this file can be compile-checked against FFmpeg 5.1 (bookworm) and 7.x.

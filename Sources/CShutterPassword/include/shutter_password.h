@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 // Web page passwords as Argon2id hashes (libsodium), behind one plain C header. Apart
 // from the web shim so that `shutterctl web-password` links libsodium and no HTTP library.
 #ifndef SHUTTER_PASSWORD_H

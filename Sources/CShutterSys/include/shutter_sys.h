@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 /*
  * The few kernel and C library calls that Swift's Glibc module does not
  * export, behind a plain C header: an exclusive rename, the kernel's clock

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 #ifndef SHUTTER_VERSION_H
 #define SHUTTER_VERSION_H
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 // The web page's C side: an HTTP server (GNU libmicrohttpd, 0.9.75 API, which
 // 1.0 also builds) and session tokens (libsodium), behind one plain C
 // header. Swift cannot call MHD_start_daemon (C variadic) and should not own

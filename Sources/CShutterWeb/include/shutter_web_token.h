@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 // API tokens' digests (libsodium), apart from shutter_web.h: the token store is
 // the only user. A token is 32 random bytes, so a fast hash is enough (nothing
 // to stretch, unlike a password): SHA-256.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 import Foundation
 
 /// `shutterctl web-token add NAME --scope view|control | list | revoke NAME`: API

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 /// One camera the board has, as `shutterctl camera` lists it: its index in
 /// libcamera's order (what `cam -l` numbers, what `camera.index` means), model
 /// and id.

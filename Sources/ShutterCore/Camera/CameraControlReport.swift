@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 /// The controls of the vocabulary by libcamera's name, which is how a camera
 /// (real or simulated) says which one it lacks.
 public enum CameraControlID: String, Codable, Sendable, CaseIterable {
@@ -187,7 +188,7 @@ public struct CameraControlReport: Codable, Equatable, Sendable {
 
 /// The frame buffers a camera configuration holds, as libcamera allocated them
 /// (count x bytes per stream): what a Raspberry Pi must find in its CMA area
-/// (README "Buffer memory and CMA").
+/// (docs/control-and-api.md "Buffer memory (CMA)").
 public struct BufferMemoryReport: Codable, Equatable, Sendable, CustomStringConvertible {
     public struct Stream: Codable, Equatable, Sendable {
         /// "video" or "still".
@@ -256,7 +257,7 @@ public struct BufferMemoryReport: Codable, Equatable, Sendable, CustomStringConv
 }
 
 /// Whether the camera runs a still stream beside video (the `press` moment's
-/// photo; README "The moment of the press"), its size, or why not.
+/// photo; docs/control-and-api.md "The moment of the press"), its size, or why not.
 public struct StillStreamReport: Codable, Equatable, Sendable, CustomStringConvertible {
     public var granted: Bool
     public var size: PixelSize?

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 /// What the photographer asks of the sensor: exposure, white balance, focus,
 /// image tuning, digital zoom and HDR. One vocabulary for the configuration
 /// (these types are the `camera.*` sections, key for key), the real camera and

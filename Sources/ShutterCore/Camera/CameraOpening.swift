@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 /// What a camera is opened with, as against the controls it takes while it
 /// runs: the stream sizes (libcamera configures them before the start) and
 /// the sensor's own HDR mode (a sensor control set before libcamera opens the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 /// How a frame's exposure was metered, for EXIF MeteringMode and `status`:
 /// a metering mode (`camera.exposure.metering`), or the exposure window
 /// (`camera.exposure.window`, a focus point) where the camera honours one.

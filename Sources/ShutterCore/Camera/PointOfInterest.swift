@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 /// The camera demos' tap-to-focus (`shutterctl focus X Y`): a point of the
 /// picture where focus and exposure metering look. It becomes a small window
 /// around the point, in the frame's coordinates as `camera.focus.window` and

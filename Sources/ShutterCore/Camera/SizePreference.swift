@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 /// Which of an ordered list of sizes a camera granted: the first it grants
 /// exactly wins, the list falls through on each size it adjusts or refuses.
 public enum SizePreference {

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 /// What the service must do after an input, in order.
 public enum CaptureAction: Equatable, Sendable {
     /// Half-press: start an AF cycle now (the still waits for it, bounded).

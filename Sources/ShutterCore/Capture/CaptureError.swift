@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 /// A failure a role reports to the capture state machine: a small code (which
 /// decides the next state and the LED code) and a message that says what to do.
 public struct CaptureError: Error, Equatable, Sendable, CustomStringConvertible {

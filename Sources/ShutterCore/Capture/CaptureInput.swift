@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 /// Everything that drives the capture state machine. Outcomes carry the id of
 /// the action they answer, so a late answer (after a timeout) is never taken
 /// for the answer to a newer capture.

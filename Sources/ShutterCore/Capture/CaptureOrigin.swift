@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 /// Who asked for a capture: the physical button (a press, known by its time)
 /// or a request (a socket command, a signal, a web button) with its own id.
 /// Every capture action and every refusal names its origin, so the service

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 /// The capture state machine's state as the service (STATUS=, control socket)
 /// and the tests see it.
 public enum CaptureState: Equatable, Sendable {

@@ -1,8 +1,9 @@
+// SPDX-License-Identifier: BSD-2-Clause
 /// The capture state machine: a value-type reducer from inputs (gestures, role
 /// outcomes, faults, commands, time) to actions. It owns no thread and no
 /// clock: every input carries its time, so it is tested step by step.
 ///
-/// Decisions (README "Capture"):
+/// Decisions (docs/control-and-api.md "The button", "The moment of the press"):
 /// - A press keeps frames from the press and, by `stillMoment`, pins the frame
 ///   exposed at the press (`press`) or starts autofocus (`focused`); a tap takes
 ///   that frame, or a full-resolution still (also whenever the flash fires); a
@@ -411,7 +412,7 @@ public struct CaptureStateMachine: Sendable {
 
     // MARK: - Commands
 
-    /// The one rule for requests (README "Requests"): served at once when the
+    /// The one rule for requests (docs/control-and-api.md "Requests: one rule, one answer"): served at once when the
     /// camera is free; while it is busy one request waits (queued) and any
     /// further one is refused at once. A photo during a recording is a still
     /// from the video stream (no wait); a stop always runs.

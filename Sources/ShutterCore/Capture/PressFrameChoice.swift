@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 /// Which frame is the press's photo: the one whose exposure started closest to
 /// the press edge, never one that started more than one frame period after it.
 ///

@@ -1,4 +1,5 @@
-/// Which frame a photo is (`still.moment`, README "The moment of the press").
+// SPDX-License-Identifier: BSD-2-Clause
+/// Which frame a photo is (`still.moment`, docs/control-and-api.md "The moment of the press").
 public enum StillMoment: String, Codable, Sendable, CaseIterable {
     /// The frame whose exposure started closest to the press, kept from the
     /// running stream: no mode switch, no autofocus wait, no gap in the video.

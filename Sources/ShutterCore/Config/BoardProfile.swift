@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 import Foundation
 
 /// A board file, `boards/NAME.json`: the same schema as the config file, only

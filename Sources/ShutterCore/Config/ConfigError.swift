@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 /// A configuration that cannot be used. The service exits with `exitCode`
 /// (78, EX_CONFIG: systemd then does not restart-loop on it) after printing
 /// `description`, which names the key path, where it came from and what is allowed.

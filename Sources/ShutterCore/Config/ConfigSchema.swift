@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 /// The table of every configuration key: its type and what values are allowed.
 /// Validation, command-line parsing and "did you mean" all read this table;
 /// a test checks it matches `ShutterConfig` key for key.

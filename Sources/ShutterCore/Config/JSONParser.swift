@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 /// A strict JSON reader that knows where things are: a syntax error names its
 /// line and column, and every object key keeps the line it was written on, so
 /// a configuration error can point at `shutter.json line 12`. Duplicate keys

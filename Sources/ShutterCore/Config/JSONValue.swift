@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 /// A JSON document as plain values. Configuration layers are merged as these
 /// trees before one decode, and `--print-config` renders one. Integers and
 /// fractions stay apart so `"holdMs": 1000.5` can be refused as a wrong type.

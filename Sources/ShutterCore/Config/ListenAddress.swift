@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 /// A numeric listening address, "HOST:PORT": "0.0.0.0:8080", "127.0.0.1:0" (any
 /// free port), "[::]:8080". Names are not resolved: a service binds before DNS works.
 public struct ListenAddress: Equatable, Sendable, CustomStringConvertible {

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 /// A number a request carries (a web query, header or JSON body, a control socket
 /// command), read into a bounded range before any arithmetic touches it, or refused
 /// with words that say what is allowed. The web API and the control socket read their

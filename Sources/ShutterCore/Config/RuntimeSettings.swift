@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 import Foundation
 
 /// The settings a running service may change (`shutterctl set`): the sensor

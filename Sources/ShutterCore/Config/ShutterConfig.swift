@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 /// The whole configuration of the service, one value. Built by `ConfigLoader`
 /// from defaults ← board file ← config file ← command line, validated against
 /// `ConfigSchema` once. JSON keys are the property names (camelCase), grouped
@@ -103,7 +104,7 @@ public struct ShutterConfig: Codable, Equatable, Sendable {
         public var sizes: [String]?
         /// JPEG quality. Default 93, 1...100.
         public var quality = 93
-        /// Which frame a photo is (README "The moment of the press"). Default "press".
+        /// Which frame a photo is (docs/control-and-api.md "The moment of the press"). Default "press".
         public var moment = StillMoment.press
     }
 
@@ -148,7 +149,7 @@ public struct ShutterConfig: Codable, Equatable, Sendable {
         /// (stretched for long exposures); a camera slower than that counts as stalled.
         /// Default 3000, 500...60000 ms.
         public var stillTimeoutMs = 3000
-        // The sensor controls (`CameraControls`, README "Camera settings"); every
+        // The sensor controls (`CameraControls`, docs/configuration.md "Camera settings"); every
         // default asks for nothing, so the camera's automatic behaviour is kept.
         /// Shutter, gain, EV, metering, exposure mode, flicker.
         public var exposure = CameraControls.Exposure()
@@ -242,7 +243,7 @@ public struct ShutterConfig: Codable, Equatable, Sendable {
         public var socketPath = "/run/shutter/control.sock"
     }
 
-    /// The phone web page (README "From a phone"); off unless enabled and a password hash is set.
+    /// The phone web page (docs/control-and-api.md "From a phone"); off unless enabled and a password hash is set.
     public struct Web: Codable, Equatable, Sendable {
         /// Serve the web page and API. Default false.
         public var enabled = false

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 import Synchronization
 
 /// One thing that happened, for whoever watches live (the page's `/api/events`,

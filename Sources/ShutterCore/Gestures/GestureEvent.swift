@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 /// What the button recognizer reports, in time order. Live consumers (the
 /// capture state machine, LEDs) act on the early events; the offline replay
 /// prints the completed gestures.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 /// Turns raw button edges into gestures: tap, hold, double tap and the shutdown
 /// sequence (`shutdownTaps` quick taps, then a hold kept down through an LED
 /// countdown: the taps' photos and the hold's clip are kept like any others). Runs on the times it is given (edge timestamps and `advance(to:)`),

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 /// Offline replay of a recorded button trace (`shutterctl gestures FILE`): the
 /// same recognizer as the daemon, fed from a file instead of GPIO.
 ///

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 /// The recognizer's settings from the configuration: the daemon's and `shutterctl
 /// gestures`' replay use this one mapping, so a replay answers as the button would.
 extension GestureSettings {

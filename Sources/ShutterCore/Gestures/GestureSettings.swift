@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 /// The numbers the button recognizer runs on (from `button.*`, `video.maxSeconds`
 /// and `shutdown.*` in the configuration).
 public struct GestureSettings: Sendable, Equatable {

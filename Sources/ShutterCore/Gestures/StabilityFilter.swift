@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 /// Debounces a raw button level by the "stable for stabilityMs" rule:
 /// a burst of edges starts at the first edge that leaves the stable level and
 /// ends when the raw level has not changed for `stability`. If the level then

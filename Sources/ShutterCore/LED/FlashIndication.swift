@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 /// What the flash LED should do outside the still capture itself (the stills
 /// role fires the flash around the exposure when `takePhoto(flash: true)`).
 public enum FlashIndication: Equatable, Sendable {

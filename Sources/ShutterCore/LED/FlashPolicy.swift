@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 /// Decides whether the flash fires for a still (or the torch lights for a clip)
 /// from the mode and the scene as the camera metered it.
 public struct FlashPolicy: Equatable, Sendable {

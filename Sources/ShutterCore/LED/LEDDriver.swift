@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 import Synchronization
 
 /// Plays patterns onto one `LEDOutput` on an injected clock. A looping pattern

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 /// Error codes a person can count on the status LED: N short blinks, then a
 /// long pause. 1 is not used, so a single stray blink never reads as a code.
 public enum LEDErrorCode: Int, Sendable, CaseIterable, Comparable {
@@ -8,7 +9,7 @@ public enum LEDErrorCode: Int, Sendable, CaseIterable, Comparable {
 
     public static func < (a: LEDErrorCode, b: LEDErrorCode) -> Bool { a.rawValue < b.rawValue }
 
-    /// What the person should do, for logs, `STATUS=` and the README table.
+    /// What the person should do, for logs, `STATUS=` and the table in docs/control-and-api.md "The LEDs".
     public var meaning: String {
         switch self {
         case .noCamera: return "no camera: check the ribbon cable; the service keeps retrying"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 /// A blink pattern as data on a timeline: steps of on/off with durations,
 /// played once or looped. `level(at:)` is a pure function of the offset from
 /// the pattern's origin, so patterns are tested at exact milliseconds and the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 /// What the status LED should say. The capture state machine emits these; each
 /// maps to an `LEDPattern` and the origin its timeline starts from.
 public enum StatusIndication: Equatable, Sendable {

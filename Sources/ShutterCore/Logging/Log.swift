@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 #if canImport(Glibc)
 import Glibc
 #endif

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 /// A block of interleaved signed 16-bit PCM from the microphone. `timestamp` is
 /// the capture time of the first sample on CLOCK_MONOTONIC (from ALSA's
 /// monotonic timestamps or the simulated mic's sample clock).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 /// What went wrong with a camera, real or simulated, as a small code for the service's policy
 /// (restart, back off, LED pattern) and a message that tells a person what to do.
 public struct CameraError: Error, CustomStringConvertible, Equatable, Sendable {

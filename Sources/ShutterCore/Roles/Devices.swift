@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 /// The roles the service talks to. The real board (ShutterHardware) and the
 /// simulated board (ShutterSim) both implement them, so the service runs
 /// unchanged on a laptop.

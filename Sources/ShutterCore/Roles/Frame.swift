@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 /// Pixel layouts a camera may deliver. The Pi's ISP gives YUV 4:2:0; vimc gives
 /// RGB; a USB webcam gives YUYV or MJPEG. Media converts once where needed.
 public enum PixelFormat: String, Sendable, Codable, CaseIterable {

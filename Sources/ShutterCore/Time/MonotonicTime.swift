@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 /// A point on CLOCK_MONOTONIC, in nanoseconds. GPIO edge timestamps, sensor
 /// timestamps, audio timestamps and timers all live on this one timeline.
 public struct MonotonicTime: Comparable, Hashable, Sendable, CustomStringConvertible {

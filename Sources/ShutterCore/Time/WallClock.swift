@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 /// A wall-clock instant with the local UTC offset in force at that instant, and
 /// whether the clock was believed at all. Wall time only names files and dates
 /// EXIF; everything that measures time uses `MonotonicTime`.

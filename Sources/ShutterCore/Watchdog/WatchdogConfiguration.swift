@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 /// Deadlines and escalation limits of the watchdog policy.
 public struct WatchdogConfiguration: Equatable, Sendable {
     /// No frame for this long: the camera is stalled.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 /// Why the service is not healthy.
 public enum WatchdogReason: String, Equatable, Sendable {
     case framesStalled

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 /// The watchdog policy as pure logic on explicit timestamps: progress
 /// deadlines for camera frames, the encoder (while recording) and storage;
 /// camera restarts with exponential backoff; give up to systemd after N

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 import CALSA
 
 /// A sound card as ALSA lists it (`arecord -l`).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 import ShutterCore
 
 /// Dates audio chunks on CLOCK_MONOTONIC from the sample clock, steered gently

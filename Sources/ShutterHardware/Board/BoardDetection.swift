@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 import Foundation
 
 /// `--board auto`: which board profile fits this machine, from the device tree's

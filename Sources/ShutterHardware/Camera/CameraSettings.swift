@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 import ShutterCore
 
 /// The camera's stream sizes are plain pixel sizes (the one type `status` reports).

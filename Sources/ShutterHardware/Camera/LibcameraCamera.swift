@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -304,7 +305,7 @@ public final class LibcameraCamera: CameraDevice {
         if r < 0 {
             state.withLock { $0.mode = .idle }
             if r == -ENOMEM {
-                throw CameraError(.system, "Camera.start(video \(config.video.libcameraDescription)): its buffers could not be allocated (\(Self.planned([config.video]))); on a Raspberry Pi the CMA area is too small for them (README: Buffer memory)", errno: ENOMEM)
+                throw CameraError(.system, "Camera.start(video \(config.video.libcameraDescription)): its buffers could not be allocated (\(Self.planned([config.video]))); on a Raspberry Pi the CMA area is too small for them (docs/control-and-api.md: Buffer memory)", errno: ENOMEM)
             }
             throw CameraError.fromShim(r, "Camera.start(video \(config.video.libcameraDescription))")
         }

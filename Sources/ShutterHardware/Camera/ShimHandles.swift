@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 import CLibcameraShim
 
 // Sendable wrappers for the shim's opaque pointers. The pointees are guarded

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 /// Which configuration a camera start is for.
 public enum CameraStreamRole: Sendable, Equatable {
     case video, still

@@ -1,5 +1,6 @@
-/// Which still stream to run beside video for the `press` moment (README "The
-/// moment of the press"), as pure rules the camera applies to what the pipeline
+// SPDX-License-Identifier: BSD-2-Clause
+/// Which still stream to run beside video for the `press` moment (docs/control-and-api.md
+/// "The moment of the press"), as pure rules the camera applies to what the pipeline
 /// answers.
 ///
 /// On a Raspberry Pi the sensor mode follows the largest output stream, not the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 /// The video size to ask for again when the camera granted none of the asked
 /// sizes, as pure rules over the sizes the video stream itself lists (libcamera's
 /// `StreamFormats`, which the shim reads).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 /// A shim handle (gpiod input or output) carried out of a `Mutex` by the one caller
 /// that took it, having set the guarded copy to nil: nothing else can reach it then.
 /// Unchecked because OpaquePointer is not Sendable, and Swift 6.0 (trixie's swiftlang)

@@ -1,4 +1,5 @@
-/// How much the pre-roll ring may hold (README "The moment of the press").
+// SPDX-License-Identifier: BSD-2-Clause
+/// How much the pre-roll ring may hold (docs/control-and-api.md "Pre-roll").
 public enum PrerollBound {
     /// Beyond the pre-roll the ring keeps this much more: the press is known only after
     /// the stability filter, and the keyframe nearest press − N may lie before it.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 import CShutterAV
 import Foundation
 import ShutterCore

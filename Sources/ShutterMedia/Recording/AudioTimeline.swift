@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 import ShutterCore
 
 /// Places microphone samples on the clip's timeline: sample k of the recording is at

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 import ShutterCore
 
 /// How far a recording file is on the storage: written *and* fdatasync'ed, so a power cut

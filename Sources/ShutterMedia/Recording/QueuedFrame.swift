@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 import ShutterCore
 
 /// A camera frame copied into recording-owned memory, so the camera's buffer goes back

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 import ShutterStorage
 
 /// Why a recording failed or stopped early. `message` says what to do about it.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 import ShutterCore
 
 /// Recording's log lines, through the one logger (journald levels). Per-clip

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 /// What a finished recording produced and lost. Every loss is a count, never silent.
 public struct RecordingSummary: Sendable, Equatable {
     /// Files written, in order (one unless segmented). Every listed file is playable.

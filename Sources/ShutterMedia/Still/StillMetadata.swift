@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 import ShutterCore
 
 /// Everything written into a photo's EXIF besides its pixels. Fields left nil

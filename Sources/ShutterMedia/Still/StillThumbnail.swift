@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 import ShutterCore
 
 /// The EXIF thumbnail's pixels: a small I420 image made by sampling the frame's

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 /// Slow work the loop decided on (a JPEG encode, an fsync and rename, an AF
 /// cycle, a camera reopen, an LED pattern): collected while an event is handled
 /// and started by the run loop as children of the service's task group once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 import Dispatch
 
 /// Runs blocking work (JPEG of 12 MP, fsync, finalising a clip) on a dedicated

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 import Synchronization
 
 /// A value that arrives later, awaited by any number of tasks (an autofocus

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 import ShutterCore
 
 /// The last few video frames, by reference: a press is only known once the

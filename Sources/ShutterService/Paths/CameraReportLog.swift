@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 import ShutterCore
 
 /// What the camera did with the sensor controls and sizes it was asked for,

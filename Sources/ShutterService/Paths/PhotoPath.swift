@@ -1,9 +1,10 @@
+// SPDX-License-Identifier: BSD-2-Clause
 import Foundation
 import ShutterCore
 import ShutterMedia
 import ShutterStorage
 
-/// The tap path, for both moments (README "The moment of the press"), top to bottom:
+/// The tap path, for both moments (docs/control-and-api.md "The moment of the press"), top to bottom:
 ///
 /// 1. `press` moment: the press pins its frame (`pin`): as soon as the frames
 ///    around the press have arrived the one exposed at the press is chosen

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 /// Asks the system to power off: the last step of the shutdown gesture, after the
 /// clip is finalised and the files are synced. Real: `SystemctlPowerOff` (logind,
 /// allowed by a polkit rule for the service user). Tests: `RecordingPowerOff`.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 import Synchronization
 
 /// A `PowerOff` that only records that it was asked: the shutdown-gesture tests

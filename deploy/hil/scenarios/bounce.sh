@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-2-Clause
 # bounce: a press with contact bounce (edges 1-3 ms apart, down and up) -> one gesture:
 # exactly one JPEG per bouncing press, no clip. Attempts whose edges the stalled emulator
 # spread past 18 ms are not bounces and do not count, JPEGs or clips (vm/bounce.sh retries

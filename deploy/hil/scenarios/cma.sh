@@ -1,5 +1,6 @@
+# SPDX-License-Identifier: BSD-2-Clause
 # roots: trixie
-# cma: a camera whose two-stream buffers do not fit (a Pi's CMA area is small: README "Buffer
+# cma: a camera whose two-stream buffers do not fit (a Pi's CMA area is small: docs/control-and-api.md "Buffer
 # memory"). The VM hides the DMA heap, so libcamera's virtual pipeline allocates from udmabuf,
 # limited to 16 MB a buffer: 1920x1080 NV12 video buffers (3.1 MB) fit, 4608x2592 still
 # buffers (17.9 MB) do not. The service must start with video alone and say why (status

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-2-Clause
 # roots: trixie
 # controls-07: libcamera 0.7.1's control names. The service asks only for controls a camera
 # lists, by 0.7's names (a fixed shutter and gain set the ExposureTimeMode/AnalogueGainMode

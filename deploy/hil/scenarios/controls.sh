@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-2-Clause
 # controls: vimc's sensor (its test pattern generator) honours Brightness, Contrast and
 # Saturation through libcamera's vimc pipeline. The VM sets them from the config file and with
 # `shutterctl set`/`reset`, one photo after each change; here each JPEG's mean luma (YAVG),

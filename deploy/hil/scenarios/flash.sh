@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-2-Clause
 # flash: flash.mode "on" -> the flash LED line was high between the press and the JPEG.
 scenario_run() { single_boot; }
 scenario_check() {

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-2-Clause
 # hold: ~3 s hold with the loopback tone playing -> one MP4, H.264 + AAC, the tone audible
 # in it (~440 Hz), the frame count the service logged (vimc sets the rate: 0.5..30 fps),
 # and the status LED blinking while recording.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-2-Clause
 # no-camera: vimc unbound at start -> the service stays up, is not READY, the status LED
 # repeats the no-camera code (2 blinks, pause); after the bind it gets READY and takes a photo.
 scenario_run() { single_boot; }

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-2-Clause
 # power-cut: QEMU killed 3 s after the VM saw two fragments of a held clip reported durable
 # (the service logs "durable: PATH to X s (fragment N, F frames)" after each fragment's
 # fdatasync; the console keeps those lines). The next boot mounts the disk; the clip holds

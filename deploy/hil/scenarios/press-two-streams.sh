@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-2-Clause
 # roots: trixie
 # press-two-streams: libcamera 0.7.1's virtual camera runs the press moment's two streams.
 # Video asked 1280x720 on a camera that lists 1920x1080 and 4608x2592: granted 1920x1080 or

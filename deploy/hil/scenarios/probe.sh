@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-2-Clause
 # probe: the emulated devices work without shutterd (gpio-sim, vimc via libcamera, aloop).
 scenario_run() {
     hil_new_disk

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-2-Clause
 # roots: trixie
 # switch: `shutterctl camera` between real libcamera cameras (libcamera 0.7.1): vimc ->
 # Virtual0 -> Virtual1 -> vimc, each reply ok naming the camera and status showing it, a

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-2-Clause
 # tap: one boot, the service started with `still.moment` press (the default), then focused;
 # a 200 ms press each. press: vimc's pipeline grants one stream (status camera.stillStream
 # not granted), so the photo is the video frame at the press: a JPEG of the video size whose

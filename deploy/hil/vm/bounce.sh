@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-2-Clause
 # bounce: a press whose contact bounces (edges 1-3 ms apart) on the way down and up -> one
 # gesture, so exactly one JPEG and no clip; then a clean tap on a starved CPU -> one JPEG.
 # hil-pull does the timing and logs the real edges; when the emulated CPU stalls and a gap grows past 18 ms (no longer a bounce for a 20 ms

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-2-Clause
 # cma (libcamera 0.7.1): the press moment on Virtual0 when the still stream's buffers cannot
 # be allocated (the host limits udmabuf to 16 MB a buffer and hides the DMA heap): status
 # and log after the start, one 200 ms press, status after it.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-2-Clause
 # controls-07 (libcamera 0.7.1): the camera section on vimc and on a virtual camera: from the
 # config (EV, white balance mode, brightness) and `shutterctl set` (a fixed shutter and gain,
 # which libcamera 0.5+ names ExposureTimeMode/AnalogueGainMode), status after each camera's

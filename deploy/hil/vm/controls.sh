@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-2-Clause
 # controls: the image controls vimc's sensor honours (its test pattern generator's
 # brightness, contrast, saturation) set through the config file and `shutterctl set`/`reset`,
 # one photo after each change. photos.txt maps each photo to its label, in order; the host

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-2-Clause
 # flash: flash.mode "on" -> the flash line goes high around the still.
 . /hil/lib.sh
 HIL_CONFIG='"flash": { "mode": "on" }'

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-2-Clause
 # hold: the loopback tone plays while the button is held ~3 s -> one MP4 (H.264 + AAC).
 . /hil/lib.sh
 led_sampler_start

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-2-Clause
 # Helpers for the VM-side scenario scripts (sourced). $HIL_GPIO is the gpio-sim chip's
 # sysfs directory, $HIL_OUT the scenario's output directory on the data disk.
 

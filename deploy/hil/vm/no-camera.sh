@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-2-Clause
 # no-camera: vimc is unbound before the service starts -> it stays up and shows the
 # no-camera LED code; once vimc is bound again it becomes ready and takes a photo.
 . /hil/lib.sh

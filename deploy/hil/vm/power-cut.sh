@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-2-Clause
 # power-cut: stage 1 takes a photo, then holds the button with the tone playing; once the clip
 # is kept and the service has reported some of it durable, it tells the host (HIL-CUT), which
 # kills QEMU a few seconds later, mid-clip (it watches the console, where this prints the

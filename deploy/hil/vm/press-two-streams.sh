@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-2-Clause
 # press-two-streams (libcamera 0.7.1): the press moment on the virtual camera Virtual0
 # (1920x1080 at 30 fps and 4608x2592 at 10), video asked 1280x720: the service's status
 # before the press (video size, still stream, buffer memory), one 200 ms press, the status

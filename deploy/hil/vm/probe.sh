@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-2-Clause
 # probe: proves the emulated devices without shutterd: the gpio-sim chip under its label and
 # names, an input edge and an output value, the vimc camera through libcamera, and a tone
 # looped through snd-aloop. The host checks the files left in $HIL_OUT.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-2-Clause
 # switch (libcamera 0.7.1): camera switches between real libcamera cameras: vimc (camera 0)
 # -> the virtual Virtual0 (next) -> Virtual1 (next) -> vimc (0), a photo on Virtual0; then a
 # switch to Virtual2, whose 49.8 MB buffers exceed the udmabuf limit the host set, so it

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-2-Clause
 # tap: one boot, the service started twice: with `still.moment` press (the default), then
 # focused; a 200 ms press each -> one JPEG each; times each edge -> file and keeps the
 # service's status after each photo (its moment and press -> exposure).

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-2-Clause
 # One step of make peer in the VM (run by peer.sh under a bound): sh peer-step.sh STEP.
 # Writes into $PEER_BASE/STEP/; what it starts is listed in /tmp/peer-pids-STEP (killed by
 # peer.sh when the bound is hit). Times are CLOCK_MONOTONIC ms from peer-clock.

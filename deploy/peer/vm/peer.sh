@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-2-Clause
 # make peer, in the VM (hil.scenario=peer hil.virtual=1): Shutter and rpicam-apps in turn
 # on the same virtual camera (libcamera's virtual pipeline, Virtual0: 1920x1080 and
 # 4608x2592), both on Raspberry Pi's libcamera fork (/opt/rpi-libcamera, in place of Debian's
