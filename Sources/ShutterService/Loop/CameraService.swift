@@ -117,6 +117,7 @@ public final class CameraService: Sendable {
             let recorder = loop.clip.recorder
             group.addTask { await self.microphone(into: recorder) }
             group.addTask { await self.timer() }
+            group.addTask { await leds.play() }
             if let signals {
                 group.addTask { for await s in signals { self.post(.signal(s)) } }
             }
@@ -159,6 +160,7 @@ public final class CameraService: Sendable {
                 }
             }
             for part in parts.reversed() { part.stop() }
+            leds.close()
             group.cancelAll()
         }
         await leds.status?.stop()

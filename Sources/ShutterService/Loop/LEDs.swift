@@ -1,46 +1,73 @@
 // SPDX-License-Identifier: BSD-2-Clause
 import ShutterCore
 
-/// The status and flash LEDs: the pattern the machine last chose for each
-/// (what `status` names) and their drivers, which play it on their own clock.
-final class LEDs {
+/// The status and flash LEDs: the pattern the machine last chose for each (what
+/// `status` names) and their drivers, which play it on their own clock.
+///
+/// Each LED's changes go through one ordered channel, played by one task (`play`, a
+/// service of the group): a saved photo asks for `.ready` then `.photoTaken` in one
+/// event, and they reach the driver in that order. (As separate jobs they raced, and a
+/// `.ready` that came second cleared the blink: the only thing a headless user sees.)
+final class LEDs: Sendable {
     let status: LEDDriver?
     let flash: LEDDriver?
-    private var statusPattern = "booting"
-    private var flashPattern = "off"
+    private let statusChanges: (stream: AsyncStream<StatusIndication>, continuation: AsyncStream<StatusIndication>.Continuation)
+    private let flashChanges: (stream: AsyncStream<FlashIndication>, continuation: AsyncStream<FlashIndication>.Continuation)
+    private let names = NamedPatterns()
 
     init(roles: BoardRoles, clock: any MonotonicClock) {
         let log = Log("shutter.led")
         status = roles.statusLED.map { LEDDriver(output: $0, clock: clock, log: { log.warning($0) }) }
         flash = roles.flashLED.map { LEDDriver(output: $0, clock: clock, log: { log.warning($0) }) }
+        statusChanges = AsyncStream.makeStream(of: StatusIndication.self)
+        flashChanges = AsyncStream.makeStream(of: FlashIndication.self)
     }
 
-    func show(_ indication: StatusIndication, jobs: Jobs) {
-        statusPattern = Self.name(indication)
-        guard let d = status else { return }
-        jobs.start {
-            await d.show(indication)
-            return .nothing
+    func show(_ indication: StatusIndication) {
+        names.status = Self.name(indication)
+        if status != nil { statusChanges.continuation.yield(indication) }
+    }
+
+    func show(_ indication: FlashIndication) {
+        names.flash = Self.name(indication)
+        if flash != nil { flashChanges.continuation.yield(indication) }
+    }
+
+    /// Plays each LED's changes in order until `close`.
+    func play() async {
+        await withDiscardingTaskGroup { group in
+            if let d = status {
+                let changes = statusChanges.stream
+                group.addTask { for await i in changes { await d.show(i) } }
+            }
+            if let d = flash {
+                let changes = flashChanges.stream
+                group.addTask { for await i in changes { await d.show(i) } }
+            }
         }
     }
 
-    func show(_ indication: FlashIndication, jobs: Jobs) {
-        flashPattern = Self.name(indication)
-        guard let d = flash else { return }
-        jobs.start {
-            await d.show(indication)
-            return .nothing
-        }
+    /// No more changes: `play` returns once it has played those already sent.
+    func close() {
+        statusChanges.continuation.finish()
+        flashChanges.continuation.finish()
     }
 
     /// What each LED shows now: the level its driver last wrote, and the pattern's name.
     var levels: [String: ServiceStatus.LEDState] {
         var leds: [String: ServiceStatus.LEDState] = [:]
-        if let d = status { leds["status"] = .init(on: d.lastLevel ?? false, pattern: statusPattern) }
-        if let d = flash { leds["flash"] = .init(on: d.lastLevel ?? false, pattern: flashPattern) }
+        if let d = status { leds["status"] = .init(on: d.lastLevel ?? false, pattern: names.status) }
+        if let d = flash { leds["flash"] = .init(on: d.lastLevel ?? false, pattern: names.flash) }
         return leds
     }
 
     static func name(_ s: StatusIndication) -> String { String("\(s)".prefix { $0 != "(" }) }
     static func name(_ f: FlashIndication) -> String { String("\(f)".prefix { $0 != "(" }) }
+}
+
+/// The patterns' names, set by the loop and read for `status` (also on the loop).
+private final class NamedPatterns: @unchecked Sendable {
+    // Unchecked: only the service loop touches it, one event at a time.
+    var status = "booting"
+    var flash = "off"
 }

@@ -309,9 +309,9 @@ final class ServiceLoop {
         case let .answers(origin, id):
             requests.bind(origin, to: id)
         case .led(let indication):
-            leds.show(indication, jobs: jobs)
+            leds.show(indication)
         case .flashLED(let indication):
-            leds.show(indication, jobs: jobs)
+            leds.show(indication)
         case let .refused(why, origin):
             journal.refusedPresses += 1
             let message = refusalMessage(why)
