@@ -31,7 +31,7 @@ public enum AtomicFile {
         var closed = false
         do {
             try write(fd)
-            try typedEINTR("fsync", path: tmp) { fsync(fd) }
+            try typedEINTR("fsync", path: tmp) { CardSync.fsync(fd, path: tmp) }
             closed = true
             if close(fd) != 0 && errno != EINTR { throw SystemError(errno: errno, call: "close", path: tmp) }
             switch placement {
@@ -86,6 +86,6 @@ public enum AtomicFile {
     public static func fsyncDirectory(_ dir: String) throws(SystemError) {
         let dfd = try typedEINTR("open", path: dir) { open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC) }
         defer { close(dfd) }
-        try typedEINTR("fsync", path: dir) { fsync(dfd) }
+        try typedEINTR("fsync", path: dir) { CardSync.fsync(dfd, path: dir) }
     }
 }

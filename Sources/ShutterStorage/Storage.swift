@@ -265,7 +265,7 @@ public final class Storage: Sendable {
         try sys { () throws(SystemError) in
             let fd = try typedEINTR("open", path: name.path) { open(name.path, O_RDONLY | O_CLOEXEC) }
             defer { close(fd) }
-            try typedEINTR("fsync", path: name.path) { fsync(fd) }
+            try typedEINTR("fsync", path: name.path) { CardSync.fsync(fd, path: name.path) }
             try fsyncDirectory(name.directory)
         }
     }

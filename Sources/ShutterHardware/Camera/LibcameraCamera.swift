@@ -23,6 +23,9 @@ public final class LibcameraCamera: CameraDevice {
     private let controlQueue = DispatchQueue(label: "shutter.camera.control")
     private let eventQueue = DispatchQueue(label: "shutter.camera.events")
     private let state: Mutex<State>
+    /// Frames dropped for a slow consumer, readable without `state`'s lock (the service's
+    /// `status` never waits for the camera's threads).
+    private let dropped = Atomic<Int>(0)
     /// It has AeMeteringMode: frames report the metering it was given.
     private let hasMetering: Bool
 
@@ -55,7 +58,6 @@ public final class LibcameraCamera: CameraDevice {
         var videoSizeNote: String?
         var lastStillStream: GrantedStream?
         var continuation: AsyncStream<Frame>.Continuation?
-        var droppedFrames = 0
         var waiter: AutofocusWaiter?
         var nextWaiterID: UInt64 = 0
         var lastGoodLensPosition: Double?
@@ -111,7 +113,7 @@ public final class LibcameraCamera: CameraDevice {
 
     // MARK: CameraDevice
 
-    public var droppedFrames: Int { state.withLock { $0.droppedFrames } }
+    public var droppedFrames: Int { dropped.load(ordering: .relaxed) }
 
     public func start() async throws -> AsyncStream<Frame> {
         try await onControlQueue { try self.startVideoBlocking() }
@@ -649,7 +651,7 @@ public final class LibcameraCamera: CameraDevice {
             }
             if let continuation = route.0 {
                 if case .dropped = continuation.yield(frame) {
-                    state.withLock { $0.droppedFrames += 1 }
+                    dropped.add(1, ordering: .relaxed)
                 }
             } else if let collector = route.1 {
                 collector.offer(frame)

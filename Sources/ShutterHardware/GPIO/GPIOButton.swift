@@ -36,7 +36,6 @@ public final class GPIOButton: ButtonInput {
         var input: OpaquePointer?
         var source: SourceBox?
         var continuation: AsyncStream<ButtonEvent>.Continuation?
-        var dropped = 0
         /// The newest edge yielded (a `.caughtUp` is never dated before it).
         var lastTime = MonotonicTime(nanoseconds: 0)
     }
@@ -108,7 +107,7 @@ public final class GPIOButton: ButtonInput {
     }
 
     /// Edges the consumer was too slow for (the stream's buffer was full).
-    public var droppedEdges: Int { line.state.withLock { $0.dropped } }
+    public var droppedEdges: Int { line.dropped.load(ordering: .relaxed) }
 
     /// Releases the line and ends the stream. Safe to call twice.
     public func close() {
@@ -141,6 +140,9 @@ public final class GPIOButton: ButtonInput {
     /// handlers and close(); outlives the button until the source is cancelled.
     private final class LineState: Sendable {
         let state: Mutex<State>
+        /// Edges dropped, readable without the line's lock (the loop's `status` never waits
+        /// for a device thread).
+        let dropped = Atomic<Int>(0)
         init(_ state: sending State) { self.state = Mutex(state) }
 
         func release() {
@@ -180,7 +182,7 @@ public final class GPIOButton: ButtonInput {
             // No consumer yet: stale edges are not replayed.
             guard let continuation = s.continuation else { return }
             for edge in edges {
-                if case .dropped = continuation.yield(.edge(edge)) { s.dropped += 1 }
+                if case .dropped = continuation.yield(.edge(edge)) { line.dropped.add(1, ordering: .relaxed) }
                 s.lastTime = max(s.lastTime, edge.time)
             }
         }

@@ -35,9 +35,13 @@ final class CardFiles {
         return nextOp
     }
 
+    /// Every look at the card for `files` and `delete` (listing, unlink, fsync) runs here,
+    /// in order: never on the loop nor on Swift's task pool, which a hung card would stall.
+    static let queue = DispatchQueue(label: "shutter.card.files")
+
     func list(_ reply: Reply) {
         let op = op(reply), storage = ctx.storage
-        jobs.start { .filesListed(op: op, storage.finishedMedia()) }
+        jobs.start { .filesListed(op: op, await Blocking.run(on: Self.queue) { storage.finishedMedia() }) }
     }
 
     func listed(op: Int, _ items: [MediaItem]) {
@@ -58,7 +62,7 @@ final class CardFiles {
             }
             let op = op(reply), storage = ctx.storage
             lastAsked[op] = saved
-            jobs.start { .newestFile(op: op, storage.finishedMedia().first) }
+            jobs.start { .newestFile(op: op, await Blocking.run(on: Self.queue) { storage.finishedMedia().first }) }
         case let text?:
             guard let number = DCFNumber(webNumber: Substring(text)) else { return reply.send(.failure(Self.usage)) }
             start(op(reply), number)
@@ -94,8 +98,10 @@ final class CardFiles {
     private func start(_ op: Int, _ number: DCFNumber) {
         let storage = ctx.storage
         jobs.start {
-            let item = storage.media(number)
-            return .deleted(op: op, number, Result { () throws(StorageError) in try storage.deleteMedia(number) }, item)
+            await Blocking.run(on: Self.queue) {
+                let item = storage.media(number)
+                return .deleted(op: op, number, Result { () throws(StorageError) in try storage.deleteMedia(number) }, item)
+            }
         }
     }
 
