@@ -580,13 +580,20 @@ public final class SimCamera: CameraDevice {
 
     /// Frame k is due at `origin + k / fps` exactly (no rounding drift) and is
     /// stamped with that time, on the injected clock: the end of its exposure.
-    private func produceVideo(id: UInt64, generation: UInt64, origin: MonotonicTime, firstSequence: UInt64) async {
+    /// As libcamera does (FrameDurationLimits), a frame lasts at least its exposure: after
+    /// one exposed longer than the period, the next is due that exposure later (a 4 s
+    /// shutter gives a frame every 4 s), and the slots go on from there.
+    private func produceVideo(id: UInt64, generation: UInt64, origin start: MonotonicTime, firstSequence: UInt64) async {
         defer { activity.end(id) }
         let fps = Int64(max(settings.fps, 1))
+        let period = 1_000_000_000 / fps
+        var origin = start
         var k: Int64 = 0
+        var nextSequence = firstSequence
         while true {
             let due = MonotonicTime(nanoseconds: origin.nanoseconds + k * 1_000_000_000 / fps)
-            let sequence = firstSequence &+ UInt64(k)
+            let sequence = nextSequence
+            nextSequence &+= 1
             k += 1
             do { try await activity.sleep(id, until: due) } catch { return }
             enum Next { case quit, skip, frame(OwnedFrameBuffer, OwnedFrameBuffer?, SimRender, FrameMetadata) }
@@ -611,6 +618,10 @@ public final class SimCamera: CameraDevice {
             }
             // The exposure ended at the slot; it began ExposureTime earlier: the time burned in.
             let exposed = due - .microseconds(meta.exposureTimeMicroseconds ?? 0)
+            if let us = meta.exposureTimeMicroseconds, Int64(us) * 1000 > period {
+                origin = due + .microseconds(Int64(us))
+                k = 0
+            }
             let pattern = self.pattern, streamPattern = self.streamPattern
             await onDrawQueue {
                 pattern.draw(into: buffer.bytes, index: sequence, millis: exposed.milliseconds, render: render)

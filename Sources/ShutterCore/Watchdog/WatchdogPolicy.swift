@@ -30,31 +30,38 @@ public struct WatchdogPolicy: Sendable {
     private var storageDeadline: MonotonicTime
     private var storageFailing = false
     private var gaveUpReason: WatchdogReason?
+    /// The camera's frame period: the frame and encoder deadlines wait at least two of them.
+    public private(set) var pace = FramePace(fps: 30)
 
-    public init(configuration: WatchdogConfiguration = WatchdogConfiguration(), startedAt: MonotonicTime) {
+    public init(configuration: WatchdogConfiguration = WatchdogConfiguration(), startedAt: MonotonicTime,
+                fps: Int = 30) {
         self.configuration = configuration
+        pace = FramePace(fps: fps)
         camera = .running(deadline: startedAt + configuration.firstFrameTimeout)
         storageDeadline = startedAt + configuration.storageTimeout
     }
 
     // MARK: - Inputs
 
-    public mutating func frameArrived(at t: MonotonicTime) {
+    /// `exposure`: the frame's exposure time, when the camera reports it (a long one
+    /// lengthens the frame period, and the patience for the next frame with it).
+    public mutating func frameArrived(at t: MonotonicTime, exposure: Duration? = nil) {
         guard camera != .gaveUp else { return }
-        camera = .running(deadline: t + configuration.frameTimeout)
+        pace.frame(exposure: exposure)
+        camera = .running(deadline: t + pace.patience(configuration.frameTimeout))
         consecutiveFailures = 0
     }
 
     /// A recording began: encoder progress is expected from now on.
     public mutating func encoderStarted(at t: MonotonicTime) {
-        encoderDeadline = t + configuration.encoderTimeout
+        encoderDeadline = t + pace.patience(configuration.encoderTimeout)
     }
 
     /// A packet was written (or any sign the encoder is moving).
     /// Moves the deadline later only: a progress time older than the recording's start (the
     /// last clip's, read before the new clip reset it) must not put the deadline in the past.
     public mutating func encoderProgress(at t: MonotonicTime) {
-        let d = t + configuration.encoderTimeout
+        let d = t + pace.patience(configuration.encoderTimeout)
         encoderDeadline = encoderDeadline.map { max($0, d) } ?? d
     }
 

@@ -129,7 +129,7 @@ final class ServiceLoop {
     /// whose press made nothing are answered.
     private func settle() {
         let now = ctx.now
-        photo.tidy(now: now) { machine.isPending($0) }
+        photo.tidy(now: now, patience: health.watchdog.pace.patience(PhotoPath.pinTimeout)) { machine.isPending($0) }
         requests.answerUnbound(isPending: machine.isPending)
         for effect in control.resume(betweenCaptures: betweenCaptures, cameraHealthy: health.cameraHealthy,
                                      flashMode: machine.flashMode, videoTorch: machine.configuration.videoTorch,
@@ -202,7 +202,8 @@ final class ServiceLoop {
         if control.reopening { return }  // the camera being stopped: not the one to come
         let now = ctx.now
         control.frameArrived(f)
-        if health.frameArrived(now: now, lastError: journal.lastError) {
+        let exposure = f.metadata.exposureTimeMicroseconds.map { Duration.microseconds(Int64($0)) }
+        if health.frameArrived(now: now, exposure: exposure, lastError: journal.lastError) {
             // Clears a no-camera fault latched while booting or running.
             apply(machine.handle(.cameraRestored, at: now))
             becomeReadyIfPossible()
@@ -394,17 +395,17 @@ final class ServiceLoop {
             health.encoderStopped()
             let (input, files, error) = clip.finished(id, outcome)
             if let error { journal.error(error) }
-            if case .success(let paths) = files, !paths.isEmpty {
-                journal.lastFiles = paths
-                if error == nil, let first = paths.first { preview?.savePoster(for: id, beside: first) }
-            }
+            if case .success(let paths) = files, !paths.isEmpty { journal.lastFiles = paths }
             apply(machine.handle(input, at: now))
             if case .success(let paths) = files, !paths.isEmpty {
-                // The machine is idle again; the request's reply waits for the files' final form.
+                // The machine is idle again; the request's reply waits for the files' final
+                // form: the poster written beside the first, then each made a regular MP4.
                 let storage = ctx.storage, log = ctx.log
+                let preview = error == nil ? self.preview : nil
                 jobs.start {
                     let problems = await Blocking.run(on: ClipFinisher.queue) {
-                        ClipFinisher.finish(paths, storage: storage, log: log)
+                        preview?.savePoster(for: id, beside: paths[0])
+                        return ClipFinisher.finish(paths, storage: storage, log: log)
                     }
                     return .clipRegular(id, start: start, files: paths, problems: problems)
                 }

@@ -31,7 +31,7 @@ final class Health {
         wd.frameTimeout = .milliseconds(c.watchdog.frameTimeoutMs)
         wd.initialBackoff = .milliseconds(c.watchdog.restartBackoffMs)
         wd.maxConsecutiveRestartFailures = c.watchdog.maxRestarts
-        watchdog = WatchdogPolicy(configuration: wd, startedAt: ctx.now)
+        watchdog = WatchdogPolicy(configuration: wd, startedAt: ctx.now, fps: c.video.fps)
         nextProbe = ctx.now
         nextBeat = ctx.now
     }
@@ -135,8 +135,8 @@ final class Health {
     // MARK: The camera
 
     /// A frame: the camera is well. True when it was not (the machine's fault clears).
-    func frameArrived(now: MonotonicTime, lastError: String?) -> Bool {
-        watchdog.frameArrived(at: now)
+    func frameArrived(now: MonotonicTime, exposure: Duration?, lastError: String?) -> Bool {
+        watchdog.frameArrived(at: now, exposure: exposure)
         guard !cameraHealthy else { return false }
         cameraHealthy = true
         if isReady || lastError != nil { ctx.log.notice("camera frames are coming") }
@@ -155,7 +155,7 @@ final class Health {
     func cameraUnavailable(absent: Bool, restart: Bool) {
         cameraHealthy = false
         if absent && !isReady {
-            watchdog = WatchdogPolicy(configuration: watchdog.configuration, startedAt: ctx.now)
+            watchdog = WatchdogPolicy(configuration: watchdog.configuration, startedAt: ctx.now, fps: ctx.config.video.fps)
         } else if restart {
             watchdog.cameraRestartFailed(at: ctx.now)
         }

@@ -146,9 +146,11 @@ final class PhotoPath {
     /// Pins still without a frame long after their press fail; pins whose press
     /// is no longer pending and became no photo lose their frame (a hold, a
     /// double tap, a refusal).
-    func tidy(now: MonotonicTime, isPending: (CaptureOrigin) -> Bool) {
+    /// `patience`: how long a pin waits for its frame (`pinTimeout`, or longer when the
+    /// camera's frames are further apart: a long exposure).
+    func tidy(now: MonotonicTime, patience: Duration, isPending: (CaptureOrigin) -> Bool) {
         for (origin, entry) in pins {
-            if !entry.chosen, now - entry.pin.pinnedAt >= Self.pinTimeout {
+            if !entry.chosen, now - entry.pin.pinnedAt >= patience {
                 pins[origin] = nil
                 entry.pin.photo.set(.failure(CaptureError(.camera, "no camera frame arrived around the press")))
             } else if !entry.taken, !isPending(origin) {
