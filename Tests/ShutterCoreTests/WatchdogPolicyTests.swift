@@ -218,3 +218,27 @@ final class WatchdogPolicyTests: XCTestCase {
         XCTAssertEqual(r.policy.nextDeadline, t(4001), "the restart due time")
     }
 }
+
+/// The frame and encoder deadlines follow the camera's frame period (FramePace).
+final class FramePaceTests: XCTestCase {
+    func testALongExposureLengthensThePatienceAndAShortOneLeavesTheConfiguredTimeout() {
+        var pace = FramePace(fps: 30)
+        XCTAssertEqual(pace.patience(.seconds(2)), .seconds(2), "at 30 fps the configured timeout decides")
+        pace.frame(exposure: .microseconds(10_000))
+        XCTAssertEqual(pace.period, pace.nominal, "a 10 ms exposure fits in the 33 ms period")
+        pace.frame(exposure: .seconds(4))
+        XCTAssertEqual(pace.period, .seconds(4))
+        XCTAssertEqual(pace.patience(.seconds(2)), .seconds(12), "three 4 s frames")
+        pace.frame(exposure: nil)
+        XCTAssertEqual(pace.period, pace.nominal, "a camera that reports no exposure: the nominal period")
+    }
+
+    func testTheWatchdogWaitsForFourSecondFrames() {
+        let t0 = MonotonicTime(nanoseconds: 1_000_000_000)
+        var w = WatchdogPolicy(configuration: WatchdogConfiguration(frameTimeout: .seconds(2)), startedAt: t0, fps: 30)
+        w.frameArrived(at: t0, exposure: .seconds(4))
+        XCTAssertEqual(w.evaluate(now: t0 + .seconds(4) + .milliseconds(100)), .healthy, "the next 4 s frame is not late yet")
+        XCTAssertEqual(w.evaluate(now: t0 + .seconds(11)), .healthy, "nor after 11 s (the configured 2 s would have restarted)")
+        XCTAssertNotEqual(w.evaluate(now: t0 + .seconds(13)), .healthy, "three frame periods without one")
+    }
+}

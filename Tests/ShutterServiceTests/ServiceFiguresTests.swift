@@ -31,12 +31,17 @@ final class ServiceFiguresTests: XCTestCase {
             XCTAssertEqual(code, 0, d.log())
             if let ms = reply?["pressToDurableMs"] as? Double { photo.append(ms) }
         }
-        var offsets: [Double] = []
+        var offsets: [Double] = [], finished: [Double] = []
         for _ in 0..<10 {
             let (code, reply) = try d.ctl("hold", "1.2")
             XCTAssertEqual(code, 0, d.log())
             if let ms = reply?["clipStartOffsetMs"] as? Double { offsets.append(ms) }
+            // The hold's release is its press + 1.2 s (the service times it); the reply comes
+            // once the clip is a finished, regular MP4.
+            if let ms = reply?["pressToDurableMs"] as? Double { finished.append(ms - 1200) }
         }
+        emit("hold_release_to_finished_clip_median", percentile(finished, 0.5), "ms")
+        emit("hold_release_to_finished_clip_p99", percentile(finished, 0.99), "ms")
         XCTAssertEqual(photo.count, 50)
         XCTAssertEqual(offsets.count, 10)
         XCTAssertTrue(offsets.allSatisfy { $0 <= 0 }, "every clip starts at or before its press: \(offsets)")

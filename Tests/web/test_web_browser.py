@@ -116,6 +116,22 @@ try:
         wait.until(lambda d: d.execute_script("return document.querySelector('#view video').currentTime") > 0.3)
         duration = driver.execute_script("return document.querySelector('#view video').duration")
         ok(True, f"the clip plays in the page's <video> (canPlayType: {can!r}, duration {duration:.2f} s)")
+        # A finished clip is a regular MP4: the browser knows its duration from the moov
+        # (a fragmented one shows Infinity or 0 in some players) and seeks into it.
+        probed = float(subprocess.run(["ffprobe", "-v", "error", "-show_entries", "format=duration", "-of", "csv=p=0", clip],
+                                      capture_output=True, text=True).stdout.strip())
+        ok(duration == duration and duration != float("inf") and abs(duration - probed) < 0.2,
+           f"<video> reports a finite duration, {duration:.3f} s (ffprobe {probed:.3f} s)")
+        driver.execute_script("const v=document.querySelector('#view video'); v.pause(); v.currentTime = v.duration * 0.8")
+        wait.until(lambda d: d.execute_script(
+            "const v=document.querySelector('#view video'); return !v.seeking && v.readyState >= 2 && Math.abs(v.currentTime - v.duration * 0.8) < 0.2"))
+        shown = driver.execute_script("""
+          const v = document.querySelector('#view video'), c = document.createElement('canvas');
+          c.width = 64; c.height = 36; const g = c.getContext('2d'); g.drawImage(v, 0, 0, 64, 36);
+          const px = g.getImageData(0, 0, 64, 36).data; let sum = 0;
+          for (let i = 0; i < px.length; i += 4) sum += px[i] + px[i + 1] + px[i + 2];
+          return [v.currentTime, sum / (px.length / 4) / 3];""")
+        ok(shown[1] > 8, f"after seeking to 80 % ({shown[0]:.2f} s) the <video> shows a frame (mean level {shown[1]:.0f})")
     else:
         print("note this chromium cannot decode H.264 (canPlayType is empty): checking the bytes and Range answers instead")
         ranged = driver.execute_async_script("""

@@ -19,8 +19,9 @@ public struct FramePace: Sendable, Equatable {
         period = max(nominal, exposure ?? .zero)
     }
 
-    /// `base`, or two more frame periods and a second to spare when that is longer.
+    /// `base`, or three frame periods when that is longer (a 4 s exposure: 12 s). At video
+    /// rates `base` (the configured timeouts) decides alone.
     public func patience(_ base: Duration) -> Duration {
-        max(base, period * 2 + .seconds(1))
+        max(base, period * 3)
     }
 }
