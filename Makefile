@@ -42,6 +42,9 @@ bench: deps version
 	$(SWIFT) build -c release --product bench-recording
 	.build/release/bench-still
 	.build/release/bench-recording --realtime-seconds $(BENCH_REALTIME_SECONDS) --preroll-seconds $(BENCH_REALTIME_SECONDS)
+	$(SWIFT) build -c release --product shutterd
+	$(SWIFT) build -c release --product shutterctl
+	sh deploy/bench/overload.sh .build/release 8 15
 	$(SWIFT) build --build-tests
 	SHUTTER_BENCH=1 $(SWIFT) test --skip-build --filter ServiceFiguresTests
 	SHUTTER_BENCH=1 BENCH_REALTIME_SECONDS=$(BENCH_REALTIME_SECONDS) $(SWIFT) test --skip-build --disable-swift-testing \

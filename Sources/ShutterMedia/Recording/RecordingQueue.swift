@@ -4,6 +4,10 @@ import ShutterCore
 
 /// The bounded hand-off between the camera/microphone threads and the encoder thread,
 /// with the pool of frame copies. Producers never wait: a full queue drops and counts.
+///
+/// When the encoder cannot keep up (a starved CPU, a card whose sync hangs for seconds),
+/// video gives way and sound does not: frames are dropped before they are copied, and
+/// sound waits up to `audioSeconds` (it is small: 30 s of 48 kHz stereo is 5.5 MB).
 final class RecordingQueue: @unchecked Sendable {
     // Unchecked: every mutable field below is guarded by `cond` (an NSCondition lock).
     enum Item {
@@ -18,6 +22,7 @@ final class RecordingQueue: @unchecked Sendable {
     private var head = 0
     private var freeBuffers: [OwnedFrameBuffer] = []
     private var framesInFlight = 0
+    /// Sample frames of sound waiting (its bound is by time: `audioSeconds`).
     private var audioQueued = 0
     private var finishing = false
     private var failure: RecordingError?
@@ -33,12 +38,11 @@ final class RecordingQueue: @unchecked Sendable {
     private var durableMark: DurableMark?
 
     let frameCapacity: Int
-    /// Audio chunks that may wait: several per queued frame, at least ~5 s of 20 ms periods.
-    let audioCapacity: Int
+    /// Seconds of sound that may wait for the encoder.
+    static let audioSeconds = 30
 
     init(frameCapacity: Int) {
         self.frameCapacity = frameCapacity
-        audioCapacity = max(256, frameCapacity * 8)
     }
 
     /// Copies the frame into a pooled buffer and queues it. False when dropped.
@@ -87,11 +91,11 @@ final class RecordingQueue: @unchecked Sendable {
         cond.locked {
             audioOverrunFrames += audio.droppedFramesBefore
             if finishing || failure != nil { return }
-            if audioQueued >= audioCapacity && !held {
+            if audioQueued >= Self.audioSeconds * audio.sampleRate && !held {
                 audioFramesDropped += audio.frameCount
                 return
             }
-            audioQueued += 1
+            audioQueued += audio.frameCount
             items.append(.audio(audio))
             cond.broadcast()
         }
@@ -109,9 +113,16 @@ final class RecordingQueue: @unchecked Sendable {
             items.removeFirst(head)
             head = 0
         }
-        if case .audio = item { audioQueued -= 1 }
+        if case .audio(let a) = item { audioQueued -= a.frameCount }
         return item
     }
+
+    /// The next item if one is queued, without waiting (a test's virtual encoder).
+    func tryPop() -> Item? {
+        let empty = cond.locked { head == items.count }
+        return empty ? nil : pop()
+    }
+
 
     /// Fills the pool to its capacity with touched buffers of `byteCount`, so resident memory
     /// is flat from the first frame on (a pool grown lazily grows at the first encoder
