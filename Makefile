@@ -53,8 +53,9 @@ clean:
 # W^X: no built executable may have a writable and executable segment (issue 14); the
 # check itself must fail on bad binaries; the archive URI comes from apt's sources; the
 # version's forms sort as dpkg compares them; every relative link and anchor in README.md,
-# CHANGELOG.md and docs/*.md resolves, and that checker fails on broken ones.
-# A few seconds. Run after a build (`make test` does).
+# CHANGELOG.md and docs/*.md resolves, and that checker fails on broken ones; the man pages
+# (docs/man/*.scd) name every option and command of the debug programs' --help and every
+# configuration key, and that checker fails on incomplete pages. A few seconds. Run after a build (`make test` does).
 .PHONY: check-scripts
 check-scripts:
 	@sh deploy/check-segments.sh .build/debug
@@ -63,6 +64,8 @@ check-scripts:
 	@sh deploy/test-version.sh
 	@python3 deploy/check-doc-links.py
 	@sh deploy/test-check-doc-links.sh
+	@python3 deploy/check-man-pages.py --bin .build/debug
+	@sh deploy/test-check-man-pages.sh
 
 # Debian package for this machine: .build/shutter_<version>_<arch>.deb, Swift runtime
 # linked statically; lintian (errors fail); size and start time against the dynamic build
