@@ -55,7 +55,9 @@ clean:
 # version's forms sort as dpkg compares them; every relative link and anchor in README.md,
 # CHANGELOG.md and docs/*.md resolves, and that checker fails on broken ones; the man pages
 # (docs/man/*.scd) name every option and command of the debug programs' --help and every
-# configuration key, and that checker fails on incomplete pages. A few seconds. Run after a build (`make test` does).
+# configuration key, and that checker fails on incomplete pages; the package's copyright
+# checker (deploy/deb/check-copyright.py) fails on a file that misses what a static Swift
+# program or the debug shutterd carries. A few seconds. Run after a build (`make test` does).
 .PHONY: check-scripts
 check-scripts:
 	@sh deploy/check-segments.sh .build/debug
@@ -66,9 +68,11 @@ check-scripts:
 	@sh deploy/test-check-doc-links.sh
 	@python3 deploy/check-man-pages.py --bin .build/debug
 	@sh deploy/test-check-man-pages.sh
+	@sh deploy/deb/test-check-copyright.sh .build/debug
 
 # Debian package for this machine: .build/shutter_<version>_<arch>.deb, Swift runtime
-# linked statically; lintian (errors fail); size and start time against the dynamic build
+# linked statically; lintian (errors fail); the copyright file against what the programs
+# carry (deploy/deb/check-copyright.py); size and start time against the dynamic build
 # (docs/deploy.md: Build the package). `make deb-test` installs, upgrades, removes and
 # purges it in a clean bookworm root (root only; cached root).
 .PHONY: deb deb-test arm64-deb
@@ -78,6 +82,7 @@ deb: deps version
 	$(SWIFT) build -c release --product shutterctl
 	@sh deploy/deb/build.sh > .build/deb-path
 	@sh deploy/deb/lint.sh "$$(cat .build/deb-path)"
+	@python3 deploy/deb/check-copyright.py "$$(cat .build/deb-path)"
 	@sh deploy/deb/figures.sh "$$(cat .build/deb-path)" .build/release
 
 deb-test: deb
@@ -90,6 +95,7 @@ arm64-deb: version
 	@sh deploy/deb/install-deps.sh
 	@ARM64_STEPS=deb sh deploy/arm64/run.sh
 	@sh deploy/deb/lint.sh "$$(cat .build/deb-path-arm64)"
+	@python3 deploy/deb/check-copyright.py "$$(cat .build/deb-path-arm64)"
 	@sh deploy/deb/test-install.sh "$$(cat .build/deb-path-arm64)" trixie arm64 backports
 
 # The package on arm64 (the Pi's architecture) in a cached Debian trixie arm64 root under
