@@ -88,6 +88,13 @@ deb: deps version
 deb-test: deb
 	@sh deploy/deb/test-install.sh "$$(cat .build/deb-path)"
 
+# Reproducible package: build.sh twice in a row, byte-identical .deb files (deploy/deb/test-repro.sh;
+# docs/deploy.md: Build the package). ~3 min warm (two xz runs); a cold tree builds the static programs first.
+.PHONY: deb-repro
+deb-repro: deps version
+	@sh deploy/deb/install-deps.sh
+	@sh deploy/deb/test-repro.sh
+
 # The arm64 package (for Raspberry Pi OS trixie: libcamera 0.7 from trixie-backports) in
 # make arm64's cached trixie root, lintian, and the same install test in a clean trixie
 # arm64 root under qemu-user. Before a release, like make arm64 (cold: over an hour).
