@@ -56,8 +56,11 @@ clean:
 # W^X: no built executable may have a writable and executable segment (issue 14); the
 # check itself must fail on bad binaries; the archive URI comes from apt's sources; the
 # version's forms sort as dpkg compares them; every relative link and anchor in README.md,
-# CHANGELOG.md and docs/*.md resolves, and that checker fails on broken ones.
-# A few seconds. Run after a build (`make test` does).
+# CHANGELOG.md and docs/*.md resolves, and that checker fails on broken ones; the man pages
+# (docs/man/*.scd) name every option and command of the debug programs' --help and every
+# configuration key, and that checker fails on incomplete pages; the package's copyright
+# checker (deploy/deb/check-copyright.py) fails on a file that misses what a static Swift
+# program or the debug shutterd carries. A few seconds. Run after a build (`make test` does).
 .PHONY: check-scripts
 check-scripts:
 	@sh deploy/check-segments.sh .build/debug
@@ -66,9 +69,13 @@ check-scripts:
 	@sh deploy/test-version.sh
 	@python3 deploy/check-doc-links.py
 	@sh deploy/test-check-doc-links.sh
+	@python3 deploy/check-man-pages.py --bin .build/debug
+	@sh deploy/test-check-man-pages.sh
+	@sh deploy/deb/test-check-copyright.sh .build/debug
 
 # Debian package for this machine: .build/shutter_<version>_<arch>.deb, Swift runtime
-# linked statically; lintian (errors fail); size and start time against the dynamic build
+# linked statically; lintian (errors fail); the copyright file against what the programs
+# carry (deploy/deb/check-copyright.py); size and start time against the dynamic build
 # (docs/deploy.md: Build the package). `make deb-test` installs, upgrades, removes and
 # purges it in a clean bookworm root (root only; cached root).
 .PHONY: deb deb-test arm64-deb
@@ -78,10 +85,18 @@ deb: deps version
 	$(SWIFT) build -c release --product shutterctl
 	@sh deploy/deb/build.sh > .build/deb-path
 	@sh deploy/deb/lint.sh "$$(cat .build/deb-path)"
+	@python3 deploy/deb/check-copyright.py "$$(cat .build/deb-path)"
 	@sh deploy/deb/figures.sh "$$(cat .build/deb-path)" .build/release
 
 deb-test: deb
 	@sh deploy/deb/test-install.sh "$$(cat .build/deb-path)"
+
+# Reproducible package: build.sh twice in a row, byte-identical .deb files (deploy/deb/test-repro.sh;
+# docs/deploy.md: Build the package). 132 s measured warm (two xz runs); a cold tree builds the static programs first.
+.PHONY: deb-repro
+deb-repro: deps version
+	@sh deploy/deb/install-deps.sh
+	@sh deploy/deb/test-repro.sh
 
 # The arm64 package (for Raspberry Pi OS trixie: libcamera 0.7 from trixie-backports) in
 # make arm64's cached trixie root, lintian, and the same install test in a clean trixie
@@ -90,6 +105,7 @@ arm64-deb: version
 	@sh deploy/deb/install-deps.sh
 	@ARM64_STEPS=deb sh deploy/arm64/run.sh
 	@sh deploy/deb/lint.sh "$$(cat .build/deb-path-arm64)"
+	@python3 deploy/deb/check-copyright.py "$$(cat .build/deb-path-arm64)"
 	@sh deploy/deb/test-install.sh "$$(cat .build/deb-path-arm64)" trixie arm64 backports
 
 # The package on arm64 (the Pi's architecture) in a cached Debian trixie arm64 root under

@@ -1,7 +1,8 @@
 #!/bin/sh
 # SPDX-License-Identifier: BSD-2-Clause
 # Checks deploy/version.sh on throwaway repositories: no v* tag yet, a tagged commit,
-# commits after it, uncommitted changes, a tarball without .git, the override; and that
+# commits after it, uncommitted changes, a tarball without .git (alone or unpacked inside
+# another repository), the override; and that
 # each later form sorts after the earlier one as dpkg compares versions (an upgrade).
 set -eu
 command -v git >/dev/null 2>&1 || { echo "test-version: skipped: no git here (a tarball build has VERSION only)"; exit 0; }
@@ -46,6 +47,13 @@ after=$(v)
 expect '0.3.0+2.g???????' "two commits after the tag"
 later "$untagged" "$tagged"
 later "$tagged" "$after"
+# A tarball unpacked inside another repository: VERSION, not the outer repository's commits.
+mkdir -p "$r/vendor/shutter/deploy"
+cp "$here/version.sh" "$r/vendor/shutter/deploy/"
+echo 0.4.0 > "$r/vendor/shutter/VERSION"
+got=$(SHUTTER_VERSION= sh "$r/vendor/shutter/deploy/version.sh")
+[ "$got" = 0.4.0 ] && echo "test-version: ok   a tarball inside another repository: VERSION ($got)" ||
+    { echo "test-version: FAIL a tarball inside another repository gave $got, want 0.4.0"; failed=1; }
 got=$(SHUTTER_VERSION=9.9 sh "$r/deploy/version.sh")
 [ "$got" = 9.9 ] && echo "test-version: ok   SHUTTER_VERSION overrides" || { echo "test-version: FAIL override gave $got"; failed=1; }
 exit $failed

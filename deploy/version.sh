@@ -5,7 +5,7 @@
 #   5 commits after it                  -> 0.3.0+5.gabc1234
 #   no v* tag yet (VERSION says 0.3.0)  -> 0.3.0~git252.gabc1234 (before 0.3.0 itself)
 #   uncommitted changes                 -> ... .dirty appended
-#   no .git (a tarball)                 -> VERSION as is
+#   no .git (a tarball)                 -> VERSION as is (also inside another repository)
 # Each form sorts as Debian versions do (dpkg --compare-versions), so a later build
 # upgrades an earlier one. SHUTTER_VERSION=V overrides (the package upgrade test).
 set -eu
@@ -13,7 +13,10 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 if [ -n "${SHUTTER_VERSION:-}" ]; then echo "$SHUTTER_VERSION"; exit 0; fi
 base=$(tr -d ' \n' < "$root/VERSION")
 git() { command git -C "$root" "$@"; }
-if ! command -v git >/dev/null 2>&1 || ! git rev-parse --git-dir >/dev/null 2>&1; then
+# Git only when this tree is a repository's top level: a tarball unpacked inside another
+# repository (a packaging tree, a monorepo) must not take that one's commits.
+top=$(command -v git >/dev/null 2>&1 && git rev-parse --show-toplevel 2>/dev/null || true)
+if [ -z "$top" ] || [ "$(cd "$top" && pwd -P)" != "$(cd "$root" && pwd -P)" ]; then
     echo "$base"; exit 0
 fi
 dirty=""

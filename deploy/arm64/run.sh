@@ -16,10 +16,10 @@
 set -eu
 here=$(cd "$(dirname "$0")/../.." && pwd)
 [ "$(id -u)" -eq 0 ] || exec sudo ARM64_STEPS="${ARM64_STEPS:-}" ARM64_CACHE="${ARM64_CACHE:-}" sh "$0" "$@"
-# The version and the maintainer come from the host's git (the root has none, /src is
-# read-only): `make` stamped the version before this runs.
+# The version and the package's timestamp come from the host's git (the root has none, /src
+# is read-only): `make` stamped the version before this runs.
 version=$(sh "$here/deploy/version.sh")
-maintainer="$(git -C "$here" config user.name 2>/dev/null || echo Shutter maintainers) <$(git -C "$here" config user.email 2>/dev/null || echo root@localhost)>"
+epoch=$(sh "$here/deploy/deb/source-date-epoch.sh")
 steps=${ARM64_STEPS:-release tests}
 t0=$(date +%s)
 sh "$here/deploy/arm64/install-deps.sh"
@@ -35,8 +35,13 @@ echo "arm64: root $root"
 # The steps inside the root, in a private mount namespace (all mounts vanish with it).
 # Times go to $logs/times as "step seconds".
 : > "$logs/times"
-unshare --mount --propagation private sh -eu -s "$root" "$here" "$steps" "$version" "$maintainer" <<'INNER'
-root=$1; here=$2; steps=$3; version=$4; maintainer=$5
+# The man pages, rendered here (the root has no scdoc) with the same timestamp.
+case " $steps " in *" deb "*)
+    rm -rf "$root/build/man"
+    SOURCE_DATE_EPOCH=$epoch sh "$here/deploy/deb/man.sh" "$root/build/man"
+esac
+unshare --mount --propagation private sh -eu -s "$root" "$here" "$steps" "$version" "$epoch" <<'INNER'
+root=$1; here=$2; steps=$3; version=$4; epoch=$5
 mount --bind /proc "$root/proc"
 mount --bind /dev "$root/dev"
 mount --bind "$here" "$root/src"
@@ -70,8 +75,8 @@ case " $steps " in *" tests "*)
 esac
 case " $steps " in *" deb "*)
     rm -f "$root"/build/shutter_*.deb
-    step deb deb.log 7200 "SHUTTER_VERSION='$version' DEB_MAINTAINER='$maintainer' DEB_SCRATCH=/build/deb \
-        DEB_OUT=/build sh /src/deploy/deb/build.sh"
+    step deb deb.log 7200 "SHUTTER_VERSION='$version' SOURCE_DATE_EPOCH='$epoch' DEB_MAN=/build/man \
+        DEB_SCRATCH=/build/deb DEB_OUT=/build sh /src/deploy/deb/build.sh"
 esac
 INNER
 case " $steps " in *" deb "*)

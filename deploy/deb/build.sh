@@ -11,27 +11,38 @@
 #   /usr/share/polkit-1/rules.d/50-shutter-poweroff.rules
 #   /usr/share/shutter/boards/*.json, README.md, docs/*.md, shutter.json.example
 #   /etc/shutter/shutter.json                       conffile (an edited one survives upgrades)
-#   /usr/share/doc/shutter/copyright, changelog.gz
-#   /usr/share/lintian/overrides/shutter            the lintian warnings kept, each with why
+#   /usr/share/doc/shutter/copyright, changelog.gz   DEP-5; the changelog from CHANGELOG.md
+#   /usr/share/man/man1/shutterctl.1.gz, man5/shutter.json.5.gz, man8/shutterd.8.gz
 # <unitdir>/<udevdir> are /lib/... on bookworm and /usr/lib/... from trixie on (merged /usr).
 # Environment: DEB_SCRATCH (SwiftPM scratch path, default .build/deb), DEB_OUT (directory
-# for the .deb, default .build), SHUTTER_VERSION (override), DEB_MAINTAINER.
-# Prints the package's path last.
+# for the .deb, default .build), SHUTTER_VERSION (override), DEB_MAINTAINER (default the
+# project's address below, never the builder's git identity), SOURCE_DATE_EPOCH (default
+# deploy/deb/source-date-epoch.sh: the last commit's time), DEB_MAN (man pages rendered
+# already by deploy/deb/man.sh, for a root without scdoc: make arm64-deb).
+# Reproducible: the same commit gives the same bytes (make deb-repro checks it): every
+# date is SOURCE_DATE_EPOCH's, mtimes are clamped to it, dpkg-deb sorts the archive and
+# owns it by root. Prints the package's path last.
 set -eu
+umask 022
 here=$(cd "$(dirname "$0")" && pwd)
 repo=$(cd "$here/../.." && pwd)
 scratch=${DEB_SCRATCH:-$repo/.build/deb}
 out=${DEB_OUT:-$repo/.build}
 version=$(sh "$repo/deploy/version-stamp.sh")
 arch=$(dpkg --print-architecture)
-maintainer=${DEB_MAINTAINER:-"$(git -C "$repo" config user.name 2>/dev/null || echo Shutter maintainers) <$(git -C "$repo" config user.email 2>/dev/null || echo root@localhost)>"}
+maintainer=${DEB_MAINTAINER:-"Shutter developers <dev@shutter.invalid>"}
+SOURCE_DATE_EPOCH=$(sh "$here/source-date-epoch.sh")
+export SOURCE_DATE_EPOCH
 say() { echo "deb: $*" >&2; }
 
 # 1. The static executables, in their own scratch path (the flags differ from `make
-#    release`'s, which would otherwise rebuild each time the other runs).
+#    release`'s, which would otherwise rebuild each time the other runs). Full RELRO
+#    (-z relro -z now): GNU ld, which Package.swift names on arm64, makes no GNU_RELRO
+#    segment there without it (lintian's hardening-no-relro); gold on x86_64 makes one
+#    anyway, and -z now adds BIND_NOW on both.
 for product in shutterd shutterctl; do
     nice -n 10 swift build --package-path "$repo" --scratch-path "$scratch" -c release \
-        --static-swift-stdlib --product "$product" >&2
+        --static-swift-stdlib -Xlinker -z -Xlinker relro -Xlinker -z -Xlinker now --product "$product" >&2
 done
 bin="$scratch/release"
 
@@ -72,15 +83,16 @@ install -m 0644 "$repo"/docs/*.md "$pkg/usr/share/shutter/docs/"
 install -m 0644 "$repo/deploy/shutter.json.example" "$pkg/usr/share/shutter/shutter.json.example"
 install -m 0644 "$repo/deploy/shutter.json.example" "$pkg/etc/shutter/shutter.json"
 install -m 0644 "$here/copyright" "$pkg/usr/share/doc/shutter/copyright"
-install -d "$pkg/usr/share/lintian/overrides"
-install -m 0644 "$here/lintian-overrides" "$pkg/usr/share/lintian/overrides/shutter"
-{
-    echo "shutter ($version) unstable; urgency=medium"
-    echo
-    echo "  * Built by make deb from $(git -C "$repo" describe --always --dirty 2>/dev/null || echo "a tree without git")."
-    echo
-    echo " -- $maintainer  $(date -R)"
-} | gzip -9n > "$pkg/usr/share/doc/shutter/changelog.gz"
+# The man pages (docs/man/*.scd through scdoc, gzip -9n).
+if [ -n "${DEB_MAN:-}" ]; then
+    install -d "$pkg/usr/share/man"
+    cp -r "$DEB_MAN"/man* "$pkg/usr/share/man/"
+else
+    sh "$here/man.sh" "$pkg/usr/share/man"
+fi
+# The changelog: CHANGELOG.md's sections (deploy/deb/changelog.sh), dated from SOURCE_DATE_EPOCH.
+sh "$here/changelog.sh" "$repo/CHANGELOG.md" "$version" "$maintainer" "$SOURCE_DATE_EPOCH" |
+    gzip -9n > "$pkg/usr/share/doc/shutter/changelog.gz"
 chmod 0644 "$pkg/usr/share/doc/shutter/changelog.gz"
 for script in postinst prerm postrm; do
     install -m 0755 "$here/$script" "$pkg/DEBIAN/$script"
@@ -90,7 +102,9 @@ echo /etc/shutter/shutter.json > "$pkg/DEBIAN/conffiles"
 # 3. Depends: the shared libraries the executables need (dpkg-shlibdeps reads the
 #    package database), plus what the units and maintainer scripts call: procps for
 #    ExecReload=/bin/kill, systemd (the service manager, systemd-sysusers) and
-#    init-system-helpers (deb-systemd-helper/-invoke).
+#    init-system-helpers (deb-systemd-helper/-invoke); and libcamera's IPA modules
+#    (libcamera-ipa: the image processing algorithms a Pi's camera needs) where the
+#    library only suggests them (Debian 12's libcamera0.0.3: Suggests: libcamera-ipa).
 mkdir -p "$stage/debian"
 printf 'Source: shutter\n\nPackage: shutter\nArchitecture: any\n' > "$stage/debian/control"
 shlibs=$(cd "$stage" && dpkg-shlibdeps -O -e shutter/usr/bin/shutterd -e shutter/usr/bin/shutterctl \
@@ -99,6 +113,12 @@ shlibs=$(echo "$shlibs" | sed -n 's/^shlibs:Depends=//p')
 [ -n "$shlibs" ] || { say "FAIL dpkg-shlibdeps gave no Depends"; exit 1; }
 rm -rf "$stage/debian" "$stage/shlibdeps.log"
 depends="$shlibs, procps, systemd, init-system-helpers (>= 1.54~)"
+for lib in $(echo "$shlibs" | tr ',' '\n' | sed -n 's/^ *\(libcamera[0-9][^ ]*\).*/\1/p'); do
+    if ! dpkg-query -W -f='${Depends}' "$lib" 2>/dev/null | grep -q 'libcamera-ipa'; then
+        depends="$depends, libcamera-ipa"
+        say "$lib does not depend on libcamera-ipa: Depends adds it"
+    fi
+done
 size=$(du -sk --exclude=DEBIAN "$pkg" | cut -f1)
 cat > "$pkg/DEBIAN/control" <<CONTROL
 Package: shutter
@@ -122,10 +142,14 @@ CONTROL
 (cd "$pkg" && find . -path ./DEBIAN -prune -o -type f -print | sed 's|^\./||' | LC_ALL=C sort |
     xargs md5sum) > "$pkg/DEBIAN/md5sums"
 chmod 0644 "$pkg/DEBIAN/md5sums" "$pkg/DEBIAN/control" "$pkg/DEBIAN/conffiles"
+# Clamped mtimes: nothing newer than SOURCE_DATE_EPOCH (install and strip date files now).
+find "$pkg" -newermt "@$SOURCE_DATE_EPOCH" -exec touch --no-dereference --date="@$SOURCE_DATE_EPOCH" {} +
 
 # 4. The package.
 mkdir -p "$out"
 deb="$out/shutter_${version}_${arch}.deb"
+# dpkg-deb sorts the members, stamps the ar archive with SOURCE_DATE_EPOCH and (with
+# --root-owner-group) owns every file by root:root.
 dpkg-deb --root-owner-group -Zxz --build "$pkg" "$deb" >&2
 say "built $deb"
 say "Depends: $depends"

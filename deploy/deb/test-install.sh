@@ -13,8 +13,8 @@
 #   upgrade  to the same package repacked with a higher version (dpkg's upgrade path:
 #            maintainer scripts, conffile): the edited config, every file in DCIM and
 #            the counter kept, the next photo continues the numbering
-#   remove   programs gone; DCIM, config and user kept
-#   purge    config, runtime settings and user gone; DCIM and counter kept
+#   remove   programs gone; DCIM, config and user kept; the unit not masked
+#   purge    config and runtime settings gone; DCIM, the counter and the user kept
 # Prints each check and the time. Root only; runs in a private mount namespace.
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
@@ -129,12 +129,14 @@ check "remove: programs gone" '! [ -e /usr/bin/shutterd ] && ! [ -e /usr/bin/shu
 check "remove: config kept" "[ \"\$(md5sum < /etc/shutter/shutter.json)\" = '$config_sum' ]"
 [ "$(dcim_sums)" = "$after_upgrade" ] && ok "remove: DCIM and the counter kept" || fail "remove changed DCIM"
 check "remove: user kept" 'getent passwd shutter'
+check "remove: the unit is not masked" '! [ -L /etc/systemd/system/shutterd.service ]'
 check "remove: config-files state" '[ "$(dpkg-query -W -f="\${Status}" shutter)" = "deinstall ok config-files" ]'
 
 check "runtime settings there before the purge" '[ -s /var/lib/shutter/.shutter-settings.json ]'
 inroot 'apt-get purge -y -q shutter' > "$root/tmp/purge.log" 2>&1 || { tail -30 "$root/tmp/purge.log"; fail "apt-get purge"; }
 check "purge: config gone" '! [ -e /etc/shutter ]'
-check "purge: user and group gone" '! getent passwd shutter && ! getent group shutter'
+check "purge: user and group kept (they own the photos)" 'getent passwd shutter && getent group shutter'
+check "purge: DCIM still owned by shutter" '[ "$(stat -c %U /var/lib/shutter/DCIM)" = shutter ]'
 check "purge: runtime settings gone" '! [ -e /var/lib/shutter/.shutter-settings.json ]'
 check "purge: package gone" '! dpkg-query -W -f="\${Status}" shutter 2>/dev/null | grep -q .'
 [ "$(dcim_sums)" = "$after_upgrade" ] && ok "purge: every photo and video and the counter kept" || fail "purge touched DCIM"
