@@ -50,6 +50,14 @@ public final class Storage: Sendable {
     /// Serializes reservations within this process (a `flock` on DCIM/ does it
     /// between processes) and guards the active-video set.
     private let state = Mutex(State())
+    /// Told the paths the low-space policy deleted (on the thread that made room).
+    private let deletions = Mutex<(@Sendable ([String]) -> Void)?>(nil)
+
+    /// `body` is told every time the low-space policy deletes videos to make room (the
+    /// service tells watchers, as for a deletion by request).
+    public func onLowSpaceDeletion(_ body: @escaping @Sendable ([String]) -> Void) {
+        deletions.withLock { $0 = body }
+    }
 
     public init(root: String, lowSpacePolicy: LowSpacePolicy = .refuse, minFreeBytes: UInt64 = 0,
                 budget: CaptureBudget, requireMountPoint: Bool = false) {
@@ -117,6 +125,7 @@ public final class Storage: Sendable {
                                 + "\"delete-oldest-videos\"")
         }
         var deleted: [String] = []
+        defer { if !deleted.isEmpty { deletions.withLock { $0 }?(deleted) } }
         for video in finishedVideosOldestFirst() {
             guard unlink(video.path) == 0 || errno == ENOENT else {
                 throw StorageError(SystemError(errno: errno, call: "unlink", path: video.path))

@@ -2,6 +2,7 @@
 import Foundation
 import XCTest
 import ShutterCore
+import ShutterStorage
 @testable import ShutterService
 
 /// Storage faults for real, on filesystems mounted for the test (root only: CI runs as root),
@@ -56,6 +57,35 @@ final class StorageFaultTests: XCTestCase {
         XCTAssertEqual(again.files?.count, 1)
     }
 
+    /// `delete-oldest-videos`: a photo on a full card deletes the oldest clip, and watchers
+    /// are told, as for a deletion by request (`deleted` live event, `lastFiles`).
+    func testALowSpaceDeletionIsAnnouncedLikeAnyOther() async throws {
+        guard getuid() == 0 else { throw XCTSkip("needs root to mount a small filesystem") }
+        let root = try DaemonHarness.makeTempDir() + "/card"
+        try mountTmpfs(root, sizeMB: 16)
+        let json = #"{"storage": {"minFreeMB": 1, "lowSpacePolicy": "delete-oldest-videos"}, "video": {"maxSeconds": 5, "bitrateKbps": 1000}, "still": {"width": 1280, "height": 720}}"#
+        let d = try await InProcessRig.start(self, json: json, root: root)
+        let seen = Seen()
+        let id = d.service.events.watch { seen.add($0) }
+        defer { d.service.events.stopWatching(id) }
+        let hold = try await d.ask(ControlRequest(cmd: "hold", seconds: 1.5))
+        let clip = try XCTUnwrap(hold.files?.first, "\(hold)")
+        // Fill the card to leave less than a photo needs (its budget and minFreeMB), but
+        // room once the clip goes: half the clip short of it.
+        let clipBytes = (try FileManager.default.attributesOfItem(atPath: clip))[.size] as! Int
+        let need = Int(CaptureBudget(config: d.config).bytes(for: .photo)) + 1_048_576
+        let free = try XCTUnwrap(try FileManager.default.attributesOfFileSystem(forPath: root)[.systemFreeSize] as? Int)
+        _ = try runTool("dd", ["if=/dev/zero", "of=\(root)/filler", "bs=4096", "count=\((free - need + clipBytes / 2) / 4096)"])
+        let photo = try await d.ask(ControlRequest(cmd: "tap"))
+        XCTAssertTrue(photo.ok, "the oldest clip made room: \(photo) (clip \(clipBytes) bytes)")
+        XCTAssertFalse(FileManager.default.fileExists(atPath: clip), "the clip was deleted for the photo")
+        try await d.advance(until: "the deletion reached watchers") {
+            seen.all.contains { $0.type == "deleted" && $0.data["path"] == .string(clip) }
+        }
+        let lastFiles = await d.status().lastFiles
+        XCTAssertFalse(lastFiles.contains(clip), "status no longer names it: \(lastFiles)")
+    }
+
     func testACardThatDisappearsAndReturnsAndAReadOnlyCard() async throws {
         guard getuid() == 0 else { throw XCTSkip("needs root to mount a filesystem") }
         let base = try DaemonHarness.makeTempDir()
@@ -101,4 +131,13 @@ final class StorageFaultTests: XCTestCase {
         let code = try await d.stop()
         XCTAssertEqual(code, 0)
     }
+}
+
+/// Live events a test watches.
+private final class Seen: @unchecked Sendable {
+    // Unchecked: the lock guards `events`.
+    private let lock = NSLock()
+    private var events: [LiveEvent] = []
+    func add(_ e: LiveEvent) { lock.lock(); events.append(e); lock.unlock() }
+    var all: [LiveEvent] { lock.lock(); defer { lock.unlock() }; return events }
 }

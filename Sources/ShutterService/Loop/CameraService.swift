@@ -97,6 +97,7 @@ public final class CameraService: Sendable {
         await leds.status?.show(.booting)
         await Health.prepareStorage(ctx)
         let loop = ServiceLoop(ctx: ctx, supervisor: supervisor, leds: leds, preview: preview, reloadConfig: reloadConfig)
+        ctx.storage.onLowSpaceDeletion { self.post(.deletedForSpace($0)) }
         if let e = loop.photo.taker.unavailableReason { log.error("still encoder unavailable: \(e)") }
         let pick = await loop.control.load()
         await supervisor.prepare(choice: await rememberedCamera(pick), opening: loop.control.opening,

@@ -27,6 +27,8 @@ enum ServiceEvent: Sendable {
     case microphone(running: Bool)
     /// Slow work the loop started, back with its result.
     case done(JobResult)
+    /// The low-space policy deleted these videos to make room.
+    case deletedForSpace([String])
 }
 
 /// Where a request's answer goes: called once, from the loop.

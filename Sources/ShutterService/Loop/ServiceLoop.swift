@@ -121,6 +121,12 @@ final class ServiceLoop {
         case .done(let result):
             jobs.finished()
             done(result)
+        case .deletedForSpace(let paths):
+            for path in paths {
+                ctx.log.notice("deleted \(path) to make room (storage.lowSpacePolicy delete-oldest-videos)")
+                journal.lastFiles.removeAll { $0 == path }
+                live.deleted(path: path)
+            }
         }
         settle()
     }
