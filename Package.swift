@@ -1,6 +1,6 @@
 // swift-tools-version:6.0
 // SPDX-License-Identifier: BSD-2-Clause
-// Shutter: a headless button camera service. See README.md and ../shared/DESIGN.md.
+// Shutter: a headless button camera service. See README.md and docs/architecture.md.
 // No Swift package dependencies: system libraries come in through module maps (Sources/C*).
 import PackageDescription
 

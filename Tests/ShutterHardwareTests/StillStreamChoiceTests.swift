@@ -4,7 +4,7 @@ import XCTest
 @testable import ShutterHardware
 
 /// The still stream beside video, with the Camera Module 3 (imx708) figures of
-/// ../shared/PRESS-MOMENT.md §1: modes 4608×2592 @14.35, 2304×1296 @56.03,
+/// The IMX708's sensor modes (docs/control-and-api.md, The moment of the press): modes 4608×2592 @14.35, 2304×1296 @56.03,
 /// 1536×864 @120.13; the mode follows the largest stream.
 final class StillStreamChoiceTests: XCTestCase {
     private let full = CameraSize(width: 4608, height: 2592)

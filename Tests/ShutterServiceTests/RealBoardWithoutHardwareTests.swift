@@ -14,7 +14,8 @@ final class RealBoardWithoutHardwareTests: XCTestCase {
         d.board = "rpi5"
         try d.start(waitReady: false)
         try d.waitFor("the camera check", timeout: 20) { d.log().contains("no camera found") }
-        usleep(1_500_000)
+        // It answers while it waits for the camera (what it reports, not a fixed pause).
+        try d.waitFor("status while waiting for the camera", timeout: 20) { try d.status()["state"] as? String == "booting" }
         XCTAssertEqual(d.process?.isRunning, true, "it waits for the camera instead of exiting")
         let log = d.log()
         XCTAssertTrue(log.contains("no camera found by libcamera"), log)

@@ -53,7 +53,9 @@ final class WebServerParkingTests: XCTestCase {
         // The wedged service: it answers once the gate opens (on its own thread; the
         // WebApp's worker waits for it).
         let gate = DispatchSemaphore(value: 0)
+        let running = Mutex(0)
         let (server, cookie) = try server { _, answer in
+            running.withLock { $0 += 1 }
             DispatchQueue.global().async { _ = gate.wait(timeout: .now() + 30); gate.signal(); answer(["ok": .bool(true)]) }
         }
         let login = try RawHTTPClient(port: server.port)
@@ -63,7 +65,8 @@ final class WebServerParkingTests: XCTestCase {
             try c.send("GET /api/status HTTP/1.1\r\nHost: x\r\nCookie: \(cookie)\r\n\r\n")
             waiting.append(c)
         }
-        Thread.sleep(forTimeInterval: 0.3)
+        // Every worker holds a request (the handlers say so), the rest wait in the queue.
+        XCTAssertTrue(waitUntil(timeout: 20) { running.withLock { $0 } >= 8 }, "eight requests reached their handlers")
         // All eight workers wait: a new request is queued, not lost, and the event
         // thread still accepts and reads it.
         try login.send("GET /login HTTP/1.1\r\nHost: x\r\n\r\n")

@@ -76,7 +76,7 @@ public final class Frame: @unchecked Sendable {
     public let planes: [FramePlane]
     /// The sensor timestamp on CLOCK_MONOTONIC: on the Pi the frame-start
     /// interrupt, about one exposure time after the first row began exposing
-    /// (libcamera's SensorTimestamp; ../shared/PRESS-MOMENT.md §4). The
+    /// (libcamera's SensorTimestamp; docs/control-and-api.md, The moment of the press). The
     /// simulated camera stamps its frames the same way.
     public let timestamp: MonotonicTime
     public let sequence: UInt64

@@ -4,7 +4,7 @@
 /// answers.
 ///
 /// On a Raspberry Pi the sensor mode follows the largest output stream, not the
-/// frame rate (../shared/PRESS-MOMENT.md §1): a 4608×2592 still stream beside
+/// frame rate (docs/control-and-api.md, The moment of the press): a 4608×2592 still stream beside
 /// 1080p video puts Camera Module 3 in its full mode, ≤ 14.35 fps for both
 /// streams. So each candidate is configured in turn and kept only when the
 /// configured mode's shortest frame (the FrameDurationLimits minimum the

@@ -11,7 +11,8 @@ final class Jobs {
     /// Started and not yet back: the service stops only once this is zero.
     private(set) var inFlight = 0
 
-    func start(_ work: @escaping Work) {
+    /// Queues `work`: the run loop starts it once the current event is handled.
+    func add(_ work: @escaping Work) {
         queued.append(work)
         inFlight += 1
     }

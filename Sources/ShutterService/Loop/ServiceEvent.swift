@@ -6,7 +6,7 @@ import ShutterWeb
 /// Everything the service loop can be told, in the order it happened. Each
 /// input of the service (the button, frames, requests, signals, the timer, the
 /// camera's life) and every finished job arrives as one of these values on one
-/// stream (`Inbox`); the loop handles them one at a time (ServiceLoop.swift).
+/// stream (CameraService's `inbox`); the loop handles them one at a time (ServiceLoop.swift).
 enum ServiceEvent: Sendable {
     /// The physical (or simulated) button: an edge, or its caught-up answer.
     case button(ButtonEvent)

@@ -256,7 +256,7 @@ final class ServiceLoop {
             }
             recent.removeAll()
             let supervisor = self.supervisor, controls = control.controls
-            jobs.start {
+            jobs.add {
                 await supervisor.restart(controls: controls)
                 return .nothing
             }
@@ -336,7 +336,7 @@ final class ServiceLoop {
             ctx.log.notice("shutdown gesture: every file is saved; asking the system to power off")
             // The request (sync + systemctl) is a job: the service exits once it is made.
             let powerOff = ctx.hooks.powerOff
-            jobs.start {
+            jobs.add {
                 await powerOff()
                 return .nothing
             }
@@ -408,7 +408,7 @@ final class ServiceLoop {
                 // form: the poster written beside the first, then each made a regular MP4.
                 let storage = ctx.storage, log = ctx.log
                 let preview = error == nil ? self.preview : nil
-                jobs.start {
+                jobs.add {
                     let problems = await Blocking.run(on: ClipFinisher.queue) {
                         preview?.savePoster(for: id, beside: paths[0])
                         return ClipFinisher.finish(paths, storage: storage, log: log)
@@ -487,7 +487,7 @@ final class ServiceLoop {
         case "focus":
             route(control.focus(r, reply: reply))
         case "camera":
-            control.camera(r, reply: reply)
+            control.cameraRequest(r, reply: reply)
         case "files":
             files.list(reply)
         case "delete":

@@ -225,7 +225,8 @@ final class CameraControlPlane {
     }
 
     /// `shutterctl camera [next|INDEX|MODEL]`: lists the cameras first (a job).
-    func camera(_ request: ControlRequest, reply: Reply) {
+    /// `camera`: list the cameras, or switch to one.
+    func cameraRequest(_ request: ControlRequest, reply: Reply) {
         let id = begin(.camera(argument: request.camera), reply: reply)
         ops[id]?.step = .listing
         listCameras(for: id)
@@ -251,7 +252,7 @@ final class CameraControlPlane {
             return
         }
         ctx.log.notice("SIGHUP: rereading the configuration")
-        jobs.start {
+        jobs.add {
             let result: Result<ShutterConfig, ConfigError> = await Blocking.run(on: Self.settingsQueue) {
                 Result { () throws(ConfigError) -> ShutterConfig in try reload() }
             }
@@ -426,7 +427,7 @@ final class CameraControlPlane {
         reopening = true
         let supervisor = self.supervisor
         let controls = self.controls
-        jobs.start { .reopened(op: op, await supervisor.switchCamera(to: index, opening: opening, controls: controls)) }
+        jobs.add { .reopened(op: op, await supervisor.switchCamera(to: index, opening: opening, controls: controls)) }
     }
 
     /// The reopen job came back (the supervisor's `.started` came before it).
@@ -526,7 +527,7 @@ final class CameraControlPlane {
         guard giving == nil, let cam = camera, cam.controlReport.asked != controls else { return }
         giving = controls
         let controls = self.controls
-        jobs.start {
+        jobs.add {
             await cam.apply(controls)
             return .controlsApplied
         }
@@ -545,7 +546,7 @@ final class CameraControlPlane {
 
     private func listCameras(for op: Int?) {
         let list = ctx.roles.listCameras
-        jobs.start {
+        jobs.add {
             do {
                 return .camerasListed(op: op, .success(try await list()))
             } catch {
@@ -623,7 +624,7 @@ final class CameraControlPlane {
         let text = settings.isEmpty ? nil : settings.stateDocument
         let storage = ctx.storage
         // The queue keeps writes in the order of the changes (the text is taken here).
-        jobs.start {
+        jobs.add {
             let result: Result<Void, any Error> = await Blocking.run(on: Self.settingsQueue) {
                 Result {
                     // Never onto the system disk under an unmounted card's mount point.
@@ -688,7 +689,7 @@ final class CameraControlPlane {
             }
             // A cycle of its own, as the demos' tap does; bounded, it never hangs the reply.
             op.step = .focusing
-            jobs.start { .focused(op: id, await cam.autofocus(timeout: .seconds(2))) }
+            jobs.add { .focused(op: id, await cam.autofocus(timeout: .seconds(2))) }
             return
         }
         finish(id, focusReply(op.notes))

@@ -41,7 +41,7 @@ final class CardFiles {
 
     func list(_ reply: Reply) {
         let op = op(reply), storage = ctx.storage
-        jobs.start { .filesListed(op: op, await Blocking.run(on: Self.queue) { storage.finishedMedia() }) }
+        jobs.add { .filesListed(op: op, await Blocking.run(on: Self.queue) { storage.finishedMedia() }) }
     }
 
     func listed(op: Int, _ items: [MediaItem]) {
@@ -62,7 +62,7 @@ final class CardFiles {
             }
             let op = op(reply), storage = ctx.storage
             lastAsked[op] = saved
-            jobs.start { .newestFile(op: op, await Blocking.run(on: Self.queue) { storage.finishedMedia().first }) }
+            jobs.add { .newestFile(op: op, await Blocking.run(on: Self.queue) { storage.finishedMedia().first }) }
         case let text?:
             guard let number = DCFNumber(webNumber: Substring(text)) else { return reply.send(.failure(Self.usage)) }
             start(op(reply), number)
@@ -97,7 +97,7 @@ final class CardFiles {
 
     private func start(_ op: Int, _ number: DCFNumber) {
         let storage = ctx.storage
-        jobs.start {
+        jobs.add {
             await Blocking.run(on: Self.queue) {
                 let item = storage.media(number)
                 return .deleted(op: op, number, Result { () throws(StorageError) in try storage.deleteMedia(number) }, item)

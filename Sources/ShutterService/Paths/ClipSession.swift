@@ -71,7 +71,7 @@ final class ClipSession {
         guard let c = current, c.id == nil else { return nil }
         current = nil
         let discarded = recorder.discard()
-        jobs.start {
+        jobs.add {
             await discarded.value
             return .nothing
         }
@@ -84,7 +84,7 @@ final class ClipSession {
         current?.id = id
         doing[id] = "recording"
         let committed = recorder.commit()
-        jobs.start { .clipCommitted(id, await committed.value) }
+        jobs.add { .clipCommitted(id, await committed.value) }
     }
 
     /// The commit came back: the machine's input when it failed (a started recording needs none).
@@ -103,7 +103,7 @@ final class ClipSession {
             if current?.id == id { current = nil }
             doing[id] = nil
             let discarded = recorder.discard()
-            jobs.start {
+            jobs.add {
                 await discarded.value
                 return .nothing
             }
@@ -146,7 +146,7 @@ final class ClipSession {
         guard let c = current, let id = c.id else { return }
         current = nil
         let finished = recorder.finish()
-        jobs.start { .clipFinished(id, start: c.start, await finished.value) }
+        jobs.add { .clipFinished(id, start: c.start, await finished.value) }
     }
 
     /// The clip is finalised: the machine's input, and what its requests are answered with.

@@ -14,7 +14,8 @@ final class Health {
     private(set) var watchdog: WatchdogPolicy
     private(set) var isReady = false
     private(set) var cameraHealthy = false
-    private var storageProbed = false
+    /// The card was checked at least once (READY waits for it).
+    private var storageChecked = false
     private var nextProbe: MonotonicTime
     /// The watchdog's heartbeat: evaluated at least this often (pings, status).
     private var nextBeat: MonotonicTime
@@ -95,7 +96,7 @@ final class Health {
         guard force || now >= nextProbe else { return }
         nextProbe = now + .seconds(5)
         let storage = ctx.storage
-        jobs.start {
+        jobs.add {
             let result: Result<FileSystemSpace, StorageError> = await Blocking.run(on: Self.storageQueue) {
                 do {
                     // Healthy means a photo fits too: a full card keeps its LED code
@@ -115,7 +116,7 @@ final class Health {
         -> CaptureInput?
     {
         let now = ctx.now
-        storageProbed = true
+        storageChecked = true
         switch result {
         case .success(let space):
             freeBytes = space.availableBytes
@@ -197,7 +198,7 @@ final class Health {
     /// Camera frames and a probed card (a full or missing card does not hold READY
     /// back: the service is up and shows the storage code). True when it became ready now.
     func becomeReadyIfPossible(line: String) -> Bool {
-        guard !isReady, cameraHealthy, storageProbed else { return false }
+        guard !isReady, cameraHealthy, storageChecked else { return false }
         isReady = true
         ctx.log.notice(line)
         statusLine = line

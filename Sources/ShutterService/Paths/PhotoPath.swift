@@ -84,7 +84,7 @@ final class PhotoPath {
         let af = Eventually<AutofocusResult>()
         autofocus = af
         let timeout = Duration.milliseconds(ctx.config.camera.afTimeoutMs)
-        jobs.start {
+        jobs.add {
             af.set(await camera.autofocus(timeout: timeout))
             return .nothing
         }
@@ -136,7 +136,7 @@ final class PhotoPath {
             // The still stream's frame of the same sensor frame where the camera grants one.
             let photo = frame.companion ?? frame
             let taker = self.taker, pin = entry.pin
-            jobs.start {
+            jobs.add {
                 pin.photo.set(await taker.encode(photo, camera: camera))
                 return .nothing
             }
@@ -186,7 +186,7 @@ final class PhotoPath {
             pins[origin] = nil  // a flash photo of the press moment: taken focused
             let af = autofocus, taker = self.taker, discarded = lastDiscard
             autofocus = nil
-            jobs.start {
+            jobs.add {
                 let result = await taker.take(camera: camera, autofocus: af, flash: flash)
                 await discarded?.value
                 return .photo(Outcome(id: id, result: result, moment: "focused", pressedAt: pressedAt,
@@ -214,7 +214,7 @@ final class PhotoPath {
         let entry = pins[origin]
         if entry?.chosen ?? true { pins[origin] = nil } else { pins[origin]?.taken = true }
         let taker = self.taker, discarded = lastDiscard
-        jobs.start {
+        jobs.add {
             let result: Result<SavedPhoto, CaptureError>
             switch await entry?.pin.photo.value {
             case .success(let encoded)?: result = await taker.write(encoded)
@@ -229,7 +229,7 @@ final class PhotoPath {
     private func save(_ frame: Frame, id: CaptureID, pressedAt: MonotonicTime, releasedAt: MonotonicTime,
                       camera: CameraInfo?) {
         let taker = self.taker
-        jobs.start {
+        jobs.add {
             let result = await taker.save(frame, camera: camera)
             return .photo(Outcome(id: id, result: result, moment: "video", pressedAt: pressedAt, releasedAt: releasedAt))
         }

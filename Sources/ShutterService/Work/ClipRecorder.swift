@@ -16,7 +16,7 @@ import Synchronization
 /// starts at the ring's keyframe nearest press − N and takes packets, not frames:
 /// no encoder starts at the press, and a tap only ends the clip's file.
 ///
-/// The service actor only enqueues: frame and audio copies run on this type's
+/// The service loop only enqueues: frame and audio copies run on this type's
 /// serial queue, renames and fsyncs too, and finalising (which waits for the
 /// encoder thread) on a queue of its own, so a clip being finalised never holds
 /// up the next press's encoding.
@@ -210,7 +210,7 @@ final class ClipRecorder: Sendable {
     }
 
     // `commit`, `finish` and `discard` are enqueued at the call, in the order the
-    // actor decides them (a later press's `begin` must come after this clip's
+    // loop decides them (a later press's `begin` must come after this clip's
     // `finish`); their results arrive later.
 
     /// The press became a hold: reserve the DCF name and move the temp file onto it.

@@ -28,7 +28,7 @@ struct EncodedPhoto: Sendable {
 /// state machine said so, take the still, encode it with EXIF and save it
 /// durably (temp, fsync, rename, directory fsync). The `press` moment splits it:
 /// `encode` at the press, `write` at the tap. Everything here runs off the
-/// service actor; JPEG encoding and the file system run on one serial queue.
+/// service loop; JPEG encoding and the file system run on one serial queue.
 final class PhotoTaker: Sendable {
     private let config: ShutterConfig
     private let storage: Storage
