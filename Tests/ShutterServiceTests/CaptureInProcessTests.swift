@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: BSD-2-Clause
 import Foundation
+import ShutterMedia
 import XCTest
 import ShutterCore
 import ShutterSim
@@ -30,6 +31,33 @@ final class CaptureInProcessTests: XCTestCase {
         // No temporary clip left behind by the speculative recording of the press.
         try await r.advance(until: "the speculative clip gone") { (try? r.litter()) == [] }
         XCTAssertEqual(try r.litter(), [])
+    }
+
+    /// The finish (fragmented → regular MP4) runs after the capture machine is idle: a tap
+    /// right after a hold's release is taken at its press, and the clip still ends regular.
+    func testATapRightAfterAHoldsReleaseIsTakenAtItsPress() async throws {
+        let r = try await InProcessRig.start(self)
+        let button = r.board.button
+        button.set(pressed: true)
+        try await r.advance(until: "recording") { await r.status().state == "recording" }
+        await r.advance(by: .milliseconds(500))
+        button.set(pressed: false)
+        await r.advance(by: .milliseconds(40))
+        button.set(pressed: true)   // the tap, 40 ms after the release
+        await r.advance(by: .milliseconds(150))
+        button.set(pressed: false)
+        try await r.advance(until: "the clip and the photo") {
+            let c = await r.status().counters
+            return c.clips == 1 && c.photos == 1
+        }
+        let clip = try XCTUnwrap(r.files("MP4").first)
+        try await r.advance(until: "the clip finished") { (try? RegularMP4.isFragmented(clip)) == false }
+        XCTAssertEqual(r.files("JPG").count, 1)
+        let status = await r.status()
+        let last = try XCTUnwrap(status.lastPhoto)
+        print("tap after a hold's release: moment \(last.moment), press to exposure \(last.pressToExposureMs) ms")
+        XCTAssertEqual(last.moment, "press")
+        XCTAssertLessThanOrEqual(abs(last.pressToExposureMs), 34, "the frame exposed at the press (one frame period)")
     }
 
     func testHoldGivesAClipOfThatLengthFromThePressWithVideoAndAudio() async throws {

@@ -81,6 +81,29 @@ final class EndToEndRegularClipTests: XCTestCase {
         }
     }
 
+    /// Segments (`video.segmentSeconds`) and a SIGTERM mid-recording end in the same finish.
+    func testSegmentsAndSIGTERMGiveRegularMP4s() throws {
+        let d = try DaemonHarness(config: #"{"video": {"segmentSeconds": 2}}"#)
+        try d.start()
+        let (reply, _) = try ControlClient.send(ControlRequest(cmd: "hold", seconds: 5), to: d.socket)
+        XCTAssertTrue(reply.ok, reply.error ?? "")
+        let segments = reply.files ?? []
+        XCTAssertGreaterThanOrEqual(segments.count, 2, "a 5 s hold in 2 s segments: \(segments)")
+        for f in segments { try assertRegular(f, seconds: nil, d) }
+
+        let (started, _) = try ControlClient.send(ControlRequest(cmd: "record", action: "start"), to: d.socket)
+        XCTAssertTrue(started.ok, started.error ?? "")
+        try d.waitFor("1 s recorded", timeout: 60) {
+            ((try d.status()["recording"] as? [String: Any])?["elapsedSeconds"] as? Double ?? 0) >= 1
+        }
+        d.signal(SIGTERM)
+        XCTAssertEqual(d.waitExit(), 0)
+        let after = d.files("MP4").filter { !segments.contains($0) }
+        XCTAssertFalse(after.isEmpty, "the recording stopped by SIGTERM was kept")
+        for f in after { try assertRegular(f, seconds: nil, d) }
+        XCTAssertTrue(d.log().contains("as a regular MP4"), "finished before the service exited")
+    }
+
     // MARK: Checks
 
     private func assertRegular(_ clip: String, seconds: Double?, _ d: DaemonHarness,
