@@ -21,6 +21,7 @@ enum ServiceRunner {
         let tokens = WebTokens(root: service.storage.root)
         var parts: [any ServicePart] = [ControlSocketPart(path: config.control.socketPath, tokens: tokens)]
         parts.append(WebPart(config: config, preview: feed, tokens: tokens))
+        parts.append(MQTTPart(config: config))
         if roles.sim != nil, isatty(0) == 1 {
             parts.append(TerminalButton())
         } else if roles.sim != nil {
