@@ -94,9 +94,11 @@ final class MQTTClient: @unchecked Sendable {
         return rc == MOSQ_ERR_SUCCESS.rawValue ? mid : nil
     }
 
-    /// Subscribes (QoS 1); `noLocal`: not our own messages back.
+    /// Subscribes (QoS 1): not to our own messages, and with the retain flag as it was
+    /// published, so that a retained command is known as one even when it arrives live.
     func subscribe(_ topic: String) {
-        _ = mosquitto_subscribe_v5(handle, nil, topic, 1, Int32(MQTT_SUB_OPT_NO_LOCAL.rawValue), nil)
+        let options = Int32(MQTT_SUB_OPT_NO_LOCAL.rawValue | MQTT_SUB_OPT_RETAIN_AS_PUBLISHED.rawValue)
+        _ = mosquitto_subscribe_v5(handle, nil, topic, 1, options, nil)
     }
 
     /// A clean DISCONNECT (no Last Will), then the network thread ends; once.

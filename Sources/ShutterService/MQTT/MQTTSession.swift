@@ -28,6 +28,7 @@ final class MQTTSession: @unchecked Sendable {
     private var stateWord: String?
     private var problems = RateLimitedLog(interval: 300)
     private var badInput = RateLimitedLog(interval: 60)
+    private var retainedCommands = RateLimitedLog(interval: 60)
     private var dropLog = RateLimitedLog(interval: 60)
     private var forgotten = false
     /// The stop's last words: the `offline` message id, and a signal once it (and then the
@@ -230,7 +231,7 @@ final class MQTTSession: @unchecked Sendable {
         guard m.topic == settings.command else { return }
         if m.retained {
             // A retained command would fire at every start: never taken.
-            badInput.say(log, "MQTT: ignored a retained command on \(m.topic) (commands are never retained; "
+            retainedCommands.say(log, "MQTT: ignored a retained command on \(m.topic) (commands are never retained; "
                          + "clear it with `mosquitto_pub -r -n -t \(m.topic)`)")
             return
         }
