@@ -81,8 +81,16 @@ final class MQTTEndToEndTests: XCTestCase {
             return c.count >= 9 ? c : nil
         }
         XCTAssertEqual(Set(after.values.compactMap { $0["unique_id"] as? String }), Set(uniqueIDs))
+
+        // `shutterctl mqtt forget`: every config emptied (retained), so Home Assistant drops the device.
+        let (code, reply) = try d.ctl("mqtt", "forget")
+        XCTAssertEqual(code, 0, "\(String(describing: reply))")
+        try again.wait("every config emptied") { seen -> Bool? in
+            let emptied = Set(seen.filter { $0.topic.hasSuffix("/config") && $0.payload.isEmpty }.map(\.topic))
+            return emptied == Set(configs.keys) ? true : nil
+        }
         print("MQTT discovery: \(configs.count) configs (\(uniqueIDs.count) entities, 2 device triggers), one device block, "
-              + "unique ids stable across a restart")
+              + "unique ids stable across a restart; `mqtt forget` empties all 9")
     }
 
     func testButtonCommandTopicTakesAPhotoTheEventNames() throws {

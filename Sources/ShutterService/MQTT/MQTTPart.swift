@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: BSD-2-Clause
 import Foundation
+import ShutterControl
 import ShutterCore
 import Synchronization
 
@@ -45,10 +46,18 @@ final class MQTTPart: ServicePart {
         }
     }
 
-    /// `shutterctl mqtt forget`.
-    func forget(_ done: @escaping @Sendable (String?) -> Void) {
-        guard let s = session.withLock({ $0 }) else { return done("MQTT is off (mqtt.enabled is false)") }
-        s.forget { connected in done(connected ? nil : "not connected to the broker now; the configs are cleared when it is back") }
+    /// `shutterctl mqtt forget` (the control socket's, not the loop's: it concerns no capture).
+    static func answer(_ r: ControlRequest, part: MQTTPart?, reply: Reply) {
+        guard r.action == "forget" else { return reply.send(.failure("mqtt needs \"action\": \"forget\"")) }
+        guard let s = part?.session.withLock({ $0 }) else {
+            return reply.send(.failure("MQTT is off (mqtt.enabled is false): nothing to forget"))
+        }
+        s.forget { connected in
+            var r = ControlReply(ok: true)
+            r.note = connected ? "Home Assistant's discovery configs cleared (until the next start with mqtt.discovery)"
+                : "not connected to the broker now: the configs are cleared as soon as it is back"
+            reply.send(r)
+        }
     }
 
     func stop() {
