@@ -19,7 +19,9 @@ final class MQTTBroker {
             && FileManager.default.isExecutableFile(atPath: "/usr/bin/mosquitto_sub")
     }
 
-    init() throws {
+    /// `persistent`: the broker keeps sessions and retained messages across its restarts
+    /// (a subscriber's session then collects what is published while it is away).
+    init(persistent: Bool = false) throws {
         guard Self.available else { throw XCTSkip("mosquitto and mosquitto-clients are not installed (deploy/install-deps.sh --test)") }
         dir = try DaemonHarness.makeTempDir()
         port = try Self.freePort()
@@ -32,7 +34,8 @@ final class MQTTBroker {
             listener \(port) 127.0.0.1
             allow_anonymous false
             password_file \(dir)/users
-            persistence false
+            persistence \(persistent)
+            persistence_location \(dir)/
             log_dest file \(dir)/broker.log
             """
         try conf.write(toFile: dir + "/mosquitto.conf", atomically: true, encoding: .utf8)
@@ -83,8 +86,9 @@ final class MQTTBroker {
         XCTAssertEqual(code, 0, "mosquitto_pub \(topic)")
     }
 
-    func subscribe(_ topics: String...) throws -> MQTTSubscriber {
-        let s = try MQTTSubscriber(broker: self, topics: topics)
+    /// `session`: a client id with a session the broker keeps (`-c -i`), else a clean one.
+    func subscribe(_ topics: String..., session: String? = nil) throws -> MQTTSubscriber {
+        let s = try MQTTSubscriber(broker: self, topics: topics, session: session)
         subscribers.append(s)
         return s
     }
@@ -138,10 +142,11 @@ final class MQTTSubscriber: @unchecked Sendable {
     private let lock = NSLock()
     private var seen: [MQTTSeen] = []  // under lock
 
-    init(broker: MQTTBroker, topics: [String]) throws {
+    init(broker: MQTTBroker, topics: [String], session: String? = nil) throws {
         process.executableURL = URL(fileURLWithPath: "/usr/bin/mosquitto_sub")
         let probe = "shutter-test-probe/\(UUID().uuidString)"
         process.arguments = broker.auth + ["-V", "5", "-q", "1", "-F", "%r\t%t\t%x"] + (topics + [probe]).flatMap { ["-t", $0] }
+            + (session.map { ["-c", "-i", $0, "-x", "3600"] } ?? [])
         let out = Pipe()
         process.standardOutput = out
         process.standardError = FileHandle.nullDevice

@@ -39,6 +39,7 @@ final class MQTTClient: @unchecked Sendable {
 
     private static let libraryOnce: Void = { mosquitto_lib_init(); return () }()
 
+    /// Sets the client up; `connect` connects.
     init(_ o: Options, events: @escaping @Sendable (MQTTClientEvent) -> Void) throws(Failure) {
         _ = Self.libraryOnce
         callbacks = MQTTCallbackBox(deliver: events)
@@ -70,11 +71,27 @@ final class MQTTClient: @unchecked Sendable {
         mosquitto_disconnect_v5_callback_set(h, mqttOnDisconnect)
         mosquitto_publish_v5_callback_set(h, mqttOnPublish)
         mosquitto_message_v5_callback_set(h, mqttOnMessage)
-        // The first attempt's failure (no broker yet) is not fatal: the network thread
-        // retries with the backoff, as after any later loss.
-        let rc = mosquitto_connect_async(h, o.broker.host, Int32(o.broker.port), o.keepAliveSeconds)
-        if rc != MOSQ_ERR_SUCCESS.rawValue { events(.disconnected(code: rc)) }
-        try check("mosquitto_loop_start", mosquitto_loop_start(h))
+        broker = o.broker
+        keepAlive = o.keepAliveSeconds
+    }
+
+    private let broker: BrokerURL
+    private let keepAlive: Int32
+    private let looping = Mutex(false)
+
+    /// The first connection: started here (a non-blocking connect), then the network thread
+    /// takes over, and reconnects with the backoff after any later loss. libmosquitto's
+    /// thread does not retry a first connection that failed at once (a refused port), so
+    /// until one starts the caller retries this (MQTTSession); false: failed, `events` told why.
+    func connect() -> Bool {
+        let rc = mosquitto_connect_async(handle, broker.host, Int32(broker.port), keepAlive)
+        guard rc == MOSQ_ERR_SUCCESS.rawValue else {
+            callbacks.deliver(.disconnected(code: rc))
+            return false
+        }
+        let started = mosquitto_loop_start(handle) == MOSQ_ERR_SUCCESS.rawValue
+        looping.withLock { $0 = started }
+        return started
     }
 
     /// Queues a message for the network thread; the message id (for its acknowledgement) or nil.
@@ -110,7 +127,7 @@ final class MQTTClient: @unchecked Sendable {
     /// Ends the network thread (force: at once, even mid-backoff) and frees the client.
     func close() {
         disconnect()
-        _ = mosquitto_loop_stop(handle, true)
+        if looping.withLock({ $0 }) { _ = mosquitto_loop_stop(handle, true) }
         mosquitto_destroy(handle)
         withExtendedLifetime(callbacks) {}
     }

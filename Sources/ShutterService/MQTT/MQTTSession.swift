@@ -51,11 +51,21 @@ final class MQTTSession: @unchecked Sendable {
                 caFile: s.caFile, certFile: s.certFile, keyFile: s.keyFile, keepAliveSeconds: Self.keepAliveSeconds,
                 will: (s.availability, "offline"), reconnectDelay: (1, 60))
             do {
-                client = try MQTTClient(options) { [weak self] e in self?.fromNetwork(e) }
+                let c = try MQTTClient(options) { [weak self] e in self?.fromNetwork(e) }
+                client = c
                 log.notice("MQTT: connecting to \(s.broker) as \"\(s.name)\" under \(s.topic)")
+                firstConnection(c, retryIn: 1)
             } catch {
                 log.error("MQTT unavailable: \(error); the camera works without it")
             }
+        }
+    }
+
+    /// Until a first connection starts (MQTTClient.connect): again after 1 s, doubling to 60 s.
+    private func firstConnection(_ c: MQTTClient, retryIn seconds: Int) {
+        guard client === c, !c.connect() else { return }
+        queue.asyncAfter(deadline: .now() + .seconds(seconds)) { [weak self] in
+            self?.firstConnection(c, retryIn: min(seconds * 2, 60))
         }
     }
 
