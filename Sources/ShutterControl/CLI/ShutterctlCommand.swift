@@ -38,7 +38,7 @@ public enum ShutterctlCommand {
                                  progress (exit status 1, with the reason)
           events [--count N]     one JSON line per live event as it happens (the state first; a
                                  recording's seconds once a second; files saved and deleted,
-                                 settings, the camera), until interrupted or N events
+                                 settings, the camera, gestures), until interrupted or N events
           sim [--fault none|stall|disappear|error] [--lux N] [--led-failing true|false]
                                  simulated board only: inject faults, set the light level
           web-password [--stdin]
