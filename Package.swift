@@ -29,6 +29,8 @@ let package = Package(
         .systemLibrary(name: "CTurboJPEG", path: "Sources/CTurboJPEG", pkgConfig: "libturbojpeg"),
         .systemLibrary(name: "CExif", path: "Sources/CExif", pkgConfig: "libexif"),
         .systemLibrary(name: "CALSA", path: "Sources/CALSA", pkgConfig: "alsa"),
+        // MQTT (libmosquitto 2.0, its own network thread): the MQTT part of ShutterService.
+        .systemLibrary(name: "CMosquitto", path: "Sources/CMosquitto", pkgConfig: "libmosquitto"),
         // libgpiod v1 (bookworm) and v2 (trixie) behind one plain C header.
         .target(name: "CGPIODShim", path: "Sources/CGPIODShim", linkerSettings: [.linkedLibrary("gpiod")]),
         // libcamera (C++): pkg-config flags for the shim; never imported by Swift.
@@ -88,7 +90,7 @@ let package = Package(
         // Wiring: service loop, control socket, web server, systemd notify, signals.
         .target(name: "ShutterService",
                 dependencies: ["ShutterCore", "ShutterBuild", "ShutterControl", "ShutterStorage", "ShutterMedia", "ShutterHardware",
-                               "ShutterSim", "ShutterWeb"],
+                               "ShutterSim", "ShutterWeb", "CMosquitto"],
                 swiftSettings: strict),
         .executableTarget(name: "shutterd", dependencies: ["ShutterService"], swiftSettings: strict),
         .executableTarget(name: "shutterctl", dependencies: ["ShutterControl"], swiftSettings: strict),

@@ -9,16 +9,17 @@
 # checks its protocols, ciphers and renegotiation; ab and slowhttptest load the server;
 # python3-requests is the Home Assistant test's HTTP client; GStreamer's gst-discoverer-1.0 with
 # its MP4 demuxer and H.264/AAC decoders reads a finished clip's duration as another player
-# would; scdoc renders the man pages for their check, deploy/check-man-pages.py), so `make run`
-# on a Pi does not pull a browser in.
+# would; scdoc renders the man pages for their check, deploy/check-man-pages.py; mosquitto and
+# mosquitto-clients are the MQTT tests' broker and clients), so `make run` on a Pi does not
+# pull a browser in.
 set -eu
 PKGS="pkg-config libturbojpeg0-dev libjpeg62-turbo-dev libexif-dev \
 libavcodec-dev libavformat-dev libavutil-dev libswresample-dev libswscale-dev ffmpeg \
 libcamera-dev libgpiod-dev gpiod libasound2-dev alsa-utils sox tmux \
 libimage-exiftool-perl systemd e2fsprogs \
-libmicrohttpd-dev libsodium-dev"
+libmicrohttpd-dev libsodium-dev libmosquitto-dev"
 TEST_PKGS="chromium chromium-driver python3-selenium openssl testssl.sh apache2-utils slowhttptest python3-requests \
-gstreamer1.0-plugins-base-apps gstreamer1.0-plugins-good gstreamer1.0-libav scdoc"
+gstreamer1.0-plugins-base-apps gstreamer1.0-plugins-good gstreamer1.0-libav scdoc mosquitto mosquitto-clients"
 [ "${1:-}" = "--list" ] && { echo $PKGS; exit 0; }
 [ "${1:-}" = "--test" ] && { shift; PKGS="$PKGS $TEST_PKGS"; }
 [ $# -gt 0 ] && PKGS="$*"

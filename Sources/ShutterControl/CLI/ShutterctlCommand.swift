@@ -38,7 +38,7 @@ public enum ShutterctlCommand {
                                  progress (exit status 1, with the reason)
           events [--count N]     one JSON line per live event as it happens (the state first; a
                                  recording's seconds once a second; files saved and deleted,
-                                 settings, the camera), until interrupted or N events
+                                 settings, the camera, gestures), until interrupted or N events
           sim [--fault none|stall|disappear|error] [--lux N] [--led-failing true|false]
                                  simulated board only: inject faults, set the light level
           web-password [--stdin]
@@ -47,6 +47,8 @@ public enum ShutterctlCommand {
           web-token add NAME --scope view|control | web-token list | web-token revoke NAME
                                  API tokens for machines (Home Assistant, scripts): add prints a new
                                  one once; view reads, control also captures, sets and deletes
+          mqtt forget            remove this camera from Home Assistant: empty retained discovery
+                                 configs on the broker (until the next start with mqtt.discovery)
           gestures FILE [--config CFG]
                                  replay a button trace offline (`<ms> <0|1>` per line) and
                                  print one JSON object per gesture
@@ -108,6 +110,9 @@ public enum ShutterctlCommand {
                 return fail("camera takes next, an index or a model, e.g. `shutterctl camera next`", code: 64)
             }
             request = ControlRequest(cmd: "camera", camera: rest.first)
+        case "mqtt":
+            guard rest == ["forget"] else { return fail("mqtt takes forget: `shutterctl mqtt forget`", code: 64) }
+            request = ControlRequest(cmd: "mqtt", action: "forget")
         case "delete":
             guard rest.count == 1, rest[0] == "last" || (rest[0].count == 7 && rest[0].allSatisfy { ("0"..."9").contains($0) }) else {
                 return fail("delete needs a file's number as `shutterctl files` lists it (e.g. 1000007), or last", code: 64)

@@ -34,6 +34,13 @@ public enum ConfigSchema {
         case listenAddress
         /// "" or an Argon2id hash string ("$argon2id$v=19$m=…").
         case passwordHash
+        /// An MQTT broker: "mqtt://HOST[:PORT]" or "mqtts://HOST[:PORT]".
+        case brokerURL
+        /// A name in MQTT topics and Home Assistant ids: [a-z0-9_-], at most 64; "" allowed (a default).
+        case topicName
+        /// An MQTT topic to publish under: levels of printable characters without the
+        /// wildcards + and # or a leading or trailing "/"; "" allowed when `allowEmpty` (a default).
+        case topic(allowEmpty: Bool)
 
         /// What is allowed, in words, for error messages.
         public var allowed: String {
@@ -68,6 +75,13 @@ public enum ConfigSchema {
                 return "\"HOST:PORT\" with a numeric IPv4 address or a bracketed IPv6 one (\"0.0.0.0:8080\", \"[::]:8080\"), port 0...65535"
             case .passwordHash:
                 return "\"\" or an Argon2id hash as `shutterctl web-password` prints it (\"$argon2id$v=19$m=…\")"
+            case .brokerURL:
+                return "\"mqtt://HOST:PORT\" or \"mqtts://HOST:PORT\" (port 1...65535; 1883 and 8883 when left out)"
+            case .topicName:
+                return "\"\" (the host name) or a name of a-z, 0-9, '-' and '_', at most 64 characters"
+            case .topic(let allowEmpty):
+                return (allowEmpty ? "\"\" (the default) or " : "") + "an MQTT topic without + or #, "
+                    + "empty levels or a leading or trailing '/', at most 200 characters"
             }
         }
 
@@ -176,6 +190,17 @@ public enum ConfigSchema {
         Key(path: "web.passwordHash", kind: .passwordHash),
         Key(path: "web.tlsCertificate", kind: .string(allowEmpty: true)),
         Key(path: "web.tlsKey", kind: .string(allowEmpty: true)),
+        Key(path: "mqtt.enabled", kind: .bool),
+        Key(path: "mqtt.url", kind: .brokerURL),
+        Key(path: "mqtt.username", kind: .string(allowEmpty: true)),
+        Key(path: "mqtt.passwordFile", kind: .string(allowEmpty: true)),
+        Key(path: "mqtt.caFile", kind: .string(allowEmpty: true)),
+        Key(path: "mqtt.certFile", kind: .string(allowEmpty: true)),
+        Key(path: "mqtt.keyFile", kind: .string(allowEmpty: true)),
+        Key(path: "mqtt.name", kind: .topicName),
+        Key(path: "mqtt.topic", kind: .topic(allowEmpty: true)),
+        Key(path: "mqtt.discovery", kind: .bool),
+        Key(path: "mqtt.discoveryPrefix", kind: .topic(allowEmpty: false)),
     ]
 
     public static let byPath: [String: Key] = Dictionary(uniqueKeysWithValues: keys.map { ($0.path, $0) })
@@ -330,6 +355,17 @@ public enum ConfigSchema {
                 throw bad(.notAllowed, s.hasPrefix("$") ? "not an Argon2id hash" : "not a hash (a plain password is never stored)")
             }
             return value
+        case (.brokerURL, .string(let s)):
+            guard BrokerURL(parsing: s) != nil else { throw bad(.notAllowed, "\"\(s)\"") }
+            return value
+        case (.topicName, .string(let s)):
+            guard s.count <= 64, s.unicodeScalars.allSatisfy(BrokerURL.isNameScalar) else {
+                throw bad(.notAllowed, "\"\(s)\"")
+            }
+            return value
+        case (.topic(let allowEmpty), .string(let s)):
+            guard s.isEmpty ? allowEmpty : BrokerURL.isPublishTopic(s) else { throw bad(.notAllowed, "\"\(s)\"") }
+            return value
         case (.sizeList, .string):
             return try check(.array([value]), for: key)
         case (.sizeList(let w, let h, let even), .array(let items)):
@@ -462,7 +498,7 @@ public enum ConfigSchema {
                 }
                 value = .array([.int(w), .int(h)])
             }
-        case .string, .choice, .identifier, .gpioLine, .listenAddress, .passwordHash:
+        case .string, .choice, .identifier, .gpioLine, .listenAddress, .passwordHash, .brokerURL, .topicName, .topic:
             value = .string(text)
         case .sizeList:
             // JSON, or "1920x1080,1280x720" as a shell user would type it.
@@ -489,6 +525,16 @@ public enum ConfigSchema {
             let missing = config.web.tlsKey.isEmpty ? "web.tlsKey" : "web.tlsCertificate"
             return Violation(code: .outOfRange, keyPath: missing,
                              message: "\"\(missing)\" is empty; HTTPS needs both web.tlsCertificate and web.tlsKey (or neither for plain HTTP)")
+        }
+        if config.mqtt.certFile.isEmpty != config.mqtt.keyFile.isEmpty {
+            let missing = config.mqtt.keyFile.isEmpty ? "mqtt.keyFile" : "mqtt.certFile"
+            return Violation(code: .outOfRange, keyPath: missing,
+                             message: "\"\(missing)\" is empty; a TLS client certificate needs both mqtt.certFile and mqtt.keyFile (or neither)")
+        }
+        let tlsFiles = [("mqtt.caFile", config.mqtt.caFile), ("mqtt.certFile", config.mqtt.certFile)]
+        if let url = BrokerURL(parsing: config.mqtt.url), !url.tls, let key = tlsFiles.first(where: { !$0.1.isEmpty })?.0 {
+            return Violation(code: .outOfRange, keyPath: key,
+                             message: "\"\(key)\" is set but mqtt.url is \"\(config.mqtt.url)\" (plain MQTT); TLS needs an mqtts:// URL")
         }
         if config.video.segmentSeconds > config.video.maxSeconds {
             return Violation(code: .outOfRange, keyPath: "video.segmentSeconds",

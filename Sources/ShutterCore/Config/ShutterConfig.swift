@@ -21,6 +21,7 @@ public struct ShutterConfig: Codable, Equatable, Sendable {
     public var board = Board()
     public var sim = Sim()
     public var web = Web()
+    public var mqtt = MQTT()
 
     public init() {}
 
@@ -256,6 +257,34 @@ public struct ShutterConfig: Codable, Equatable, Sendable {
         /// PEM certificate and private key files for HTTPS; both or neither. Default "" (plain HTTP).
         public var tlsCertificate = ""
         public var tlsKey = ""
+    }
+
+    /// MQTT and Home Assistant discovery (docs/home-automation.md); off unless enabled.
+    public struct MQTT: Codable, Equatable, Sendable {
+        /// Connect to the broker. Default false.
+        public var enabled = false
+        /// The broker: "mqtt://HOST:PORT" (plain, port 1883 when left out) or "mqtts://HOST:PORT"
+        /// (TLS, 8883). Default "mqtt://localhost:1883".
+        public var url = "mqtt://localhost:1883"
+        /// User name for the broker; "" = none. Default "".
+        public var username = ""
+        /// A file whose first line is the broker password (never the password itself in the
+        /// configuration); "" = none. Default "".
+        public var passwordFile = ""
+        /// TLS: the CA certificate (PEM) the broker's certificate is checked against; "" = the
+        /// system's CAs (mqtts only). Client certificate and key (PEM), both or neither. Default "".
+        public var caFile = ""
+        public var certFile = ""
+        public var keyFile = ""
+        /// The camera's id in topics and in Home Assistant, [a-z0-9_-]; "" = the host name
+        /// (lower-cased, other characters as "-"). Default "".
+        public var name = ""
+        /// The topic everything is published under; "" = "shutter/<name>". Default "".
+        public var topic = ""
+        /// Publish Home Assistant discovery configs (false clears them at start). Default true.
+        public var discovery = true
+        /// Home Assistant's discovery prefix. Default "homeassistant".
+        public var discoveryPrefix = "homeassistant"
     }
 
     public struct Board: Codable, Equatable, Sendable {

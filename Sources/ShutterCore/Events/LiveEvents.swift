@@ -2,7 +2,7 @@
 import Synchronization
 
 /// One thing that happened, for whoever watches live (the page's `/api/events`,
-/// `shutterctl events`): a type ("state", "file", "deleted", "setting", "camera")
+/// `shutterctl events`, MQTT): a type ("state", "file", "deleted", "setting", "camera", "gesture")
 /// and its facts as one JSON object.
 public struct LiveEvent: Sendable, Equatable {
     public let type: String

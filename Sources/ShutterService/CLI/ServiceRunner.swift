@@ -19,8 +19,10 @@ enum ServiceRunner {
                                     preview: PreviewFrames(feed: feed))
         // API tokens: managed on the control socket, checked by the web page.
         let tokens = WebTokens(root: service.storage.root)
-        var parts: [any ServicePart] = [ControlSocketPart(path: config.control.socketPath, tokens: tokens)]
+        let mqtt = MQTTPart(config: config)
+        var parts: [any ServicePart] = [ControlSocketPart(path: config.control.socketPath, tokens: tokens, mqtt: mqtt)]
         parts.append(WebPart(config: config, preview: feed, tokens: tokens))
+        parts.append(mqtt)
         if roles.sim != nil, isatty(0) == 1 {
             parts.append(TerminalButton())
         } else if roles.sim != nil {
@@ -38,17 +40,20 @@ final class ControlSocketPart: ServicePart {
     private let path: String
     private let server = Mutex<ControlServer?>(nil)
     private let tokens: WebTokens
+    private let mqtt: MQTTPart?
 
-    init(path: String, tokens: WebTokens) {
+    init(path: String, tokens: WebTokens, mqtt: MQTTPart? = nil) {
         self.path = path
         self.tokens = tokens
+        self.mqtt = mqtt
     }
 
     func start(_ service: CameraService) {
         let log = Log("shutter.main")
         do {
-            let s = try ControlServer(path: path, events: service.events) { [tokens] request, reply in
+            let s = try ControlServer(path: path, events: service.events) { [tokens, mqtt] request, reply in
                 if request.cmd == "web-token" { return reply.send(WebTokenRequests.answer(request, tokens: tokens)) }
+                if request.cmd == "mqtt" { return MQTTPart.answer(request, part: mqtt, reply: reply) }
                 service.post(.request(request, reply))
             }
             server.withLock { $0 = s }

@@ -198,6 +198,7 @@ final class ServiceLoop {
         let now = ctx.now
         for g in gestures {
             if case .tap(let s, let e) = g { photo.noteTap(start: s, end: e) }
+            live.gesture(g)
             apply(machine.handle(.gesture(g), at: now))
         }
     }

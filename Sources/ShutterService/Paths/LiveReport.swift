@@ -71,6 +71,23 @@ final class LiveReport {
         events.publish(LiveEvent(type: "deleted", data: ["path": .string(path), "name": .string(Self.name(of: path))]))
     }
 
+    /// A gesture of the button (the physical one or a client's press): "tap",
+    /// "double-tap", "hold-start", "hold-end", "shutdown-countdown", "shutdown". Told
+    /// directly: a gesture leaves no state behind to compare.
+    func gesture(_ g: GestureEvent) {
+        let word: String
+        switch g {
+        case .tap: word = "tap"
+        case .doubleTap: word = "double-tap"
+        case .holdStarted: word = "hold-start"
+        case .hold: word = "hold-end"
+        case .shutdownCountdown: word = "shutdown-countdown"
+        case .shutdown: word = "shutdown"
+        case .pressed, .shutdownCancelled: return
+        }
+        events.publish(LiveEvent(type: "gesture", data: ["gesture": .string(word)]))
+    }
+
     static func shown(_ now: Snapshot, at time: MonotonicTime) -> Shown {
         var s = Shown(state: now.state)
         switch now.state {

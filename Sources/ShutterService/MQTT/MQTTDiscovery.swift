@@ -1,0 +1,93 @@
+// SPDX-License-Identifier: BSD-2-Clause
+import ShutterBuild
+import ShutterCore
+
+/// Home Assistant's MQTT discovery: one retained config message per entity under
+/// `<discoveryPrefix>/<component>/<name>/<object>/config`, every one naming the same
+/// device block, so Home Assistant shows one device with its entities (keys as
+/// home-assistant.io/integrations/<component>.mqtt documents them). An empty retained
+/// message on the same topics removes them (`forget`).
+enum MQTTDiscovery {
+    struct Config {
+        var component: String
+        var object: String
+        var json: JSONObject
+    }
+
+    /// The device block every entity names: one `identifiers` value ties them together.
+    static func device(_ s: MQTTSettings) -> JSONObject {
+        var d: JSONObject = [
+            "identifiers": .array([.string("shutter_\(s.name)")]),
+            "name": .string("Shutter \(s.name)"),
+            "manufacturer": .string("Shutter"),
+            "model": .string(s.board),
+            "sw_version": .string(ShutterVersion.string),
+        ]
+        if let url = s.webURL { d["configuration_url"] = .string(url + "/") }
+        return d
+    }
+
+    /// Every entity: a button "Take photo", a switch and a binary sensor "Recording",
+    /// sensors "State" and "Free space", an image "Last photo", an event entity for the
+    /// files, and device triggers for the button's tap and hold.
+    static func configs(_ s: MQTTSettings) -> [Config] {
+        let recordingTemplate = "{{ 'ON' if value_json.state == 'recording' else 'OFF' }}"
+        func entity(_ component: String, _ object: String, _ name: String, _ fields: JSONObject) -> Config {
+            var o: JSONObject = [
+                "name": .string(name),
+                "unique_id": .string("shutter_\(s.name)_\(object)"),
+                "device": .object(device(s)),
+                "origin": .object(["name": .string("Shutter"), "sw_version": .string(ShutterVersion.string)]),
+                "availability_topic": .string(s.availability),
+                "payload_available": .string("online"),
+                "payload_not_available": .string("offline"),
+            ]
+            o.merge(fields) { _, new in new }
+            return Config(component: component, object: object, json: o)
+        }
+        func trigger(_ object: String, type: String, payload: String) -> Config {
+            Config(component: "device_automation", object: object, json: [
+                "automation_type": .string("trigger"),
+                "topic": .string(s.button),
+                "type": .string(type),
+                "subtype": .string("button_1"),
+                "payload": .string(payload),
+                "qos": .int(1),
+                "device": .object(device(s)),
+            ])
+        }
+        return [
+            entity("button", "take_photo", "Take photo", [
+                "command_topic": .string(s.command), "payload_press": .string("photo"), "qos": .int(1),
+                "retain": .bool(false), "icon": .string("mdi:camera"),
+            ]),
+            entity("switch", "recording", "Recording", [
+                "command_topic": .string(s.command), "payload_on": .string("record start"),
+                "payload_off": .string("record stop"), "state_topic": .string(s.state),
+                "value_template": .string(recordingTemplate), "state_on": .string("ON"), "state_off": .string("OFF"),
+                "qos": .int(1), "retain": .bool(false), "icon": .string("mdi:record-rec"),
+            ]),
+            entity("binary_sensor", "recording_sensor", "Recording", [
+                "state_topic": .string(s.state), "value_template": .string(recordingTemplate),
+                "payload_on": .string("ON"), "payload_off": .string("OFF"),
+            ]),
+            entity("sensor", "state", "State", [
+                "state_topic": .string(s.state), "value_template": .string("{{ value_json.state }}"),
+                "json_attributes_topic": .string(s.state), "icon": .string("mdi:camera-iris"),
+            ]),
+            entity("sensor", "free_space", "Free space", [
+                "state_topic": .string(s.status), "value_template": .string("{{ value_json.freeBytes }}"),
+                "unit_of_measurement": .string("B"), "device_class": .string("data_size"),
+                "state_class": .string("measurement"), "entity_category": .string("diagnostic"),
+            ]),
+            entity("image", "last_photo", "Last photo", [
+                "image_topic": .string(s.thumbnail), "content_type": .string("image/jpeg"),
+            ]),
+            entity("event", "capture", "Capture", [
+                "state_topic": .string(s.event), "event_types": .array(["photo", "clip", "deleted"].map(JSONValue.string)),
+            ]),
+            trigger("tap", type: "button_short_press", payload: "tap"),
+            trigger("hold", type: "button_long_press", payload: "hold-start"),
+        ]
+    }
+}

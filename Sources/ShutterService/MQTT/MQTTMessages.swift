@@ -1,0 +1,68 @@
+// SPDX-License-Identifier: BSD-2-Clause
+import Foundation
+import ShutterControl
+import ShutterCore
+import ShutterStorage
+
+/// What is published, as JSON, from what the service's live events and status say.
+enum MQTTMessages {
+    /// A live event as the `event` topic's message ("photo", "clip", "deleted"); nil
+    /// for live events that are not events there (state, settings, the camera).
+    /// `size` reads the file (so this runs on the MQTT queue, never the loop).
+    static func event(_ e: LiveEvent, settings: MQTTSettings) -> (type: String, number: DCFNumber?, json: JSONObject)? {
+        let type: String
+        switch e.type {
+        case "file":
+            guard case .string(let kind)? = e.data["kind"] else { return nil }
+            type = kind == "photo" ? "photo" : "clip"
+        case "deleted":
+            type = "deleted"
+        default:
+            return nil
+        }
+        guard case .string(let path)? = e.data["path"] else { return nil }
+        var o: JSONObject = ["event_type": .string(type), "camera": .string(settings.name),
+                             "name": .string(LiveReport.name(of: path))]
+        let number = Self.number(ofPath: path)
+        if let n = number {
+            o["number"] = .int(n.directory * 10000 + n.file)
+            if type != "deleted", let url = settings.webURL { o["url"] = .string("\(url)/files/\(n.directory * 10000 + n.file)") }
+        }
+        if type != "deleted", let size = try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int {
+            o["size"] = .int(size)
+        }
+        return (type, number, o)
+    }
+
+    /// 100SHUTR/SHTR0007.JPG → 100/7, from a path on the card.
+    static func number(ofPath path: String) -> DCFNumber? {
+        let comps = path.split(separator: "/")
+        guard comps.count >= 2, let d = DCFNumber.directoryNumber(String(comps[comps.count - 2])),
+              let f = DCFNumber.fileNumber(String(comps[comps.count - 1])) else { return nil }
+        return DCFNumber(directory: d, file: f.file)
+    }
+
+    /// A gesture of the physical (or a client's) button as the `button` topic's word:
+    /// "tap", "double-tap", "hold-start", "hold-end", "shutdown"; nil for the rest.
+    static func gesture(_ e: LiveEvent) -> String? {
+        guard e.type == "gesture", case .string(let g)? = e.data["gesture"] else { return nil }
+        return g
+    }
+
+    /// The `status` message: the figures a dashboard shows.
+    static func status(_ s: ServiceStatus, settings: MQTTSettings, queued: Int, dropped: Int) -> JSONObject {
+        var o: JSONObject = [
+            "camera": .string(settings.name), "state": .string(s.state), "board": .string(s.board),
+            "cameraModel": .string(s.camera.model), "photos": .int(s.counters.photos), "clips": .int(s.counters.clips),
+            "errors": .int(s.counters.errors), "refusedPresses": .int(s.counters.refusedPresses),
+            "uptimeSeconds": .int(Int(s.uptimeSeconds)),
+            "mqtt": .object(["queuedEvents": .int(queued), "droppedEvents": .int(dropped)]),
+        ]
+        if let f = s.freeBytes { o["freeBytes"] = .int(Int(clamping: f)) }
+        if let v = s.version { o["version"] = .string(v) }
+        if let e = s.lastError { o["lastError"] = .string(e) }
+        return o
+    }
+
+    static func data(_ o: JSONObject) -> Data { Data(JSONValue.object(o).rendered(pretty: false).utf8) }
+}

@@ -1,0 +1,69 @@
+// SPDX-License-Identifier: BSD-2-Clause
+import Foundation
+import ShutterControl
+import ShutterCore
+import Synchronization
+
+/// MQTT as a part of the service (when `mqtt.enabled`): the session starts with the
+/// service and watches its live events; `run` publishes the status every minute and
+/// when something changed; `stop` says `offline` and disconnects.
+final class MQTTPart: ServicePart {
+    private let config: ShutterConfig
+    private let session = Mutex<MQTTSession?>(nil)
+    private let wakes: AsyncStream<Void>
+    private let wake: AsyncStream<Void>.Continuation
+    private let watch = Mutex<Int?>(nil)
+    private let timer = Mutex<(any DispatchSourceTimer)?>(nil)
+    static let statusSeconds = 60
+
+    init(config: ShutterConfig) {
+        self.config = config
+        // Wakes coalesce: one status request at a time, the latest figures.
+        (wakes, wake) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
+    }
+
+    func start(_ service: CameraService) {
+        guard config.mqtt.enabled else { return }
+        let board = config.board.description.isEmpty ? service.ctx.roles.name : config.board.description
+        let settings: MQTTSettings
+        do {
+            settings = try MQTTSettings(config: config, board: board)
+        } catch {
+            return Log("shutter.mqtt").error("MQTT not started: \(error)")
+        }
+        let s = MQTTSession(settings: settings, service: service, statusWake: wake)
+        session.withLock { $0 = s }
+        s.start()
+        watch.withLock { $0 = service.events.watch { [weak s] e in s?.live(e) } }
+        timer.withLock { $0 = s.statusTimer(seconds: Self.statusSeconds) }
+        wake.yield()
+    }
+
+    func run(_ service: CameraService) async {
+        guard let s = session.withLock({ $0 }) else { return }
+        for await _ in wakes {
+            s.status(await service.status())
+        }
+    }
+
+    /// `shutterctl mqtt forget` (the control socket's, not the loop's: it concerns no capture).
+    static func answer(_ r: ControlRequest, part: MQTTPart?, reply: Reply) {
+        guard r.action == "forget" else { return reply.send(.failure("mqtt needs \"action\": \"forget\"")) }
+        guard let s = part?.session.withLock({ $0 }) else {
+            return reply.send(.failure("MQTT is off (mqtt.enabled is false): nothing to forget"))
+        }
+        s.forget { connected in
+            var r = ControlReply(ok: true)
+            r.note = connected ? "Home Assistant's discovery configs cleared (until the next start with mqtt.discovery)"
+                : "not connected to the broker now: the configs are cleared as soon as it is back"
+            reply.send(r)
+        }
+    }
+
+    func stop() {
+        timer.withLock { $0 }?.cancel()
+        guard let s = session.withLock({ $0 }) else { return }
+        if let id = watch.withLock({ $0 }) { s.service.events.stopWatching(id) }
+        s.stop()
+    }
+}

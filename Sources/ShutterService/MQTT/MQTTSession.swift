@@ -1,0 +1,294 @@
+// SPDX-License-Identifier: BSD-2-Clause
+import Foundation
+import ShutterControl
+import ShutterCore
+import ShutterStorage
+import Synchronization
+
+/// The camera on the broker: what the service's live events say goes out (state and
+/// status retained, events in order through the bounded outbox, the last photo's
+/// thumbnail), commands come in as the control socket's requests. Everything here runs
+/// on one serial queue: libmosquitto's callbacks and the live events only hop onto it,
+/// so the network thread and the loop never wait for this.
+///
+/// @unchecked Sendable: every mutable property is touched on `queue` only (it is the lock).
+final class MQTTSession: @unchecked Sendable {
+    let settings: MQTTSettings
+    private let queue = DispatchQueue(label: "shutter.mqtt")
+    let service: CameraService
+    private let log = Log("shutter.mqtt")
+    private let statusWake: AsyncStream<Void>.Continuation
+    private var client: MQTTClient?
+    private var connected = false
+    private var everConnected = false
+    private var outbox = MQTTOutbox()
+    /// The last retained message of each topic we own (state, status, thumbnail): sent
+    /// again whenever the connection comes back.
+    private var retained: [(topic: String, payload: Data)] = []
+    private var stateWord: String?
+    private var problems = RateLimitedLog(interval: 300)
+    private var badInput = RateLimitedLog(interval: 60)
+    private var retainedCommands = RateLimitedLog(interval: 60)
+    private var dropLog = RateLimitedLog(interval: 60)
+    private var forgotten = false
+    /// The stop's last words: the `offline` message id, and a signal once it (and then the
+    /// DISCONNECT) went out.
+    private let stopping = Mutex<(offlineMid: Int32?, signal: DispatchSemaphore?)>((nil, nil))
+
+    init(settings: MQTTSettings, service: CameraService, statusWake: AsyncStream<Void>.Continuation) {
+        self.settings = settings
+        self.service = service
+        self.statusWake = statusWake
+    }
+
+    // MARK: Starting and stopping
+
+    func start() {
+        queue.async { [self] in
+            let s = settings
+            let options = MQTTClient.Options(
+                clientID: "shutter-\(s.name)", broker: s.broker, username: s.username, password: s.password,
+                caFile: s.caFile, certFile: s.certFile, keyFile: s.keyFile, keepAliveSeconds: Self.keepAliveSeconds,
+                will: (s.availability, "offline"), reconnectDelay: (1, 60))
+            do {
+                let c = try MQTTClient(options) { [weak self] e in self?.fromNetwork(e) }
+                client = c
+                log.notice("MQTT: connecting to \(s.broker) as \"\(s.name)\" under \(s.topic)")
+                firstConnection(c, retryIn: 1)
+            } catch {
+                log.error("MQTT unavailable: \(error); the camera works without it")
+            }
+        }
+    }
+
+    /// Until a first connection starts (MQTTClient.connect): again after 1 s, doubling to 60 s.
+    private func firstConnection(_ c: MQTTClient, retryIn seconds: Int) {
+        guard client === c, !c.connect() else { return }
+        queue.asyncAfter(deadline: .now() + .seconds(seconds)) { [weak self] in
+            self?.firstConnection(c, retryIn: min(seconds * 2, 60))
+        }
+    }
+
+    /// The broker marks the camera offline (the Last Will) this long after its last word.
+    static let keepAliveSeconds: Int32 = 20
+
+    /// `offline` (retained) and a clean DISCONNECT, each waited for at most a second.
+    func stop() {
+        let signal = DispatchSemaphore(value: 0)
+        stopping.withLock { $0.signal = signal }
+        let wasConnected = queue.sync { [self] () -> Bool in
+            guard connected, let client else { return false }
+            let mid = client.publish(settings.availability, Data("offline".utf8), qos: 1, retain: true)
+            stopping.withLock { $0.offlineMid = mid }
+            return mid != nil
+        }
+        if wasConnected { _ = signal.wait(timeout: .now() + 1) }
+        let ending = queue.sync { [self] () -> MQTTClient? in
+            defer { client = nil }
+            return client
+        }
+        ending?.disconnect()
+        if wasConnected { _ = signal.wait(timeout: .now() + 1) }
+        ending?.close()
+        statusWake.finish()
+    }
+
+    // MARK: From the network thread
+
+    private func fromNetwork(_ e: MQTTClientEvent) {
+        // The stop waits on these without the queue (which may be busy with a slow card).
+        stopping.withLock { s in
+            switch e {
+            case .published(let mid) where mid == s.offlineMid: s.signal?.signal()
+            case .disconnected where s.offlineMid != nil: s.signal?.signal()
+            default: break
+            }
+        }
+        queue.async { [self] in
+            switch e {
+            case .connected(let code): connectedEvent(code)
+            case .disconnected(let code): disconnectedEvent(code)
+            case .published(let mid):
+                outbox.acknowledged(mid)
+                pump()
+            case .message(let m): command(m)
+            }
+        }
+    }
+
+    private func connectedEvent(_ code: Int32) {
+        guard code == 0 else {
+            connected = false
+            problems.say(log, "MQTT: \(settings.broker) refused the connection: \(MQTTClient.describeConnack(code)); "
+                         + "check mqtt.username and mqtt.passwordFile. Retrying with backoff")
+            return
+        }
+        connected = true
+        if let missed = problems.reset() {
+            log.notice("MQTT: connected to \(settings.broker) (after \(missed) failed attempt\(missed == 1 ? "" : "s"))")
+        } else if !everConnected {
+            log.notice("MQTT: connected to \(settings.broker)")
+        } else {
+            log.notice("MQTT: connected to \(settings.broker) again")
+        }
+        everConnected = true
+        guard let client else { return }
+        client.publish(settings.availability, Data("online".utf8), qos: 1, retain: true)
+        publishDiscovery(clear: !settings.discovery || forgotten)
+        for r in retained { client.publish(r.topic, r.payload, qos: 1, retain: true) }
+        client.subscribe(settings.command)
+        pump()
+    }
+
+    private func disconnectedEvent(_ code: Int32) {
+        connected = false
+        guard code != 0 else { return }
+        problems.say(log, "MQTT: no connection to \(settings.broker) (\(MQTTClient.describe(code))); the camera works "
+                     + "without it, events are kept (up to \(outbox.capacity)) and the client retries with backoff")
+    }
+
+    // MARK: Publishing
+
+    private func publishDiscovery(clear: Bool) {
+        guard let client else { return }
+        for c in MQTTDiscovery.configs(settings) {
+            let payload = clear ? Data() : MQTTMessages.data(c.json)
+            client.publish(settings.discoveryTopic(component: c.component, object: c.object), payload, qos: 1, retain: true)
+        }
+    }
+
+    /// `shutterctl mqtt forget`: Home Assistant's configs removed (until the next start).
+    func forget(_ done: @escaping @Sendable (Bool) -> Void) {
+        queue.async { [self] in
+            forgotten = true
+            if connected { publishDiscovery(clear: true) }
+            done(connected)
+        }
+    }
+
+    /// A retained message of ours: published now if connected, and again at every reconnect.
+    private func keep(_ topic: String, _ payload: Data) {
+        if let i = retained.firstIndex(where: { $0.topic == topic }) {
+            retained[i].payload = payload
+        } else {
+            retained.append((topic, payload))
+        }
+        if connected { client?.publish(topic, payload, qos: 1, retain: true) }
+    }
+
+    /// Events in order, a few at a time (MQTTOutbox).
+    private func send(_ topic: String, _ payload: Data) {
+        if outbox.enqueue(.init(topic: topic, payload: payload)) {
+            dropLog.say(log, "MQTT: the broker is not taking events; dropped the oldest (\(outbox.dropped) so far, "
+                        + "\(outbox.capacity) kept)")
+        }
+        pump()
+    }
+
+    private func pump() {
+        guard connected, let client else { return }
+        let now = service.ctx.now
+        while let m = outbox.next(now: now) {
+            let mid = client.publish(m.topic, m.payload, qos: 1, retain: false)
+            outbox.handed(m, mid: mid, now: now)
+            if mid == nil { break }  // refused (back in front): again at the next acknowledgement or connection
+        }
+    }
+
+    // MARK: From the service
+
+    /// A live event (called under LiveEvents' lock: only hops onto the queue).
+    func live(_ e: LiveEvent) {
+        queue.async { [self] in
+            if e.type == "state" {
+                keep(settings.state, MQTTMessages.data(e.data))
+                let word = e.data["state"]
+                if case .string(let w)? = word, w != stateWord {
+                    stateWord = w
+                    statusWake.yield()
+                }
+            } else if let g = MQTTMessages.gesture(e) {
+                send(settings.button, Data(g.utf8))
+            } else if let (type, number, json) = MQTTMessages.event(e, settings: settings) {
+                send(settings.event, MQTTMessages.data(json))
+                if type == "photo", let n = number, let thumb = service.storage.thumbnail(n) {
+                    keep(settings.thumbnail, thumb)
+                }
+                statusWake.yield()
+            }
+        }
+    }
+
+    func status(_ s: ServiceStatus) {
+        queue.async { [self] in
+            keep(settings.status, MQTTMessages.data(MQTTMessages.status(s, settings: settings, queued: outbox.queued.count,
+                                                                       dropped: outbox.dropped)))
+        }
+    }
+
+    /// Wakes the status publisher every `seconds` (the part's run loop reads the wakes).
+    func statusTimer(seconds: Int) -> any DispatchSourceTimer {
+        let t = DispatchSource.makeTimerSource(queue: queue)
+        t.schedule(deadline: .now() + .seconds(seconds), repeating: .seconds(seconds))
+        t.setEventHandler { [statusWake] in statusWake.yield() }
+        t.resume()
+        return t
+    }
+
+    // MARK: Commands
+
+    private func command(_ m: MQTTIncoming) {
+        guard m.topic == settings.command else { return }
+        if m.retained {
+            // A retained command would fire at every start: never taken.
+            retainedCommands.say(log, "MQTT: ignored a retained command on \(m.topic) (commands are never retained; "
+                         + "clear it with `mosquitto_pub -r -n -t \(m.topic)`)")
+            return
+        }
+        switch MQTTCommands.request(m.payload) {
+        case .failure(let refusal):
+            badInput.say(log, "MQTT: refused a command (\(m.payload.count) bytes): \(refusal.reply.error ?? "")")
+            answer(m, refusal.reply)
+        case .success(let request):
+            log.info("MQTT: command \(request.cmd)")
+            service.post(.request(request, Reply { [weak self] reply in
+                guard let self else { return }
+                self.queue.async { self.answer(m, reply) }
+            }))
+        }
+    }
+
+    /// The socket's JSON reply, to the MQTT 5 response topic when the command named one.
+    private func answer(_ m: MQTTIncoming, _ reply: ControlReply) {
+        guard let topic = m.responseTopic, BrokerURL.isPublishTopic(topic), connected else { return }
+        client?.publish(topic, ControlCoding.encode(reply), qos: 1, retain: false, correlation: m.correlation)
+    }
+}
+
+/// A log line at most once per `interval` seconds, with how many were held back.
+struct RateLimitedLog {
+    let interval: TimeInterval
+    private var last: Date?
+    private var held = 0
+    private var total = 0
+
+    init(interval: TimeInterval) { self.interval = interval }
+
+    mutating func say(_ log: Log, _ message: @autoclosure () -> String) {
+        total += 1
+        let now = Date()
+        if let l = last, now.timeIntervalSince(l) < interval {
+            held += 1
+            return
+        }
+        log.warning(message() + (held > 0 ? " (\(held) more like it not logged)" : ""))
+        last = now
+        held = 0
+    }
+
+    /// The problem is over: how many times it happened (nil if it never did).
+    mutating func reset() -> Int? {
+        defer { last = nil; held = 0; total = 0 }
+        return total > 0 ? total : nil
+    }
+}

@@ -1,0 +1,78 @@
+// SPDX-License-Identifier: BSD-2-Clause
+import Foundation
+import ShutterCore
+
+/// The `mqtt` section resolved for a run: the camera's name and topics (defaults filled
+/// in from the host name), the broker and the password read from its file. The one
+/// place the topic layout is written down.
+struct MQTTSettings: Sendable {
+    let broker: BrokerURL
+    /// The camera's id in topics and in Home Assistant ([a-z0-9_-]).
+    let name: String
+    /// Everything is published under it ("shutter/<name>" by default).
+    let topic: String
+    let discovery: Bool
+    let discoveryPrefix: String
+    let username: String?
+    let password: String?
+    let caFile: String?
+    let certFile: String?
+    let keyFile: String?
+    /// The web page's address when it is on ("http://host:8080"): Home Assistant's
+    /// configuration_url and the events' file URLs.
+    let webURL: String?
+    let board: String
+
+    /// What the configuration cannot say until the service runs (the password file's
+    /// contents, the host name) — a file that cannot be read is the error returned.
+    init(config: ShutterConfig, board: String, hostName: String = ProcessInfo.processInfo.hostName) throws(MQTTSettingsError) {
+        let m = config.mqtt
+        broker = BrokerURL(parsing: m.url)!  // validated with the configuration
+        name = m.name.isEmpty ? BrokerURL.topicName(from: hostName.split(separator: ".").first.map(String.init) ?? "") : m.name
+        topic = m.topic.isEmpty ? "shutter/\(name)" : m.topic
+        discovery = m.discovery
+        discoveryPrefix = m.discoveryPrefix
+        username = m.username.isEmpty ? nil : m.username
+        if m.passwordFile.isEmpty {
+            password = nil
+        } else {
+            guard let text = try? String(contentsOfFile: m.passwordFile, encoding: .utf8) else {
+                throw MQTTSettingsError(message: "cannot read mqtt.passwordFile \(m.passwordFile) (it must be readable by the service)")
+            }
+            password = String(text.split(separator: "\n", omittingEmptySubsequences: false).first ?? "")
+        }
+        caFile = m.caFile.isEmpty ? nil : m.caFile
+        certFile = m.certFile.isEmpty ? nil : m.certFile
+        keyFile = m.keyFile.isEmpty ? nil : m.keyFile
+        self.board = board
+        if config.web.enabled, let listen = ListenAddress(parsing: config.web.listen) {
+            let scheme = config.web.tlsCertificate.isEmpty ? "http" : "https"
+            let wildcard = listen.host == "0.0.0.0" || listen.host == "::"
+            let host = wildcard ? hostName : (listen.host.contains(":") ? "[\(listen.host)]" : listen.host)
+            webURL = "\(scheme)://\(host):\(listen.port)"
+        } else {
+            webURL = nil
+        }
+    }
+
+    // MARK: Topics
+
+    var availability: String { "\(topic)/availability" }
+    var state: String { "\(topic)/state" }
+    var event: String { "\(topic)/event" }
+    /// The physical button's gestures, one word each (Home Assistant's device triggers).
+    var button: String { "\(topic)/button" }
+    var status: String { "\(topic)/status" }
+    var thumbnail: String { "\(topic)/thumbnail" }
+    var command: String { "\(topic)/command" }
+
+    /// `<prefix>/<component>/<name>/<object>/config`.
+    func discoveryTopic(component: String, object: String) -> String {
+        "\(discoveryPrefix)/\(component)/\(name)/\(object)/config"
+    }
+}
+
+struct MQTTSettingsError: Error, CustomStringConvertible {
+    var message: String
+    var description: String { message }
+}
