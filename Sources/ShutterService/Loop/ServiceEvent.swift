@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: BSD-2-Clause
 import ShutterCore
 import ShutterStorage
-import ShutterWeb
 
 /// Everything the service loop can be told, in the order it happened. Each
 /// input of the service (the button, frames, requests, signals, the timer, the

@@ -2,7 +2,6 @@
 import Foundation
 import ShutterCore
 import ShutterMedia
-import ShutterSim
 import ShutterStorage
 
 /// The service, as one loop (the model is rpicam-apps' `RPiCamApp::Wait()`):
@@ -99,9 +98,7 @@ final class ServiceLoop {
         case .button(let e):
             feed(button.event(e))
         case .terminalButton(let pressed):
-            if let sim = ctx.roles.sim {
-                sim.button.set(pressed: pressed)
-            } else {
+            if !ctx.roles.pressSimButton(pressed) {
                 feed(button.edge(ButtonEdge(pressed: pressed, time: ctx.now)))
             }
         case .frame(let f):
@@ -552,20 +549,11 @@ final class ServiceLoop {
     }
 
     private func simCommand(_ r: ControlRequest) -> ControlReply {
-        guard let sim = ctx.roles.sim else { return .failure("sim commands need the simulated board (--board sim)") }
-        if let f = r.fault {
-            guard let fault = SimCamera.Fault(rawValue: f) else {
-                return .failure("unknown fault \"\(f)\" (one of: \(SimCamera.Fault.allCases.map(\.rawValue).joined(separator: ", ")))")
-            }
-            (control.camera as? SimCamera ?? sim.camera).fault = fault
-            ctx.log.notice("sim: camera fault \(fault.rawValue)")
+        switch ctx.roles.simCommand(r, current: control.camera, log: ctx.log) {
+        case nil: return .failure("sim commands need the simulated board (--board sim)")
+        case let problem? where !problem.isEmpty: return .failure(problem)
+        default: return ControlReply(ok: true, status: status)
         }
-        if let lux = r.lux { for c in sim.cameras { c.lux = lux } }
-        if let failing = r.ledFailing {
-            sim.statusLED.failing = failing
-            sim.flashLED.failing = failing
-        }
-        return ControlReply(ok: true, status: status)
     }
 
     // MARK: - Signals and stopping

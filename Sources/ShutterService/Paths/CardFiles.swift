@@ -2,7 +2,6 @@
 import Foundation
 import ShutterCore
 import ShutterStorage
-import ShutterWeb
 
 /// `files` and `delete`: the card's finished photos and clips, for shutterctl and
 /// the web page's `DELETE /api/files/N` alike. The one place the rule for deleting lives:

@@ -3,7 +3,6 @@
 import Glibc
 #endif
 import Foundation
-import ShutterStorage
 
 /// An open directory below the storage root; closed when dropped.
 final class DirectoryHandle {

@@ -1,8 +1,7 @@
 // SPDX-License-Identifier: BSD-2-Clause
 import Foundation
 import ShutterCore
-import ShutterStorage
-@testable import ShutterWeb
+@testable import ShutterStorage
 import XCTest
 
 /// The web page's files are reached below DCIM without following a link (issue 23 item 2),

@@ -4,7 +4,6 @@ import Glibc
 #endif
 import Foundation
 import ShutterCore
-import ShutterStorage
 
 /// The finished photos and clips on the card, by DCF number: what the web page
 /// lists, sends and deletes. Files are found by their number, never by a path a

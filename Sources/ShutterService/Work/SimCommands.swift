@@ -1,0 +1,35 @@
+// SPDX-License-Identifier: BSD-2-Clause
+import ShutterCore
+import ShutterSim
+
+/// The simulated board's own requests (`sim`: a camera fault, the scene's light, failing
+/// LEDs) and the terminal's space bar: with BoardRoles, the one place the service meets
+/// the simulated board. The loop only asks the roles.
+extension BoardRoles {
+    /// Applies a `sim` request; nil when this is no simulated board, else an error message
+    /// or "" when done. `current`: the camera in use (a fault goes to it).
+    func simCommand(_ r: ControlRequest, current: (any CameraDevice)?, log: Log) -> String? {
+        guard let sim else { return nil }
+        if let f = r.fault {
+            guard let fault = SimCamera.Fault(rawValue: f) else {
+                return "unknown fault \"\(f)\" (one of: \(SimCamera.Fault.allCases.map(\.rawValue).joined(separator: ", ")))"
+            }
+            (current as? SimCamera ?? sim.camera).fault = fault
+            log.notice("sim: camera fault \(fault.rawValue)")
+        }
+        if let lux = r.lux { for c in sim.cameras { c.lux = lux } }
+        if let failing = r.ledFailing {
+            sim.statusLED.failing = failing
+            sim.flashLED.failing = failing
+        }
+        return ""
+    }
+
+    /// The terminal's space bar on the simulated board moves its button (which then reports
+    /// the edge like any button); false on a board with no line to drive.
+    func pressSimButton(_ pressed: Bool) -> Bool {
+        guard let sim else { return false }
+        sim.button.set(pressed: pressed)
+        return true
+    }
+}
