@@ -23,22 +23,22 @@ import ShutterStorage
 final class ServiceLoop {
     let ctx: ServiceContext
     let jobs = Jobs()
-    private var machine: CaptureStateMachine
-    private var requests = RequestBook()
-    private let button: ButtonPath
+    var machine: CaptureStateMachine
+    var requests = RequestBook()
+    let button: ButtonPath
     let photo: PhotoPath
     let clip: ClipSession
     let control: CameraControlPlane
     let health: Health
-    private let files: CardFiles
-    private var journal = Journal()
-    private let live: LiveReport
+    let files: CardFiles
+    var journal = Journal()
+    let live: LiveReport
     /// The last few video frames by reference: the press frame has passed by the time a press is known.
-    private var recent: RecentFrames
-    private let leds: LEDs
-    private let preview: PreviewFrames?
-    private let supervisor: CameraSupervisor
-    private var stopping: Stopping?
+    var recent: RecentFrames
+    let leds: LEDs
+    let preview: PreviewFrames?
+    let supervisor: CameraSupervisor
+    var stopping: Stopping?
 
     init(ctx: ServiceContext, supervisor: CameraSupervisor, leds: LEDs, preview: PreviewFrames?,
          reloadConfig: (@Sendable () throws(ConfigError) -> ShutterConfig)?) {
@@ -66,7 +66,7 @@ final class ServiceLoop {
     }
 
     /// Set once the service stops: the exit code, and when it must be gone by.
-    private struct Stopping {
+    struct Stopping {
         var exitCode: Int32
         /// Past this the service exits with whatever is not finished (below systemd's stop timeout).
         var deadline: MonotonicTime
@@ -167,7 +167,7 @@ final class ServiceLoop {
     }
 
     /// No photo, press, clip or snapshot in progress.
-    private var betweenCaptures: Bool {
+    var betweenCaptures: Bool {
         guard clip.isIdle, photo.isIdle else { return false }
         switch machine.state {
         case .idle, .booting, .cameraUnavailable, .storageUnavailable: return true
@@ -191,7 +191,7 @@ final class ServiceLoop {
         }
     }
 
-    private func feed(_ gestures: [GestureEvent]) {
+    func feed(_ gestures: [GestureEvent]) {
         let now = ctx.now
         for g in gestures {
             if case .tap(let s, let e) = g { photo.noteTap(start: s, end: e) }
@@ -281,7 +281,7 @@ final class ServiceLoop {
 
     // MARK: - The machine's actions
 
-    private func apply(_ actions: [CaptureAction]) {
+    func apply(_ actions: [CaptureAction]) {
         for a in actions { perform(a) }
     }
 
@@ -355,7 +355,7 @@ final class ServiceLoop {
         }
     }
 
-    private var inProgressText: String {
+    var inProgressText: String {
         let doing = photo.doing.merging(clip.doing) { a, _ in a }.sorted { $0.key.value < $1.key.value }.map(\.value)
         return doing.isEmpty ? "a capture is in progress" : doing.joined(separator: ", ")
     }
@@ -445,114 +445,6 @@ final class ServiceLoop {
                 journal.lastFiles.removeAll { $0 == path }
                 live.deleted(path: path)
             }
-        }
-    }
-
-    // MARK: - Requests
-
-    private func request(_ r: ControlRequest, _ reply: Reply) {
-        if stopping != nil, r.cmd != "status" { return reply.send(.failure("shutterd is stopping")) }
-        switch r.cmd {
-        case "status":
-            reply.send(ControlReply(ok: true, status: status))
-        case "press":
-            reply.send(press())
-        case "release":
-            release(reply)
-        case "tap", "photo":
-            ask(.photo, bound: .seconds(45), reply)
-        case "hold":
-            // Its bounds were checked as the request was read (RequestNumber.holdSeconds).
-            guard let seconds = r.seconds else {
-                return reply.send(.failure("hold needs \"seconds\" between 0 and 3600, e.g. {\"cmd\":\"hold\",\"seconds\":3}"))
-            }
-            let held = Duration.milliseconds(Int64(seconds * 1000))
-            ask(.recordStart(stopAfter: held), bound: held + .seconds(45), reply)
-        case "record":
-            switch r.action {
-            case "start": ask(.recordStart(stopAfter: nil), bound: .seconds(45), reply, answerAtStart: true)
-            case "stop": ask(.recordStop, bound: .seconds(45), reply)
-            default: reply.send(.failure("record needs \"action\": \"start\" or \"stop\""))
-            }
-        case "sim":
-            reply.send(simCommand(r))
-        case "set":
-            route(control.set(r, reply: reply))
-        case "get":
-            reply.send(control.get(r))
-        case "reset":
-            route(control.reset(r, reply: reply))
-        case "focus":
-            route(control.focus(r, reply: reply))
-        case "camera":
-            control.cameraRequest(r, reply: reply)
-        case "files":
-            files.list(reply)
-        case "delete":
-            files.delete(r, inProgress: betweenCaptures ? nil : inProgressText, saved: photo.photos + clip.clips, reply)
-        default:
-            reply.send(.failure("unknown command \"\(r.cmd)\""))
-        }
-    }
-
-    private func route(_ effects: [CameraControlPlane.Effect]) {
-        for case .machine(let input) in effects { apply(machine.handle(input, at: ctx.now)) }
-    }
-
-    /// Gives the request an id and hands it to the state machine; its answer
-    /// comes when the capture it became ends, or at once when refused.
-    /// `bound`: the longest a client waits (its capture's own time plus the
-    /// one capture it may queue behind; the machine's own timeouts come first).
-    private func ask(_ command: CaptureCommand, bound: Duration, _ reply: Reply, answerAtStart: Bool = false) {
-        let now = ctx.now
-        let id = requests.newRequest(at: now)
-        requests.wait(.request(id), deadline: now + bound, reply)
-        if answerAtStart { requests.answerWhenStarted(.request(id)) }
-        apply(machine.handle(.command(command, id), at: now))
-    }
-
-    /// Signals and terminal keys: the same requests, nobody waiting for the answer.
-    @discardableResult
-    private func submit(_ command: CaptureCommand) -> RequestID {
-        let now = ctx.now
-        let id = requests.newRequest(at: now)
-        apply(machine.handle(.command(command, id), at: now))
-        return id
-    }
-
-    /// `press` / `release`: a button press of the client's own, fed to the same
-    /// recognizer as the physical button's edges, dated exactly, so the release
-    /// can be answered with what this press became (or that it made nothing).
-    private func press() -> ControlReply {
-        guard button.clientPress == nil else { return .failure("the button is already pressed by a client; release it first") }
-        let t = ctx.now
-        button.clientPress = t
-        feed(button.edge(ButtonEdge(pressed: true, time: t)))
-        return ControlReply(ok: true)
-    }
-
-    private func release(_ reply: Reply) {
-        guard let p = button.clientPress else {
-            return reply.send(.failure("the button is not pressed by a client (send press first)"))
-        }
-        button.clientPress = nil
-        let now = ctx.now
-        feed(button.advance(to: now))  // the press counts once steady for button.stabilityMs
-        guard button.heldPress == p else {
-            feed(button.edge(ButtonEdge(pressed: false, time: now)))
-            var r = ControlReply(ok: true, files: [])
-            r.note = "released within button.stabilityMs (\(ctx.config.button.stabilityMs) ms): not a press"
-            return reply.send(r)
-        }
-        requests.wait(.button(press: p), deadline: now + .seconds(45), reply)
-        feed(button.edge(ButtonEdge(pressed: false, time: now)))
-    }
-
-    private func simCommand(_ r: ControlRequest) -> ControlReply {
-        switch ctx.roles.simCommand(r, current: control.camera, log: ctx.log) {
-        case nil: return .failure("sim commands need the simulated board (--board sim)")
-        case let problem? where !problem.isEmpty: return .failure(problem)
-        default: return ControlReply(ok: true, status: status)
         }
     }
 
