@@ -224,13 +224,32 @@ final class FramePaceTests: XCTestCase {
     func testALongExposureLengthensThePatienceAndAShortOneLeavesTheConfiguredTimeout() {
         var pace = FramePace(fps: 30)
         XCTAssertEqual(pace.patience(.seconds(2)), .seconds(2), "at 30 fps the configured timeout decides")
-        pace.frame(exposure: .microseconds(10_000))
-        XCTAssertEqual(pace.period, pace.nominal, "a 10 ms exposure fits in the 33 ms period")
-        pace.frame(exposure: .seconds(4))
+        var t = MonotonicTime(nanoseconds: 1_000_000_000)
+        for _ in 0..<5 {
+            t = t + .milliseconds(33)
+            pace.frame(at: t, exposure: .microseconds(10_000))
+        }
+        XCTAssertEqual(pace.period, pace.nominal, "a 10 ms exposure fits in the 33 ms period, and so do frames 33 ms apart")
+        t = t + .seconds(4)
+        pace.frame(at: t, exposure: .seconds(4))
         XCTAssertEqual(pace.period, .seconds(4))
         XCTAssertEqual(pace.patience(.seconds(2)), .seconds(12), "three 4 s frames")
-        pace.frame(exposure: nil)
-        XCTAssertEqual(pace.period, pace.nominal, "a camera that reports no exposure: the nominal period")
+    }
+
+    /// A camera slower than it says (vimc under emulation: a frame every 3 s) and no exposure
+    /// reported: the intervals set the pace; one stall does not.
+    func testTheIntervalsBetweenFramesSetThePaceButOneStallDoesNot() {
+        var pace = FramePace(fps: 30)
+        var t = MonotonicTime(nanoseconds: 1_000_000_000)
+        for _ in 0..<4 {
+            t = t + .seconds(3)
+            pace.frame(at: t, exposure: nil)
+        }
+        XCTAssertEqual(pace.period, .seconds(3))
+        XCTAssertEqual(pace.patience(.seconds(2)), .seconds(9))
+        t = t + .seconds(20)  // a stall
+        pace.frame(at: t, exposure: nil)
+        XCTAssertEqual(pace.period, .seconds(3), "the shortest of the last three intervals")
     }
 
     func testTheWatchdogWaitsForFourSecondFrames() {

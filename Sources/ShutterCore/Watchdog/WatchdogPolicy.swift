@@ -47,7 +47,7 @@ public struct WatchdogPolicy: Sendable {
     /// lengthens the frame period, and the patience for the next frame with it).
     public mutating func frameArrived(at t: MonotonicTime, exposure: Duration? = nil) {
         guard camera != .gaveUp else { return }
-        pace.frame(exposure: exposure)
+        pace.frame(at: t, exposure: exposure)
         camera = .running(deadline: t + pace.patience(configuration.frameTimeout))
         consecutiveFailures = 0
     }
