@@ -47,6 +47,7 @@ bench: deps version
 	sh deploy/bench/overload.sh .build/release 8 15
 	$(SWIFT) build --build-tests
 	SHUTTER_BENCH=1 $(SWIFT) test --skip-build --filter ServiceFiguresTests
+	SHUTTER_BENCH=1 $(SWIFT) test --skip-build --disable-swift-testing --filter MQTTFiguresTests
 	SHUTTER_BENCH=1 BENCH_REALTIME_SECONDS=$(BENCH_REALTIME_SECONDS) $(SWIFT) test --skip-build --disable-swift-testing \
 		--filter WebEndToEndTests.testPreviewNeverSlowsTheRecorder
 

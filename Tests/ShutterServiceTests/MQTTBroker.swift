@@ -4,13 +4,17 @@ import XCTest
 
 /// A real Mosquitto for the MQTT tests: `mosquitto -c <conf>` on a free port of
 /// 127.0.0.1, anonymous clients refused, one user from a password file. Clients are
-/// Mosquitto's own `mosquitto_sub` / `mosquitto_pub`, as a user would run them.
+/// Mosquitto's own `mosquitto_sub` / `mosquitto_pub`, as a user would run them. With
+/// `tls`, the listener speaks only TLS, with a server certificate for 127.0.0.1 signed by
+/// a throwaway CA made here by openssl (`caFile`).
 final class MQTTBroker {
     let dir: String
     let port: Int
     let user = "shutter"
     let password = "s3cret-\(UInt32.random(in: 0...UInt32.max))"
     var passwordFile: String { dir + "/password" }
+    /// TLS: the CA that signed the broker's certificate (clients verify against it).
+    let caFile: String?
     private(set) var process: Process?
     private var subscribers: [MQTTSubscriber] = []
 
@@ -21,17 +25,26 @@ final class MQTTBroker {
 
     /// `persistent`: the broker keeps sessions and retained messages across its restarts
     /// (a subscriber's session then collects what is published while it is away).
-    init(persistent: Bool = false) throws {
+    init(persistent: Bool = false, tls: Bool = false) throws {
         guard Self.available else { throw XCTSkip("mosquitto and mosquitto-clients are not installed (deploy/install-deps.sh --test)") }
         dir = try DaemonHarness.makeTempDir()
         port = try Self.freePort()
+        var tlsLines = ""
+        if tls {
+            let ca = try Self.makeCA(in: dir, name: "ca")
+            let (cert, key) = try Self.makeServerCertificate(in: dir, signedBy: ca)
+            tlsLines = "\ncafile \(ca.cert)\ncertfile \(cert)\nkeyfile \(key)"
+            caFile = ca.cert
+        } else {
+            caFile = nil
+        }
         try password.write(toFile: passwordFile, atomically: true, encoding: .utf8)
         let (code, _, err) = try runTool("mosquitto_passwd", ["-c", "-b", dir + "/users", user, password])
         guard code == 0 else { throw HarnessError("mosquitto_passwd failed: \(err)") }
         // Started as root, mosquitto drops to the `mosquitto` user unless told to stay
         // (which could then not read this test's private directory).
         let conf = (getuid() == 0 ? "user root\n" : "") + """
-            listener \(port) 127.0.0.1
+            listener \(port) 127.0.0.1\(tlsLines)
             allow_anonymous false
             password_file \(dir)/users
             persistence \(persistent)
@@ -59,13 +72,43 @@ final class MQTTBroker {
         throw HarnessError("mosquitto did not start on port \(port)")
     }
 
-    var auth: [String] { ["-h", "127.0.0.1", "-p", String(port), "-u", user, "-P", password] }
+    var auth: [String] {
+        ["-h", "127.0.0.1", "-p", String(port), "-u", user, "-P", password] + (caFile.map { ["--cafile", $0] } ?? [])
+    }
 
-    /// The `mqtt` section for a shutterd that uses this broker.
-    func config(name: String, extra: String = "") -> String {
-        """
-        {"mqtt": {"enabled": true, "url": "mqtt://127.0.0.1:\(port)", "username": "\(user)",
-                  "passwordFile": "\(passwordFile)", "name": "\(name)"\(extra)},
+    /// `mqtt://` or, with TLS, `mqtts://` to this broker.
+    var url: String { "\(caFile == nil ? "mqtt" : "mqtts")://127.0.0.1:\(port)" }
+
+    /// A self-signed CA (its certificate and key) in `dir`, named `name`.
+    static func makeCA(in dir: String, name: String) throws -> (cert: String, key: String) {
+        let cert = "\(dir)/\(name).pem", key = "\(dir)/\(name).key"
+        let (code, _, err) = try runTool("openssl", ["req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1",
+                                                     "-subj", "/CN=Shutter test CA \(name)", "-keyout", key, "-out", cert])
+        guard code == 0 else { throw HarnessError("openssl (CA \(name)): \(err)") }
+        return (cert, key)
+    }
+
+    /// The broker's certificate for 127.0.0.1 (its subjectAltName), signed by `ca`.
+    static func makeServerCertificate(in dir: String, signedBy ca: (cert: String, key: String)) throws -> (cert: String, key: String) {
+        let cert = dir + "/server.pem", key = dir + "/server.key", csr = dir + "/server.csr", ext = dir + "/server.ext"
+        try "subjectAltName=IP:127.0.0.1\n".write(toFile: ext, atomically: true, encoding: .utf8)
+        let (c1, _, e1) = try runTool("openssl", ["req", "-new", "-newkey", "rsa:2048", "-nodes", "-subj", "/CN=127.0.0.1",
+                                                  "-keyout", key, "-out", csr])
+        guard c1 == 0 else { throw HarnessError("openssl (server key): \(e1)") }
+        let (c2, _, e2) = try runTool("openssl", ["x509", "-req", "-in", csr, "-CA", ca.cert, "-CAkey", ca.key,
+                                                  "-CAcreateserial", "-days", "1", "-extfile", ext, "-out", cert])
+        guard c2 == 0 else { throw HarnessError("openssl (server certificate): \(e2)") }
+        return (cert, key)
+    }
+
+    /// A shutterd's configuration with an `mqtt` section for this broker. `extra`: more keys
+    /// of that section (`, "key": value`); with TLS, `mqtt.caFile` is this broker's CA unless
+    /// `extra` names one. `top`: more sections, each followed by a comma.
+    func config(name: String, extra: String = "", top: String = "") -> String {
+        let ca = caFile.map { extra.contains("\"caFile\"") ? "" : #", "caFile": "\#($0)""# } ?? ""
+        return """
+        {"mqtt": {"enabled": true, "url": "\(url)", "username": "\(user)",
+                  "passwordFile": "\(passwordFile)", "name": "\(name)"\(ca)\(extra)},\(top)
          "audio": {"enabled": false}, "video": {"width": 640, "height": 360, "fps": 10},
          "still": {"width": 640, "height": 360}}
         """
@@ -133,6 +176,8 @@ struct MQTTSeen {
     var json: [String: Any]? { try? JSONSerialization.jsonObject(with: payload) as? [String: Any] }
     /// When this test process read it.
     var at: Date
+    /// When mosquitto_sub printed it (its `%U`, the wall clock).
+    var printed: Date?
 }
 
 /// `mosquitto_sub -v` on some topics, its messages collected by a reader thread
@@ -145,7 +190,7 @@ final class MQTTSubscriber: @unchecked Sendable {
     init(broker: MQTTBroker, topics: [String], session: String? = nil) throws {
         process.executableURL = URL(fileURLWithPath: "/usr/bin/mosquitto_sub")
         let probe = "shutter-test-probe/\(UUID().uuidString)"
-        process.arguments = broker.auth + ["-V", "5", "-q", "1", "-F", "%r\t%t\t%x"] + (topics + [probe]).flatMap { ["-t", $0] }
+        process.arguments = broker.auth + ["-V", "5", "-q", "1", "-F", "%r\t%t\t%U\t%x"] + (topics + [probe]).flatMap { ["-t", $0] }
             + (session.map { ["-c", "-i", $0, "-x", "3600"] } ?? [])
         let out = Pipe()
         process.standardOutput = out
@@ -161,9 +206,10 @@ final class MQTTSubscriber: @unchecked Sendable {
                 while let nl = buffer.firstIndex(of: 0x0A) {
                     let line = String(decoding: buffer[buffer.startIndex..<nl], as: UTF8.self)
                     buffer.removeSubrange(buffer.startIndex...nl)
-                    let f = line.split(separator: "\t", maxSplits: 2, omittingEmptySubsequences: false)
-                    guard f.count == 3 else { continue }
-                    let m = MQTTSeen(retained: f[0] == "1", topic: String(f[1]), payload: Self.bytes(hex: f[2]), at: Date())
+                    let f = line.split(separator: "\t", maxSplits: 3, omittingEmptySubsequences: false)
+                    guard f.count == 4 else { continue }
+                    let m = MQTTSeen(retained: f[0] == "1", topic: String(f[1]), payload: Self.bytes(hex: f[3]), at: Date(),
+                                     printed: Double(f[2]).map { Date(timeIntervalSince1970: $0) })
                     lock.lock()
                     seen.append(m)
                     lock.unlock()

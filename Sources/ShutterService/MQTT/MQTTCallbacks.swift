@@ -7,7 +7,12 @@ enum MQTTClientEvent: Sendable {
     /// CONNACK: 0 = accepted, else the broker's reason (or libmosquitto's error).
     case connected(code: Int32)
     /// The connection ended (0 = we asked for it); the network thread reconnects.
-    case disconnected(code: Int32)
+    /// `reason`: in words, read where it happened (errno is the failing thread's).
+    case disconnected(code: Int32, reason: String)
+    /// A TLS failure (OpenSSL's first error line as libmosquitto logs it): libmosquitto's
+    /// network thread ends after one (its loop_forever returns on MOSQ_ERR_TLS and EPROTO),
+    /// without a disconnect callback and without reconnecting; the session starts it again.
+    case tlsFailed(reason: String)
     /// A QoS 1 message was acknowledged (or a QoS 0 one written).
     case published(mid: Int32)
     case message(MQTTIncoming)
@@ -30,6 +35,11 @@ struct MQTTIncoming: Sendable {
 final class MQTTCallbackBox: Sendable {
     let deliver: @Sendable (MQTTClientEvent) -> Void
     init(deliver: @escaping @Sendable (MQTTClientEvent) -> Void) { self.deliver = deliver }
+
+    /// A disconnection with its reason (errno must be read on the thread that failed: call this there).
+    func disconnected(_ code: Int32) {
+        deliver(.disconnected(code: code, reason: code == 0 ? "" : MQTTClient.describe(code)))
+    }
 }
 
 // The trampolines are free functions of this (nonisolated) file: a @convention(c) closure
@@ -45,7 +55,15 @@ func mqttOnConnect(_ m: OpaquePointer?, _ obj: UnsafeMutableRawPointer?, _ rc: I
 }
 
 func mqttOnDisconnect(_ m: OpaquePointer?, _ obj: UnsafeMutableRawPointer?, _ rc: Int32, _ props: OpaquePointer?) {
-    box(obj)?.deliver(.disconnected(code: rc))
+    box(obj)?.disconnected(rc)
+}
+
+/// libmosquitto's log: only the first line of an OpenSSL failure is taken ("OpenSSL
+/// Error[0]: error:0A000086:SSL routines::certificate verify failed"), the rest is its debug.
+func mqttOnLog(_ m: OpaquePointer?, _ obj: UnsafeMutableRawPointer?, _ level: Int32, _ text: UnsafePointer<CChar>?) {
+    guard level & MOSQ_LOG_ERR != 0, let b = box(obj), let text else { return }
+    let line = String(cString: text)
+    if line.hasPrefix("OpenSSL Error[0]") { b.deliver(.tlsFailed(reason: line)) }
 }
 
 func mqttOnPublish(_ m: OpaquePointer?, _ obj: UnsafeMutableRawPointer?, _ mid: Int32, _ reason: Int32,

@@ -71,6 +71,7 @@ final class MQTTClient: @unchecked Sendable {
         mosquitto_disconnect_v5_callback_set(h, mqttOnDisconnect)
         mosquitto_publish_v5_callback_set(h, mqttOnPublish)
         mosquitto_message_v5_callback_set(h, mqttOnMessage)
+        mosquitto_log_callback_set(h, mqttOnLog)
         broker = o.broker
         keepAlive = o.keepAliveSeconds
     }
@@ -86,12 +87,19 @@ final class MQTTClient: @unchecked Sendable {
     func connect() -> Bool {
         let rc = mosquitto_connect_async(handle, broker.host, Int32(broker.port), keepAlive)
         guard rc == MOSQ_ERR_SUCCESS.rawValue else {
-            callbacks.deliver(.disconnected(code: rc))
+            callbacks.disconnected(rc)
             return false
         }
         let started = mosquitto_loop_start(handle) == MOSQ_ERR_SUCCESS.rawValue
         looping.withLock { $0 = started }
         return started
+    }
+
+    /// Ends a network thread that libmosquitto already let go (after a TLS failure), so
+    /// that `connect` can start another.
+    func stopLoop() {
+        guard looping.withLock({ l in defer { l = false }; return l }) else { return }
+        _ = mosquitto_loop_stop(handle, true)
     }
 
     /// Queues a message for the network thread; the message id (for its acknowledgement) or nil.
@@ -131,6 +139,8 @@ final class MQTTClient: @unchecked Sendable {
         mosquitto_destroy(handle)
         withExtendedLifetime(callbacks) {}
     }
+
+    static let tlsErrorCode = MOSQ_ERR_TLS.rawValue
 
     static func describe(_ code: Int32) -> String {
         if code == MOSQ_ERR_ERRNO.rawValue { return String(cString: strerror(errno)) }

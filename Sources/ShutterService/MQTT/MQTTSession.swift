@@ -31,6 +31,8 @@ final class MQTTSession: @unchecked Sendable {
     private var retainedCommands = RateLimitedLog(interval: 60)
     private var dropLog = RateLimitedLog(interval: 60)
     private var forgotten = false
+    /// After a TLS failure, the next start of the network thread (1 s doubling to 60 s).
+    private var tlsRetrySeconds = 1
     /// The stop's last words: the `offline` message id, and a signal once it (and then the
     /// DISCONNECT) went out.
     private let stopping = Mutex<(offlineMid: Int32?, signal: DispatchSemaphore?)>((nil, nil))
@@ -107,7 +109,8 @@ final class MQTTSession: @unchecked Sendable {
         queue.async { [self] in
             switch e {
             case .connected(let code): connectedEvent(code)
-            case .disconnected(let code): disconnectedEvent(code)
+            case .disconnected(let code, let reason): disconnectedEvent(code, reason)
+            case .tlsFailed(let reason): tlsFailedEvent(reason)
             case .published(let mid):
                 outbox.acknowledged(mid)
                 pump()
@@ -124,6 +127,7 @@ final class MQTTSession: @unchecked Sendable {
             return
         }
         connected = true
+        tlsRetrySeconds = 1
         if let missed = problems.reset() {
             log.notice("MQTT: connected to \(settings.broker) (after \(missed) failed attempt\(missed == 1 ? "" : "s"))")
         } else if !everConnected {
@@ -140,11 +144,38 @@ final class MQTTSession: @unchecked Sendable {
         pump()
     }
 
-    private func disconnectedEvent(_ code: Int32) {
+    private func disconnectedEvent(_ code: Int32, _ reason: String) {
         connected = false
         guard code != 0 else { return }
-        problems.say(log, "MQTT: no connection to \(settings.broker) (\(MQTTClient.describe(code))); the camera works "
-                     + "without it, events are kept (up to \(outbox.capacity)) and the client retries with backoff")
+        let what = Self.tlsAdvice(reason, code: code, settings: settings).map { "TLS with \(settings.broker) failed (\(reason)): \($0)" }
+            ?? "no connection to \(settings.broker) (\(reason))"
+        problems.say(log, "MQTT: \(what); the camera works without it, events are kept (up to \(outbox.capacity)) "
+                     + "and the client retries with backoff")
+    }
+
+    /// libmosquitto's thread ended with the failure: said, then started again after a backoff.
+    private func tlsFailedEvent(_ reason: String) {
+        disconnectedEvent(MQTTClient.tlsErrorCode, reason)
+        guard let c = client else { return }
+        c.stopLoop()
+        let seconds = tlsRetrySeconds
+        tlsRetrySeconds = min(seconds * 2, 60)
+        queue.asyncAfter(deadline: .now() + .seconds(seconds)) { [weak self] in self?.firstConnection(c, retryIn: 1) }
+    }
+
+    /// What to do about a failed TLS connection (nil: not a TLS failure). libmosquitto
+    /// reports OpenSSL's reason as an error line ("OpenSSL Error[0]: …"), the code alone
+    /// is only "a TLS error" or errno's EPROTO.
+    static func tlsAdvice(_ reason: String, code: Int32, settings: MQTTSettings) -> String? {
+        guard settings.broker.tls, reason.contains("OpenSSL") || code == MQTTClient.tlsErrorCode else { return nil }
+        let ca = settings.caFile.map { "the CA in mqtt.caFile (\($0))" } ?? "the system's CAs (/etc/ssl/certs; mqtt.caFile is not set)"
+        if reason.contains("certificate verify failed") {
+            return "the broker's certificate is not signed by \(ca), or does not name \(settings.broker.host): "
+                + "set mqtt.caFile to the PEM certificate of the CA that signed the broker's certificate (the broker's "
+                + "`cafile`), and mqtt.url's host to a name the certificate lists"
+        }
+        return "check that port \(settings.broker.port) speaks TLS (an mqtts:// URL needs the broker's TLS listener), and "
+            + "mqtt.caFile (\(settings.caFile ?? "not set")), mqtt.certFile and mqtt.keyFile"
     }
 
     // MARK: Publishing
