@@ -61,7 +61,7 @@ final class MQTTPart: ServicePart {
     }
 
     func stop() {
-        timer.withLock { $0 }?.cancel()
+        timer.withLock { $0?.cancel(); $0 = nil }
         guard let s = session.withLock({ $0 }) else { return }
         if let id = watch.withLock({ $0 }) { s.service.events.stopWatching(id) }
         s.stop()
