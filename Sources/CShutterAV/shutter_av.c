@@ -718,19 +718,31 @@ static int keeps_key(const char *k) {
     return !strcmp(k, "creation_time") || !strncmp(k, "com.apple.quicktime.", 20);
 }
 
+// One packet of the input into the finished file: its stream and time base mapped, consumed.
+static int remux_write(AVFormatContext *ic, AVFormatContext *oc, const int *map, AVPacket *p) {
+    int o = map[p->stream_index];
+    av_packet_rescale_ts(p, ic->streams[p->stream_index]->time_base, oc->streams[o]->time_base);
+    p->stream_index = o;
+    p->pos = -1;
+    int r = av_interleaved_write_frame(oc, p);
+    av_packet_unref(p);
+    return r;
+}
+
 int sav_remux_regular(const char *in_path, const char *out_path, int64_t *bytes_out, char *err, size_t errlen) {
     if (err && errlen) err[0] = 0;
     if (bytes_out) *bytes_out = 0;
     AVFormatContext *ic = NULL, *oc = NULL;
-    AVPacket *pkt = NULL;
+    AVPacket *pkt = NULL, **held = NULL;
     int *map = NULL;
     int r = avformat_open_input(&ic, in_path, NULL, NULL);
     if (r < 0) { set_err(err, errlen, "cannot read the clip%s: %s", "", r); return r; }
     r = avformat_alloc_output_context2(&oc, NULL, "mp4", out_path);
     if (r < 0 || !oc) { set_err(err, errlen, "no mp4 muxer%s: %s", "", r); r = -SAV_ERR_MUXER; goto done; }
     map = av_calloc(ic->nb_streams, sizeof *map);
+    held = av_calloc(ic->nb_streams, sizeof *held);
     pkt = av_packet_alloc();
-    if (!map || !pkt) { r = -SAV_ERR_NOMEM; goto done; }
+    if (!map || !held || !pkt) { r = -SAV_ERR_NOMEM; goto done; }
     int outputs = 0;
     for (unsigned i = 0; i < ic->nb_streams; i++) {
         AVStream *ist = ic->streams[i];
@@ -765,17 +777,40 @@ int sav_remux_regular(const char *in_path, const char *out_path, int64_t *bytes_
     r = avformat_write_header(oc, &opts);
     av_dict_free(&opts);
     if (r < 0) { set_err(err, errlen, "MP4 header%s: %s", "", r); goto io; }
+    // The demuxer gives video packets the codec's nominal duration, not the sample's own
+    // (a fragment's trun holds the real one: frames a second apart under emulation or a long
+    // exposure). Each video packet is held until the next one gives its duration (the dts
+    // step); the last one lasts until the stream's end, so the clip ends where it did.
     while ((r = av_read_frame(ic, pkt)) >= 0) {
-        int o = pkt->stream_index < (int)ic->nb_streams ? map[pkt->stream_index] : -1;
-        if (o < 0) { av_packet_unref(pkt); continue; }
-        av_packet_rescale_ts(pkt, ic->streams[pkt->stream_index]->time_base, oc->streams[o]->time_base);
-        pkt->stream_index = o;
-        pkt->pos = -1;
-        r = av_interleaved_write_frame(oc, pkt);
-        av_packet_unref(pkt);
+        int i = pkt->stream_index;
+        if (i >= (int)ic->nb_streams || map[i] < 0) { av_packet_unref(pkt); continue; }
+        if (ic->streams[i]->codecpar->codec_type == AVMEDIA_TYPE_VIDEO) {
+            AVPacket *prev = held[i];
+            if (prev && pkt->dts != AV_NOPTS_VALUE && prev->dts != AV_NOPTS_VALUE && pkt->dts > prev->dts)
+                prev->duration = pkt->dts - prev->dts;
+            held[i] = av_packet_clone(pkt);
+            av_packet_unref(pkt);
+            if (!held[i]) { r = -SAV_ERR_NOMEM; goto done; }
+            if (!prev) continue;
+            r = remux_write(ic, oc, map, prev);
+            av_packet_free(&prev);
+        } else {
+            r = remux_write(ic, oc, map, pkt);
+        }
         if (r < 0) { set_err(err, errlen, "writing the finished clip failed%s: %s", "", r); goto io; }
     }
     if (r != AVERROR_EOF) { set_err(err, errlen, "reading the clip failed%s: %s", "", r); goto done; }
+    for (unsigned i = 0; i < ic->nb_streams; i++) {
+        if (!held[i]) continue;
+        const AVStream *st = ic->streams[i];
+        int64_t at = held[i]->pts != AV_NOPTS_VALUE ? held[i]->pts : held[i]->dts;
+        if (st->duration != AV_NOPTS_VALUE && at != AV_NOPTS_VALUE) {
+            int64_t end = (st->start_time != AV_NOPTS_VALUE ? st->start_time : 0) + st->duration;
+            if (end > at) held[i]->duration = end - at;
+        }
+        r = remux_write(ic, oc, map, held[i]);
+        if (r < 0) { set_err(err, errlen, "writing the finished clip failed%s: %s", "", r); goto io; }
+    }
     if ((r = av_write_trailer(oc)) < 0) { set_err(err, errlen, "writing the finished clip failed%s: %s", "", r); goto io; }
     if (bytes_out) *bytes_out = avio_size(oc->pb);
     r = oc->pb->error < 0 ? oc->pb->error : 0;
@@ -789,6 +824,8 @@ done:
         if (oc->pb) avio_closep(&oc->pb);
         avformat_free_context(oc);
     }
+    if (held) for (unsigned i = 0; ic && i < ic->nb_streams; i++) av_packet_free(&held[i]);
+    av_free(held);
     avformat_close_input(&ic);
     av_packet_free(&pkt);
     av_free(map);

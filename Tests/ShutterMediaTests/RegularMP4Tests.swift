@@ -57,6 +57,36 @@ final class RegularMP4Tests: XCTestCase {
         XCTAssertNil(try RegularMP4.finish(path: path), "a regular file is left alone")
     }
 
+    /// Frames a second apart (a camera under emulation, a long exposure): the finished file
+    /// ends where the fragmented one did, its last frame lasting as long as before.
+    func testTheFinishedClipEndsWhereTheFragmentedOneDid() throws {
+        let dir = RecordingProbe.tempDir("regular-end")
+        var s = RecordingSettings(preset: "ultrafast", audioChannels: 0)
+        s.queueFrames = 100
+        var rec = SyntheticRecording(width: 160, height: 120, frames: 5)
+        rec.frameTime = { i in .milliseconds(Int64(i) * 917) }
+        let path = try XCTUnwrap(try rec.record(s, to: dir).paths.first)
+        let before = try RecordingProbe.videoEnd(path)
+        try RegularMP4.finish(path: path)
+        let after = try RecordingProbe.videoEnd(path)
+        print("video end: fragmented \(before) s, finished \(after) s")
+        XCTAssertEqual(after, before, accuracy: 0.002, "the last frame keeps its duration")
+
+        // The same with sound, cut inside its last fragment (a power cut) and recovered.
+        s.audioChannels = 1
+        rec.frames = 8
+        let cutPath = try XCTUnwrap(try rec.record(s, to: dir, name: "cut").paths.first)
+        let data = try Data(contentsOf: URL(fileURLWithPath: cutPath))
+        let mfra = try XCTUnwrap(data.range(of: Data("mfra".utf8), options: .backwards)).lowerBound - 4
+        try data.prefix(mfra - 300).write(to: URL(fileURLWithPath: cutPath))
+        try FragmentedMP4Recovery.truncateToLastWholeFragment(path: cutPath)
+        let cutBefore = try RecordingProbe.videoEnd(cutPath)
+        try RegularMP4.finish(path: cutPath)
+        let cutAfter = try RecordingProbe.videoEnd(cutPath)
+        print("video end after a cut: fragmented \(cutBefore) s, finished \(cutAfter) s")
+        XCTAssertEqual(cutAfter, cutBefore, accuracy: 0.05, "the recovered clip keeps its last frame's duration")
+    }
+
     /// No date beats a wrong one: an untrusted clock leaves the creation time out.
     func testAnUntrustedClockWritesNoDate() throws {
         let dir = RecordingProbe.tempDir("regular-undated")
