@@ -24,7 +24,7 @@ public struct FramePace: Sendable, Equatable {
             if intervals.count > 3 { intervals.removeFirst() }
         }
         last = time
-        let observed = intervals.count == 3 ? intervals.min()! : .zero
+        let observed = intervals.min() ?? .zero
         period = max(nominal, exposure ?? .zero, observed)
     }
 
