@@ -45,6 +45,12 @@ for product in shutterd shutterctl; do
         --static-swift-stdlib -Xlinker -z -Xlinker relro -Xlinker -z -Xlinker now --product "$product" >&2
 done
 bin="$scratch/release"
+# shutterctl links FoundationEssentials, not Foundation (docs/deploy.md: Build the package):
+# a module it links that imports Foundation brings ICU's data back (42 MiB more).
+if grep -qaE 'icudt[0-9]+l' "$bin/shutterctl"; then
+    say "FAIL shutterctl carries ICU's data: a module it links imports Foundation, not FoundationEssentials"
+    exit 1
+fi
 
 # 2. The tree.
 . /etc/os-release
