@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: BSD-2-Clause
 import CShutterPassword
-import Foundation
+import Synchronization
 
 /// Argon2id password hashes (libsodium, INTERACTIVE cost: 64 MiB and ~1 s on a
 /// small Pi). Verification commits that memory, so only one runs at a time.
 public enum PasswordHash {
-    private static let oneAtATime = NSLock()
+    private static let oneAtATime = Mutex(())
 
     public static func ready() -> Bool { shutter_web_crypto_init() == 0 }
 
@@ -25,9 +25,9 @@ public enum PasswordHash {
     }
 
     public static func verify(_ password: String, against hash: String) -> Bool {
-        oneAtATime.lock()
-        defer { oneAtATime.unlock() }
-        return withBytes(password) { shutter_web_verify_password(hash, $0, $1) } == 0
+        oneAtATime.withLock { _ in
+            withBytes(password) { shutter_web_verify_password(hash, $0, $1) } == 0
+        }
     }
 
     /// The password's UTF-8 bytes and their count: all of them reach libsodium (not `strlen`'s).

@@ -1,5 +1,9 @@
 // SPDX-License-Identifier: BSD-2-Clause
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import ShutterBuild
 import ShutterCore
 
@@ -147,7 +151,7 @@ public enum ShutterctlCommand {
             let (reply, raw) = try ControlClient.send(request, to: path, timeout: timeout)
             if ["set", "get", "reset", "focus"].contains(cmd) {
                 // As sent: values are JSON of any shape (null included).
-                print(String(decoding: raw, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines))
+                print(String(decoding: raw, as: UTF8.self).trimmedWhitespace)
             } else {
                 let e = JSONEncoder()
                 e.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
@@ -155,7 +159,7 @@ public enum ShutterctlCommand {
                 if let d = try? e.encode(reply) { print(String(decoding: d, as: UTF8.self)) }
             }
             if !reply.ok {
-                FileHandle.standardError.write(Data("shutterctl: \(reply.error ?? "failed")\n".utf8))
+                PlainIO.write(2, "shutterctl: \(reply.error ?? "failed")\n")
                 return 1
             }
             return 0
@@ -181,7 +185,7 @@ public enum ShutterctlCommand {
                     refusal = reply.error ?? "refused"
                     return false
                 }
-                FileHandle.standardOutput.write(line + Data("\n".utf8))
+                PlainIO.write(1, Array(line) + [0x0A])
                 seen += 1
                 return limit.map { seen < $0 } ?? true
             }
@@ -231,10 +235,13 @@ public enum ShutterctlCommand {
             return fail("configuration: \(error.description)", code: ConfigError.exitCode)
         }
         let text: String
-        do {
-            text = try String(contentsOfFile: file, encoding: .utf8)
+        do throws(PlainIO.Failure) {
+            guard let utf8 = String(validating: try PlainIO.readFile(file), as: UTF8.self) else {
+                return fail("cannot read \(file): it is not UTF-8 text", code: 66)
+            }
+            text = utf8
         } catch {
-            return fail("cannot read \(file): \(error.localizedDescription)", code: 66)
+            return fail("cannot read \(file): \(error)", code: 66)
         }
         let samples: [GestureReplay.Sample]
         do {
@@ -248,12 +255,12 @@ public enum ShutterctlCommand {
         for g in GestureReplay.run(samples, settings: GestureSettings(config: config)) {
             out += g.json + "\n"
         }
-        FileHandle.standardOutput.write(Data(out.utf8))
+        PlainIO.write(1, out)
         return 0
     }
 
     static func fail(_ message: String, code: Int32 = 1) -> Int32 {
-        FileHandle.standardError.write(Data("shutterctl: \(message)\n".utf8))
+        PlainIO.write(2, "shutterctl: \(message)\n")
         return code
     }
 }

@@ -2,7 +2,12 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+import ShutterCore
 import ShutterPassword
 
 /// `shutterctl web-password [--stdin]`: prints the Argon2id hash of a new web
@@ -18,7 +23,7 @@ enum WebPasswordCommand {
         case []: fromStdin = false
         case ["--stdin"]: fromStdin = true
         default:
-            FileHandle.standardError.write(Data("usage: shutterctl web-password [--stdin]\n".utf8))
+            PlainIO.write(2, "usage: shutterctl web-password [--stdin]\n")
             return 64
         }
         let password: String
@@ -38,11 +43,11 @@ enum WebPasswordCommand {
         if let why = PasswordHash.refusal(forNew: password) { return fail(why) }
         guard let hash = PasswordHash.make(password) else { return fail("libsodium could not hash the password") }
         print(hash)
-        FileHandle.standardError.write(Data("""
+        PlainIO.write(2, """
             Put this line in /etc/shutter/shutter.json under "web": {"enabled": true, "passwordHash": "…"},
             then `systemctl restart shutterd`.
 
-            """.utf8))
+            """)
         return 0
     }
 
@@ -65,7 +70,7 @@ enum WebPasswordCommand {
     }
 
     private static func fail(_ message: String) -> Int32 {
-        FileHandle.standardError.write(Data("shutterctl web-password: \(message)\n".utf8))
+        PlainIO.write(2, "shutterctl web-password: \(message)\n")
         return 1
     }
 }

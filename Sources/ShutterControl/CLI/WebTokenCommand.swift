@@ -1,5 +1,10 @@
 // SPDX-License-Identifier: BSD-2-Clause
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+import ShutterCore
 
 /// `shutterctl web-token add NAME --scope view|control | list | revoke NAME`: API
 /// tokens for machines (Home Assistant, scripts). The service makes and keeps them
@@ -44,11 +49,11 @@ enum WebTokenCommand {
         if request.action == "add", let token = reply.token {
             // The token alone on stdout (TOKEN=$(shutterctl web-token add …)); the words on stderr.
             print(token)
-            FileHandle.standardError.write(Data("""
+            PlainIO.write(2, """
                 This token is shown once: keep it now. Send it as `Authorization: Bearer TOKEN`, or as the
                 password of HTTP Basic (any user name). Revoke it with `shutterctl web-token revoke \(request.name ?? "NAME")`.
 
-                """.utf8))
+                """)
             return 0
         }
         let e = JSONEncoder()
@@ -58,7 +63,7 @@ enum WebTokenCommand {
     }
 
     private static func fail(_ message: String, code: Int32 = 1) -> Int32 {
-        FileHandle.standardError.write(Data("shutterctl web-token: \(message)\n".utf8))
+        PlainIO.write(2, "shutterctl web-token: \(message)\n")
         return code
     }
 }

@@ -43,7 +43,7 @@ public enum CameraChoice: Equatable, Sendable, CustomStringConvertible {
     /// "next"; a whole number (an index); anything else a model. Nil for an
     /// empty or negative argument.
     public init?(parsing text: String) {
-        let t = text.trimmingCharacters(in: .whitespaces)
+        let t = text.trimmedSpaces
         if t.isEmpty { return nil }
         if t.lowercased() == "next" {
             self = .next

@@ -139,7 +139,7 @@ public struct PixelSize: Codable, Hashable, Sendable, CustomStringConvertible {
 
     /// "1920x1080" (also with "X" or "×"); nil for anything else.
     public init?(parsing text: String) {
-        let parts = text.trimmingCharacters(in: .whitespaces).lowercased()
+        let parts = text.trimmedSpaces.lowercased()
             .split(omittingEmptySubsequences: false) { $0 == "x" || $0 == "×" }
         guard parts.count == 2, let w = Int(parts[0]), let h = Int(parts[1]), w > 0, h > 0 else { return nil }
         self.init(width: w, height: h)

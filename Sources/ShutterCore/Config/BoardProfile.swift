@@ -1,5 +1,9 @@
 // SPDX-License-Identifier: BSD-2-Clause
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// A board file, `boards/NAME.json`: the same schema as the config file, only
 /// the keys that differ on that board (chip label, encoder, camera defaults).
@@ -35,7 +39,7 @@ public struct BoardProfile: Equatable, Sendable {
 
     /// Finds `NAME.json` on the search path and loads it.
     public static func find(name: String, searchPath: [String]) throws(ConfigError) -> BoardProfile {
-        for dir in searchPath where FileManager.default.fileExists(atPath: (dir as NSString).appendingPathComponent("\(name).json")) {
+        for dir in searchPath where FileManager.default.fileExists(atPath: PlainIO.path(dir, "\(name).json")) {
             return try load(name: name, directory: dir)
         }
         let known = Set(searchPath.flatMap(available(in:))).sorted()
@@ -52,7 +56,7 @@ public struct BoardProfile: Equatable, Sendable {
         } catch {
             throw ConfigError(error.code, keyPath: "board.name", source: "board name", message: error.message)
         }
-        let path = (directory as NSString).appendingPathComponent("\(name).json")
+        let path = PlainIO.path(directory, "\(name).json")
         let document = try ConfigFile.read(path: path, what: "board file")
         let layer = try ConfigFile.validate(document, source: "board file \(path)")
         if let inFile = layer.value(at: "board.name"), inFile != .string(name) {

@@ -1,5 +1,9 @@
 // SPDX-License-Identifier: BSD-2-Clause
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// Reading one JSON configuration file (config or board) and validating it as
 /// a layer, with errors that name the file and line.
@@ -8,20 +12,19 @@ public enum ConfigFile {
     public static let defaultPath = "/etc/shutter/shutter.json"
 
     public static func read(path: String, what: String = "config file") throws(ConfigError) -> JSONParser.Document {
-        let data: Data
-        do {
-            data = try Data(contentsOf: URL(fileURLWithPath: path))
+        let bytes: [UInt8]
+        do throws(PlainIO.Failure) {
+            bytes = try PlainIO.readFile(path)
         } catch {
-            var isDir: ObjCBool = false
-            if !FileManager.default.fileExists(atPath: path, isDirectory: &isDir) {
+            guard let isDir = PlainIO.isDirectory(path) else {
                 throw ConfigError(.fileMissing, source: "\(what) \(path)",
                                   message: "the file does not exist; create it or give another with --config")
             }
             throw ConfigError(.fileUnreadable, source: "\(what) \(path)",
-                              message: isDir.boolValue ? "this is a directory, not a JSON file"
-                                : "the file cannot be read (check its permissions): \(error.localizedDescription)")
+                              message: isDir ? "this is a directory, not a JSON file"
+                                : "the file cannot be read (check its permissions): \(error)")
         }
-        guard let text = String(data: data, encoding: .utf8) else {
+        guard let text = String(validating: bytes, as: UTF8.self) else {
             throw ConfigError(.invalidJSON, source: "\(what) \(path)", message: "the file is not UTF-8 text")
         }
         do throws(JSONParser.SyntaxError) {

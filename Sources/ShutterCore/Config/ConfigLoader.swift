@@ -1,5 +1,9 @@
 // SPDX-License-Identifier: BSD-2-Clause
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// Builds the effective configuration from its layers, lowest first:
 /// built-in defaults ← board file ← config file ← command-line overrides.

@@ -505,14 +505,14 @@ public enum ConfigSchema {
             if let parsed = try? JSONParser.parse(text).value {
                 value = parsed
             } else {
-                value = .array(text.split(separator: ",").map { .string($0.trimmingCharacters(in: .whitespaces)) })
+                value = .array(text.split(separator: ",").map { .string($0.trimmedSpaces) })
             }
         case .simCameras:
             // JSON, or "imx708,imx219" (models only).
             if let parsed = try? JSONParser.parse(text).value {
                 value = parsed
             } else {
-                value = .array(text.split(separator: ",").map { .string($0.trimmingCharacters(in: .whitespaces)) })
+                value = .array(text.split(separator: ",").map { .string($0.trimmedSpaces) })
             }
         }
         return try check(value, for: key)

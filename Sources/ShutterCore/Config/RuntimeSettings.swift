@@ -1,5 +1,9 @@
 // SPDX-License-Identifier: BSD-2-Clause
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// The settings a running service may change (`shutterctl set`): the sensor
 /// controls (`camera.exposure.*` ... `camera.hdr`), the size preference lists

@@ -1,0 +1,92 @@
+// SPDX-License-Identifier: BSD-2-Clause
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// The few file and descriptor calls ShutterCore and shutterctl need that
+/// FoundationEssentials lacks (FileHandle, NSString paths, reading a file with the
+/// system's reason for a failure). ShutterCore and shutterctl's modules import
+/// FoundationEssentials, not Foundation, so a static shutterctl carries no ICU data.
+public enum PlainIO {
+    /// Writes every byte to the descriptor (1 standard output, 2 standard error),
+    /// unbuffered like FileHandle.write; gives up on an error other than EINTR.
+    public static func write(_ fd: Int32, _ bytes: [UInt8]) {
+        var offset = 0
+        while offset < bytes.count {
+            let n = bytes.withUnsafeBytes { systemWrite(fd, $0.baseAddress! + offset, $0.count - offset) }
+            if n < 0 { if errno == EINTR { continue }; return }
+            offset += n
+        }
+    }
+
+    public static func write(_ fd: Int32, _ text: String) { write(fd, Array(text.utf8)) }
+
+    /// A failed system call: its errno and the system's words for it.
+    public struct Failure: Error, Sendable, CustomStringConvertible {
+        public var errno: Int32
+        public init(errno: Int32) { self.errno = errno }
+        public var description: String { String(cString: strerror(errno)) }
+    }
+
+    /// The whole file's bytes.
+    public static func readFile(_ path: String) throws(Failure) -> [UInt8] {
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { throw Failure(errno: errno) }
+        defer { close(fd) }
+        var out: [UInt8] = []
+        var buf = [UInt8](repeating: 0, count: 65536)
+        while true {
+            let n = buf.withUnsafeMutableBytes { read(fd, $0.baseAddress!, $0.count) }
+            if n < 0 { if errno == EINTR { continue }; throw Failure(errno: errno) }
+            if n == 0 { return out }
+            out.append(contentsOf: buf[0..<n])
+        }
+    }
+
+    /// Whether the path names a directory (following symlinks); nil when nothing is there.
+    public static func isDirectory(_ path: String) -> Bool? {
+        var st = stat()
+        guard stat(path, &st) == 0 else { return nil }
+        return (st.st_mode & S_IFMT) == S_IFDIR
+    }
+
+    /// `directory/name`, as NSString.appendingPathComponent joins them.
+    public static func path(_ directory: String, _ name: String) -> String {
+        if directory.isEmpty { return name }
+        return directory.hasSuffix("/") ? directory + name : directory + "/" + name
+    }
+}
+
+/// The C library's write(2), which PlainIO.write's own name hides inside PlainIO.
+private func systemWrite(_ fd: Int32, _ buffer: UnsafeRawPointer, _ count: Int) -> Int {
+    write(fd, buffer, count)
+}
+
+extension StringProtocol {
+    /// Without leading and trailing white space and newlines: Foundation's
+    /// `trimmingCharacters(in: .whitespacesAndNewlines)` (space separators, tab,
+    /// U+000A-U+000D, U+0085, U+2028, U+2029), on Unicode scalars as it does.
+    public var trimmedWhitespace: String { trimmed { $0.isSpace || $0.isNewline } }
+
+    /// Without leading and trailing spaces and tabs: Foundation's
+    /// `trimmingCharacters(in: .whitespaces)` (space separators and tab).
+    public var trimmedSpaces: String { trimmed { $0.isSpace } }
+
+    private func trimmed(_ drop: (Unicode.Scalar) -> Bool) -> String {
+        let scalars = unicodeScalars
+        guard let first = scalars.firstIndex(where: { !drop($0) }),
+              let last = scalars.lastIndex(where: { !drop($0) }) else { return "" }
+        var kept = String.UnicodeScalarView()
+        kept.append(contentsOf: scalars[first...last])
+        return String(kept)
+    }
+}
+
+private extension Unicode.Scalar {
+    var isSpace: Bool { self == "\t" || properties.generalCategory == .spaceSeparator }
+    var isNewline: Bool {
+        (0x0A...0x0D).contains(value) || value == 0x85 || value == 0x2028 || value == 0x2029
+    }
+}
