@@ -39,6 +39,8 @@ final class EndToEndRegularClipTests: XCTestCase {
         try d.start()
         defer { d.stop() }
         XCTAssertEqual(d.files("MP4"), [clip])
+        // Finished by a job once the service runs (READY does not wait for it).
+        try d.waitFor("the recovered clip finished", timeout: 60) { try !RegularMP4.isFragmented(clip) }
         try assertRegular(clip, seconds: nil, d)
         let kept = try probe(clip).format
         XCTAssertGreaterThan(kept, 3.0, "all but the open fragment: \(kept) s")
@@ -73,6 +75,10 @@ final class EndToEndRegularClipTests: XCTestCase {
             d.environment = [:]
             try d.start()
             XCTAssertEqual(d.files("MP4"), [clip], step)
+            try d.waitFor("the clip finished again (\(step))", timeout: 60) {
+                try !RegularMP4.isFragmented(clip)
+                    && !FileManager.default.fileExists(atPath: RegularMP4.temporaryPath(for: clip))
+            }
             try assertRegular(clip, seconds: Double(savedMs) / 1000, d)
             let frames = try countFrames(clip)
             print("\(step): \(frames) frames in the finished clip, \(durableFrames) reported durable")

@@ -95,9 +95,10 @@ public final class CameraService: Sendable {
         ctx.hooks.status("starting on \(board)")
         let leds = LEDs(roles: roles, clock: ctx.clock)
         await leds.status?.show(.booting)
-        await Health.prepareStorage(ctx)
+        let unfinished = await Health.prepareStorage(ctx)
         let loop = ServiceLoop(ctx: ctx, supervisor: supervisor, leds: leds, preview: preview, reloadConfig: reloadConfig)
-        ctx.storage.onLowSpaceDeletion { self.post(.deletedForSpace($0)) }
+        ctx.storage.onLowSpaceDeletion { [weak self] in self?.post(.deletedForSpace($0)) }
+        loop.finishRecovered(unfinished)
         if let e = loop.photo.taker.unavailableReason { log.error("still encoder unavailable: \(e)") }
         let pick = await loop.control.load()
         await supervisor.prepare(choice: await rememberedCamera(pick), opening: loop.control.opening,

@@ -487,6 +487,17 @@ final class ServiceLoop {
         requests.answerAll(.failed("shutterd is stopping"))
     }
 
+    /// Clips a kill or power cut left fragmented (the start found them): made regular MP4s
+    /// as one job, after the loop runs; stopping waits for it as for any job.
+    func finishRecovered(_ paths: [String]) {
+        guard !paths.isEmpty else { return }
+        let storage = ctx.storage, log = ctx.log
+        jobs.add {
+            _ = await Blocking.run(on: ClipFinisher.queue) { ClipFinisher.finish(paths, storage: storage, log: log) }
+            return .nothing
+        }
+    }
+
     // MARK: - Status
 
     /// Status, assembled from the parts when asked.

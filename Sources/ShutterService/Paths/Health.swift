@@ -44,11 +44,13 @@ final class Health {
     // MARK: The card
 
     /// Before the loop starts: creates the root (unless it must be a mount point),
-    /// removes temp clips a power cut left, cuts a clip open at the cut back to its
-    /// last whole fragment, and finishes it (and any clip whose finish was cut off).
-    static func prepareStorage(_ ctx: ServiceContext) async {
+    /// removes temp clips a power cut left and cuts a clip open at the cut back to its
+    /// last whole fragment. Returns the clips to finish (that one, and any whose finish was
+    /// cut off): the loop finishes them as a job once running, so a long clip on a slow
+    /// card does not hold up READY.
+    static func prepareStorage(_ ctx: ServiceContext) async -> [String] {
         let storage = ctx.storage, log = ctx.log, create = !ctx.config.storage.requireMountPoint
-        await Blocking.run(on: Self.storageQueue) {
+        return await Blocking.run(on: Self.storageQueue) {
             if create {
                 // A plain directory (make run, a test, a card mounted at boot): create it.
                 // With requireMountPoint the service waits for the card instead.
@@ -57,10 +59,7 @@ final class Health {
             ClipFiles.removeLeftovers(in: storage.root)
             let interrupted = ClipFinisher.removeLeftovers(in: storage.dcim)
             let last = Self.recoverLastClip(in: storage.dcim, log: log)
-            // The clip open at the cut, and any whose finish was cut off: finished now.
-            for path in Set(interrupted + [last].compactMap { $0 }).sorted() {
-                _ = ClipFinisher.finish(path, storage: storage, log: log)
-            }
+            return Set(interrupted + [last].compactMap { $0 }).sorted()
         }
     }
 
