@@ -37,13 +37,11 @@ final class ServiceLoop {
     var recent: RecentFrames
     let leds: LEDs
     let preview: PreviewFrames?
-    let supervisor: CameraSupervisor
     var stopping: Stopping?
 
     init(ctx: ServiceContext, supervisor: CameraSupervisor, leds: LEDs, preview: PreviewFrames?,
          reloadConfig: (@Sendable () throws(ConfigError) -> ShutterConfig)?) {
         self.ctx = ctx
-        self.supervisor = supervisor
         self.leds = leds
         self.preview = preview
         let c = ctx.config
@@ -56,7 +54,7 @@ final class ServiceLoop {
         photo = PhotoPath(ctx: ctx, jobs: jobs, flashLED: leds.flash)
         clip = ClipSession(ctx: ctx, jobs: jobs)
         control = CameraControlPlane(ctx: ctx, jobs: jobs, supervisor: supervisor, reloadConfig: reloadConfig)
-        health = Health(ctx: ctx, jobs: jobs)
+        health = Health(ctx: ctx, jobs: jobs, supervisor: supervisor)
         live = LiveReport(events: ctx.live)
         files = CardFiles(ctx: ctx, jobs: jobs)
         // Enough frames to reach back past the stability filter to the press.
@@ -249,11 +247,7 @@ final class ServiceLoop {
         case .restartCamera:
             if cameraWell { cameraLost() }  // a camera that never delivered keeps the start's LED
             recent.removeAll()
-            let supervisor = self.supervisor, controls = control.controls
-            jobs.add {
-                await supervisor.restart(controls: controls)
-                return .nothing
-            }
+            health.restartCamera(controls: control.controls)
         case .unhealthy(.encoderStalled):
             // Finish what can be finished: end the clip (what was written stays
             // playable); the next press starts a fresh encoder.

@@ -11,6 +11,8 @@ import ShutterStorage
 final class Health {
     private let ctx: ServiceContext
     private let jobs: Jobs
+    /// Carries out the restarts the watchdog decides.
+    private let supervisor: CameraSupervisor
     private(set) var watchdog: WatchdogPolicy
     private(set) var isReady = false
     /// A frame has come since the start (READY waits for it). Whether the camera is
@@ -26,9 +28,10 @@ final class Health {
     private(set) var cameraRestarts = 0
     private var statusLine = ""
 
-    init(ctx: ServiceContext, jobs: Jobs) {
+    init(ctx: ServiceContext, jobs: Jobs, supervisor: CameraSupervisor) {
         self.ctx = ctx
         self.jobs = jobs
+        self.supervisor = supervisor
         let c = ctx.config
         var wd = WatchdogConfiguration()
         wd.frameTimeout = .milliseconds(c.watchdog.frameTimeoutMs)
@@ -157,6 +160,15 @@ final class Health {
             watchdog.cameraRestartFailed(at: ctx.now)
         }
         publish("waiting for camera")
+    }
+
+    /// The watchdog's restart, carried out (a job): the stream stops and starts again with `controls`.
+    func restartCamera(controls: CameraControls) {
+        let supervisor = self.supervisor
+        jobs.add {
+            await supervisor.restart(controls: controls)
+            return .nothing
+        }
     }
 
     /// A deliberate reopen (a switch, a restart for a setting) is not a stall.
