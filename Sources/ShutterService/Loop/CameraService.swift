@@ -20,7 +20,7 @@ public final class CameraService: Sendable {
     private let inbox: AsyncStream<ServiceEvent>
     private let input: AsyncStream<ServiceEvent>.Continuation
     private let supervisor: CameraSupervisor
-    private let preview: PreviewFrames?
+    private let preview: (any FrameViewers)?
     private let reloadConfig: (@Sendable () throws(ConfigError) -> ShutterConfig)?
     /// When the loop wants its next tick (the timer service reads it).
     private let wake = Mutex<MonotonicTime?>(nil)
@@ -40,7 +40,7 @@ public final class CameraService: Sendable {
 
     init(config: ShutterConfig, roles: BoardRoles, hooks: ServiceHooks, clock: any MonotonicClock,
          wallClock: any WallClock, reloadConfig: (@Sendable () throws(ConfigError) -> ShutterConfig)?,
-         preview: PreviewFrames?) {
+         preview: (any FrameViewers)?) {
         ctx = ServiceContext(config: config, roles: roles, clock: clock, wallClock: wallClock,
                              storage: Storage(config: config), hooks: hooks, log: Log("shutter.service"),
                              startedAt: clock.now())

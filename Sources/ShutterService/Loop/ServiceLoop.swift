@@ -36,10 +36,10 @@ final class ServiceLoop {
     /// The last few video frames by reference: the press frame has passed by the time a press is known.
     var recent: RecentFrames
     let leds: LEDs
-    let preview: PreviewFrames?
+    let preview: (any FrameViewers)?
     var stopping: Stopping?
 
-    init(ctx: ServiceContext, supervisor: CameraSupervisor, leds: LEDs, preview: PreviewFrames?,
+    init(ctx: ServiceContext, supervisor: CameraSupervisor, leds: LEDs, preview: (any FrameViewers)?,
          reloadConfig: (@Sendable () throws(ConfigError) -> ShutterConfig)?) {
         self.ctx = ctx
         self.leds = leds
