@@ -25,6 +25,8 @@ public final class CameraService: Sendable {
     /// When the loop wants its next tick (the timer service reads it).
     private let wake = Mutex<MonotonicTime?>(nil)
     private let wakeup = Wakeup()
+    /// Set as the parts are stopped: a part's `run` ending then is no failure.
+    private let partsStopping = Atomic<Bool>(false)
     /// Set once the loop is done: the status it ended with. A request after that
     /// is answered at once (nobody takes events any more).
     private let ended = Mutex<ServiceStatus?>(nil)
@@ -123,9 +125,10 @@ public final class CameraService: Sendable {
             if let signals {
                 group.addTask { for await s in signals { self.post(.signal(s)) } }
             }
+            // Started in order before the first event; each then runs under the parts' policy.
             for part in parts {
-                part.start(self)
-                group.addTask { await part.run(self) }
+                let started = part.start(self)
+                group.addTask { await self.supervise(part, started: started) }
             }
             var events = inbox.makeAsyncIterator()
             while let event = await events.next() {
@@ -145,6 +148,7 @@ public final class CameraService: Sendable {
                 }
                 if sooner { wakeup.notify() }
             }
+            partsStopping.store(true, ordering: .sequentiallyConsistent)
             if loop.jobs.inFlight > 0, let exitNow = ctx.hooks.exitWithoutWaiting {
                 // Past the stop bound: work that does not end (a write on a dead card) holds no one.
                 for part in parts.reversed() { part.stop() }
@@ -169,6 +173,37 @@ public final class CameraService: Sendable {
         await leds.flash?.stop()
         return exitCode
     }
+
+    /// The parts' policy: a part helps the camera and never stops it. One whose start
+    /// fails, or whose `run` ends while the service runs, is logged and started again
+    /// (stopped first) after a backoff: 1 s, doubling to `PartPolicy.maxBackoff`, back to
+    /// 1 s once it has run `PartPolicy.healthyRun`. A part that is off is left alone.
+    private func supervise(_ part: any ServicePart, started first: PartStart) async {
+        var started = first
+        var backoff = PartPolicy.firstBackoff
+        while !Task.isCancelled {
+            switch started {
+            case .off:
+                return
+            case .failed(let why):
+                ctx.log.error("\(part.name) did not start: \(why); trying again in \(Self.words(backoff))")
+            case .running:
+                let began = ctx.now
+                await part.run(self)
+                if Task.isCancelled || partsStopping.load(ordering: .sequentiallyConsistent) { return }
+                if ctx.now - began >= PartPolicy.healthyRun { backoff = PartPolicy.firstBackoff }
+                ctx.log.error("\(part.name) stopped by itself; starting it again in \(Self.words(backoff))")
+                part.stop()
+            }
+            do { try await ctx.clock.sleep(until: ctx.now + backoff) } catch { return }
+            if partsStopping.load(ordering: .sequentiallyConsistent) { return }
+            backoff = min(backoff * 2, PartPolicy.maxBackoff)
+            started = part.start(self)
+            if case .running = started { ctx.log.notice("\(part.name) started again") }
+        }
+    }
+
+    private static func words(_ d: Duration) -> String { "\(d.nanoseconds / 1_000_000_000) s" }
 
     /// The timer service: a tick at the loop's next deadline (or sooner, when it moves).
     private func timer() async {
@@ -225,18 +260,41 @@ public final class CameraService: Sendable {
 }
 
 /// A service of the process that lives as long as the camera loop: the control
-/// socket, the web page, the terminal. Started in order, before the loop takes
-/// its first event; stopped in reverse once it is done.
+/// socket, the web page, MQTT, the terminal. Started in order, before the loop takes
+/// its first event; stopped in reverse once it is done. One that fails is started
+/// again (`CameraService.supervise`): the camera never stops for a part.
 public protocol ServicePart: Sendable {
-    /// Starts it (a socket bound, a thread reading keys); a failure is logged, not fatal.
-    func start(_ service: CameraService)
-    /// A part with a loop of its own runs it here until cancelled.
+    /// What the log calls it ("the web page").
+    var name: String { get }
+    /// Starts it (a socket bound, a thread reading keys).
+    func start(_ service: CameraService) -> PartStart
+    /// Runs until cancelled (the default waits); returning early is a failure.
     func run(_ service: CameraService) async
     func stop()
 }
 
 extension ServicePart {
-    public func run(_ service: CameraService) async {}
+    public func run(_ service: CameraService) async {
+        while !Task.isCancelled { try? await Task.sleep(nanoseconds: 3_600_000_000_000) }
+    }
+}
+
+/// How a part's start went.
+public enum PartStart: Sendable, Equatable {
+    case running
+    /// Not configured (`mqtt.enabled` false), or configured so that it cannot run until
+    /// the configuration changes (said in the log): not started again.
+    case off
+    /// Could not start now (a port in use, a file it cannot read yet): started again later.
+    case failed(String)
+}
+
+/// The bounds of `CameraService.supervise`.
+enum PartPolicy {
+    static let firstBackoff = Duration.seconds(1)
+    static let maxBackoff = Duration.seconds(60)
+    /// A part that ran this long before it failed starts again after `firstBackoff`.
+    static let healthyRun = Duration.seconds(600)
 }
 
 /// What a Unix signal asks of the service (SIGUSR1, SIGUSR2, SIGTERM/SIGINT, SIGHUP).
