@@ -17,14 +17,11 @@ import Synchronization
 /// Then the parts stop in reverse, the group is cancelled, the LEDs go off.
 public final class CameraService: Sendable {
     let ctx: ServiceContext
-    private let inbox: AsyncStream<ServiceEvent>
-    private let input: AsyncStream<ServiceEvent>.Continuation
+    /// The loop's one queue; its wait is the loop's timer.
+    private let inbox: Inbox
     private let supervisor: CameraSupervisor
     private let preview: (any FrameViewers)?
     private let reloadConfig: (@Sendable () throws(ConfigError) -> ShutterConfig)?
-    /// When the loop wants its next tick (the timer service reads it).
-    private let wake = Mutex<MonotonicTime?>(nil)
-    private let wakeup = Wakeup()
     /// Set as the parts are stopped: a part's `run` ending then is no failure.
     private let partsStopping = Atomic<Bool>(false)
     /// Set once the loop is done: the status it ended with. A request after that
@@ -46,7 +43,7 @@ public final class CameraService: Sendable {
         ctx = ServiceContext(config: config, roles: roles, clock: clock, wallClock: wallClock,
                              storage: Storage(config: config), hooks: hooks, log: Log("shutter.service"),
                              startedAt: clock.now())
-        (inbox, input) = AsyncStream.makeStream(of: ServiceEvent.self)
+        inbox = Inbox(clock: clock)
         supervisor = CameraSupervisor(opening: CameraOpening(config), controls: config.camera.controls,
                                       open: roles.openCamera)
         self.preview = preview
@@ -68,7 +65,7 @@ public final class CameraService: Sendable {
             }
             return
         }
-        input.yield(event)
+        inbox.post(event)
     }
 
     /// A request, answered once the loop has an answer for it.
@@ -111,16 +108,18 @@ public final class CameraService: Sendable {
         // each job (an encode, a write, an LED change) leaked ~1-8 KB, ~64 KB a tap.
         await withDiscardingTaskGroup { group in
             let supervisor = self.supervisor
+            // Frames and edges go from the device's own queue into the inbox: one hop to the loop.
+            let inbox = self.inbox
             group.addTask {
-                await supervisor.run(events: { self.post(.camera($0)) }, frames: { self.post(.frame($0)) })
+                await supervisor.run(events: { self.post(.camera($0)) }, frames: { camera in
+                    let depth = camera.streamDepth
+                    return FrameSink(deliver: { inbox.post(frame: $0, depth: depth) }, ended: {},
+                                     caughtUp: { inbox.caughtUp })
+                })
             }
-            if let button = roles.button {
-                let events = button.events()
-                group.addTask { for await e in events { self.post(.button(e)) } }
-            }
+            roles.button?.deliver { inbox.post(button: $0) }
             let recorder = loop.clip.recorder
             group.addTask { await self.microphone(into: recorder) }
-            group.addTask { await self.timer() }
             group.addTask { await leds.play() }
             if let signals {
                 group.addTask { for await s in signals { self.post(.signal(s)) } }
@@ -130,8 +129,8 @@ public final class CameraService: Sendable {
                 let started = part.start(self)
                 group.addTask { await self.supervise(part, started: started) }
             }
-            var events = inbox.makeAsyncIterator()
-            while let event = await events.next() {
+            // The loop's wait is its timer: the next deadline is the wait's argument.
+            while let event = await inbox.next(until: loop.nextWake) {
                 loop.handle(event)
                 for job in loop.jobs.take() {
                     group.addTask { self.post(.done(await job())) }
@@ -140,13 +139,6 @@ public final class CameraService: Sendable {
                     exitCode = code
                     break
                 }
-                // The timer is woken only when the next tick comes sooner than it waits for.
-                let next = loop.nextWake
-                let sooner = wake.withLock { w in
-                    defer { w = next }
-                    return w.map { next < $0 } ?? true
-                }
-                if sooner { wakeup.notify() }
             }
             partsStopping.store(true, ordering: .sequentiallyConsistent)
             if loop.jobs.inFlight > 0, let exitNow = ctx.hooks.exitWithoutWaiting {
@@ -157,8 +149,8 @@ public final class CameraService: Sendable {
             ended.withLock { $0 = loop.status }
             loop.finish()
             // Requests that came in behind the last event are told it stopped.
-            input.finish()
-            while let event = await events.next() {
+            inbox.close()
+            while let event = await inbox.next(until: .init(nanoseconds: .max)) {
                 if case .request(_, let reply) = event {
                     var r = ControlReply.failure("shutterd is stopping")
                     r.status = ended.withLock { $0 }
@@ -204,23 +196,6 @@ public final class CameraService: Sendable {
     }
 
     private static func words(_ d: Duration) -> String { "\(d.nanoseconds / 1_000_000_000) s" }
-
-    /// The timer service: a tick at the loop's next deadline (or sooner, when it moves).
-    private func timer() async {
-        while !Task.isCancelled {
-            let next = wake.withLock { $0 } ?? ctx.now + .milliseconds(500)
-            await wakeup.wait(until: next, on: ctx.clock)
-            if Task.isCancelled { return }
-            // Due: one tick, and the deadline is taken (the loop sets the next one after it).
-            let now = ctx.now
-            let due = wake.withLock { w in
-                guard let t = w, t <= now else { return false }
-                w = nil
-                return true
-            }
-            if due { post(.tick) }
-        }
-    }
 
     /// The microphone service: opened off the loop (an ALSA open can block); its
     /// sound goes straight to the clip recorder, never through the loop.
