@@ -20,9 +20,9 @@ final class Inbox: Sendable {
         var buttonEvents = 0
         var waiter: CheckedContinuation<Void, Never>?
         var closed = false
-        /// The last event given was a tick: events come first now, so a deadline that
-        /// stays due cannot starve them.
-        var lastWasTick = false
+        /// When the last tick was given: a deadline due since then is ticked before any
+        /// event; one already ticked that stays due lets the events go first (it cannot starve them).
+        var lastTick: MonotonicTime?
     }
 
     private let state = Mutex(State())
@@ -94,12 +94,11 @@ final class Inbox: Sendable {
             let now = clock.now()
             enum Step { case give(ServiceEvent), end, wait }
             let step: Step = state.withLock { s in
-                if now >= deadline, !s.lastWasTick || s.events.isEmpty, !s.closed {
-                    s.lastWasTick = true
+                if now >= deadline, !s.closed, s.events.isEmpty || (s.lastTick.map { $0 < deadline } ?? true) {
+                    s.lastTick = now
                     return .give(.tick)
                 }
                 guard !s.events.isEmpty else { return s.closed ? .end : .wait }
-                s.lastWasTick = false
                 let e = s.events.removeFirst()
                 if e.isFrame { s.frames -= 1 } else if case .button = e { s.buttonEvents -= 1 }
                 return .give(e)
