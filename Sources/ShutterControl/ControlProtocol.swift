@@ -113,7 +113,7 @@ public struct SettingState: Codable, Sendable, Equatable {
     /// "runtime" (a `set` holds it) or "config" (the configuration's value).
     public var source: String
     /// What is in effect, where there is a fact to show: the last frame's
-    /// exposure time, gain or lens position, the machine's flash mode and torch,
+    /// exposure time, gain or lens position, the flash mode and torch in force,
     /// else what the camera was given (absent while it lacks the control).
     public var effective: JSONValue?
 

@@ -11,13 +11,20 @@ private let max60 = Duration.seconds(60)
 /// A ready machine plus shorthand for the inputs.
 private struct Rig {
     var m: CaptureStateMachine
+    /// The settings' flash mode and torch, as the service keeps them: a double tap's mode is written back.
+    var lights: CaptureLights
 
-    init(_ config: CaptureStateMachine.Configuration = .init(), flash: FlashMode = .off) {
-        m = CaptureStateMachine(configuration: config, flashMode: flash)
-        _ = m.handle(.ready, at: t(0))
+    init(_ config: CaptureStateMachine.Configuration = .init(), flash: FlashMode = .off, torch: Bool = false) {
+        m = CaptureStateMachine(configuration: config)
+        lights = CaptureLights(flashMode: flash, videoTorch: torch)
+        _ = m.handle(.ready, at: t(0), lights: lights)
     }
 
-    mutating func send(_ input: CaptureInput, _ ms: Int64) -> [CaptureAction] { m.handle(input, at: t(ms)) }
+    mutating func send(_ input: CaptureInput, _ ms: Int64) -> [CaptureAction] {
+        let out = m.handle(input, at: t(ms), lights: lights)
+        for case .flashModeChanged(let mode) in out { lights.flashMode = mode }
+        return out
+    }
     mutating func g(_ e: GestureEvent, _ ms: Int64) -> [CaptureAction] { send(.gesture(e), ms) }
     mutating func press(_ p: Int64) -> [CaptureAction] { g(.pressed(at: t(p)), p) }
     mutating func tap(_ p: Int64, _ r: Int64) -> [CaptureAction] { g(.tap(start: t(p), end: t(r)), r) }
@@ -302,7 +309,7 @@ final class CaptureStateMachineTests: XCTestCase {
                        [.flashModeChanged(.on), .flashLED(.mode(.on))])
         XCTAssertEqual(r.g(.doubleTap(start: t(2000), end: t(2300)), 2300),
                        [.flashModeChanged(.off), .flashLED(.mode(.off))])
-        XCTAssertEqual(r.m.flashMode, .off)
+        XCTAssertEqual(r.lights.flashMode, .off)
     }
 
     func testFlashFollowsTheModeAndTheScene() {
@@ -321,13 +328,13 @@ final class CaptureStateMachineTests: XCTestCase {
 
     func testTorchLightsDuringClipsExactlyWhenVideoTorchIsOn() {
         // `video.torch` alone decides: the flash mode is for stills.
-        var r = Rig(.init(videoTorch: true), flash: .off)
+        var r = Rig(flash: .off, torch: true)
         _ = r.press(100)
         XCTAssertEqual(r.holdStarted(100, 1100), [.startRecording(id: id(1), origin: .button(press: t(100)), from: t(100), torch: true),
                                                   .flashLED(.torch),
                                                   .led(.recording(since: t(100), maxDuration: max60))])
         XCTAssertEqual(r.hold(100, 3000), [.stopRecording(id: id(1), at: t(3000)), .flashLED(.off), .led(.saving)])
-        var flashOn = Rig(.init(videoTorch: false), flash: .on)
+        var flashOn = Rig(flash: .on, torch: false)
         _ = flashOn.press(100)
         let actions = flashOn.holdStarted(100, 1100)
         XCTAssertFalse(actions.contains(.flashLED(.torch)), "flash.mode on does not light the torch for a clip")
@@ -436,7 +443,7 @@ final class CaptureStateMachineTests: XCTestCase {
     }
 
     func testAFaultDuringARecordingStopsAndKeepsTheClip() {
-        var r = Rig(.init(videoTorch: true))
+        var r = Rig(torch: true)
         _ = r.press(100)
         _ = r.holdStarted(100, 1100)
         XCTAssertEqual(r.send(.fault(.storageFull), 4000),

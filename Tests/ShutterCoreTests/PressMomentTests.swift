@@ -67,8 +67,8 @@ final class PressFrameChoiceTests: XCTestCase {
 /// The state machine in the `press` moment: a press pins its frame instead of
 /// starting autofocus; a flash photo is taken focused.
 final class CaptureStateMachinePressMomentTests: XCTestCase {
-    func machine(flash: FlashMode = .off) -> CaptureStateMachine {
-        var m = CaptureStateMachine(configuration: .init(stillMoment: .press), flashMode: flash)
+    func machine() -> CaptureStateMachine {
+        var m = CaptureStateMachine(configuration: .init(stillMoment: .press))
         _ = m.handle(.ready, at: ms(0))
         return m
     }
@@ -105,9 +105,10 @@ final class CaptureStateMachinePressMomentTests: XCTestCase {
     }
 
     func testAFlashPhotoIsTakenFocusedWithAutofocus() {
-        var m = machine(flash: .on)
-        _ = m.handle(.gesture(.pressed(at: ms(100))), at: ms(120))
-        let tap = m.handle(.gesture(.tap(start: ms(100), end: ms(300))), at: ms(300))
+        var m = machine()
+        let on = CaptureLights(flashMode: .on)
+        _ = m.handle(.gesture(.pressed(at: ms(100))), at: ms(120), lights: on)
+        let tap = m.handle(.gesture(.tap(start: ms(100), end: ms(300))), at: ms(300), lights: on)
         let af = tap.firstIndex(of: .startAutofocus)
         let photo = tap.firstIndex(of: .takePhoto(id: CaptureID(1), origin: .button(press: ms(100)), pressedAt: ms(100),
                                                   flash: true, moment: .focused))

@@ -96,7 +96,7 @@ final class LoopReplayTests: XCTestCase {
                                  storage: Storage(config: c), hooks: ServiceHooks(), log: Log("shutter.replay"),
                                  startedAt: clock.now(), onAction: { trace.add($0) })
         // Never run: the loop only hands it jobs, which the test drops.
-        let supervisor = CameraSupervisor(opening: CameraOpening(c), controls: c.camera.controls, open: roles.openCamera)
+        let supervisor = CameraSupervisor(open: roles.openCamera)
         let loop = ServiceLoop(ctx: ctx, supervisor: supervisor, leds: LEDs(roles: roles, clock: clock), preview: nil,
                                reloadConfig: nil)
         return Replay(loop: loop, clock: clock, trace: trace, config: c, camera: roles.sim!.camera)
@@ -105,7 +105,7 @@ final class LoopReplayTests: XCTestCase {
     /// Boots the loop as the camera supervisor and the card probe would: the
     /// camera started, the card probed (a job, its result written here), frames.
     private func boot(_ r: inout Replay) {
-        r.loop.handle(.camera(.started(r.camera, opening: CameraOpening(r.config), restart: false)))
+        r.loop.handle(.camera(.started(r.camera, CameraTarget(r.config), restart: false)))
         r.loop.handle(.tick)  // the first tick probes the card: a job
         XCTAssertGreaterThan(r.jobs(), 0, "the card probe (and the camera listing) leave as jobs")
         try? FileManager.default.createDirectory(atPath: r.config.storage.root, withIntermediateDirectories: true)
@@ -216,7 +216,7 @@ final class LoopReplayTests: XCTestCase {
         // Said as the LED's code means it (it was "refused: error code 2").
         XCTAssertEqual(refused.error, "refused: no camera: check the ribbon cable; the service keeps retrying")
         // The supervisor's answer: the camera started again, and frames.
-        r.loop.handle(.camera(.started(r.camera, opening: CameraOpening(r.config), restart: true)))
+        r.loop.handle(.camera(.started(r.camera, CameraTarget(r.config), restart: true)))
         r.run(.milliseconds(100))
         XCTAssertEqual(r.loop.status.state, "idle")
     }
@@ -260,7 +260,7 @@ final class LoopReplayTests: XCTestCase {
     /// so `shutterctl set camera.exposure.shutterUs 10000 && shutterctl tap` could give
     /// a `press` photo at the old shutter (`make hil controls` showed it on vimc). The
     /// answer now waits until the frames the camera had queued with the old controls
-    /// have come (`CameraControlPlane.settleFrames`): a press on the answer pins a frame
+    /// have come (`ControlsDelivery.settleFrames`): a press on the answer pins a frame
     /// exposed after the change.
     func testAPressTheInstantASetIsAnsweredPinsAFrameExposedAfterTheChange() async throws {
         var r = try replay { $0.still.moment = .press }
@@ -272,7 +272,7 @@ final class LoopReplayTests: XCTestCase {
         r.loop.handle(.done(await apply[0]()))  // the camera takes the controls (inline)
         let applied = r.clock.now()
         XCTAssertEqual(r.jobs(), 0, "no state file and no answer yet: the queued frames still have the old controls")
-        for i in 1..<CameraControlPlane.settleFrames {
+        for i in 1..<ControlsDelivery.settleFrames {
             r.clock.advance(by: .milliseconds(33))
             r.frame()
             XCTAssertEqual(r.jobs(), 0, "frame \(i) after the change: still waiting")
@@ -280,7 +280,7 @@ final class LoopReplayTests: XCTestCase {
         }
         r.clock.advance(by: .milliseconds(33))
         r.frame()
-        XCTAssertEqual(r.jobs(), 1, "frame \(CameraControlPlane.settleFrames): the state file")
+        XCTAssertEqual(r.jobs(), 1, "frame \(ControlsDelivery.settleFrames): the state file")
         r.loop.handle(.done(.settingsSaved(op: 1, note: nil)))
         let set = try XCTUnwrap(r.reply("set"))
         XCTAssertTrue(set.ok, "\(set)")
@@ -302,14 +302,15 @@ final class LoopReplayTests: XCTestCase {
     /// neither taken nor refused, and the client's `release` waits its whole bound
     /// (45 s) for "timed out waiting for the file". The machine now tells it by origin.
     func testATapWhosePressCameTheInstantARecordingStartedIsTakenOrRefused() throws {
-        var m = CaptureStateMachine(configuration: .init(stillMoment: .press), flashMode: .off)
+        var m = CaptureStateMachine(configuration: .init(stillMoment: .press))
         let t0 = MonotonicTime.milliseconds(1_000_000)
-        _ = m.handle(.ready, at: t0)
-        let start = m.handle(.command(.recordStart(stopAfter: nil), RequestID(1)), at: t0)
+        _ = m.handle(.ready, at: t0, lights: CaptureLights())
+        let start = m.handle(.command(.recordStart(stopAfter: nil), RequestID(1)), at: t0, lights: CaptureLights())
         XCTAssertTrue(start.contains { if case .startRecording(_, _, t0, _) = $0 { return true }; return false }, "\(start)")
         // A client's press in the same instant, released 150 ms later: a tap.
-        var actions = m.handle(.gesture(.pressed(at: t0)), at: t0)
-        actions += m.handle(.gesture(.tap(start: t0, end: t0 + .milliseconds(150))), at: t0 + .milliseconds(150))
+        var actions = m.handle(.gesture(.pressed(at: t0)), at: t0, lights: CaptureLights())
+        actions += m.handle(.gesture(.tap(start: t0, end: t0 + .milliseconds(150))), at: t0 + .milliseconds(150),
+                            lights: CaptureLights())
         print("replay: a tap whose press came with the recording's start → \(actions)")
         let press = CaptureOrigin.button(press: t0)
         let answered = actions.contains { a in

@@ -41,8 +41,8 @@ public enum CaptureAction: Equatable, Sendable {
     /// A storage fault stopped a press: re-check the storage and answer
     /// `storageRestored` if it is usable again.
     case probeStorage
-    /// The flash mode changed (a double tap, or a setting): log it, and remember
-    /// a double tap's as a runtime setting.
+    /// A double tap asks for the next flash mode: the service keeps it as a
+    /// runtime setting (and logs it); the next inputs bring it back in their lights.
     case flashModeChanged(FlashMode)
     /// The shutdown gesture completed and all captures are saved.
     case powerOff

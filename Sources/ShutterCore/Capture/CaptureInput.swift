@@ -22,10 +22,10 @@ public enum CaptureInput: Equatable, Sendable {
 
     /// The latest metering (any recent frame's metadata), for the auto flash.
     case sceneMetered(FrameMetadata)
-    /// A setting changed while running (`shutterctl set`, a reread config file):
-    /// the flash mode, as a double tap changes it, or `video.torch` for the next clip.
-    case setFlashMode(FlashMode)
-    case setVideoTorch(Bool)
+    /// `flash.mode` was set while running (`shutterctl set`, a reread config
+    /// file): shown on the flash LED, as a double tap's is. The mode itself comes
+    /// with every input (`CaptureLights`).
+    case flashModeSet(FlashMode)
     /// Time passes: checks the max recording duration and the outcome timeouts.
     /// Send it at `nextDeadline` (sending it more often is harmless).
     case tick

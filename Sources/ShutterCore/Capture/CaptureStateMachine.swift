@@ -22,7 +22,9 @@
 /// - Every non-idle state has a deadline (`nextDeadline`); a `tick` past it
 ///   fails the capture (or drops an undecided press), so a role or recognizer
 ///   that never answers cannot wedge the machine.
-/// - Double tap cycles the flash mode off → auto → on.
+/// - Double tap cycles the flash mode off → auto → on: the machine asks for
+///   the next mode (`.flashModeChanged`); the mode and `video.torch` are the
+///   service's settings, given with every input (`CaptureLights`), not kept here.
 /// - Shutdown gesture (quick taps, then a hold through a countdown): the taps'
 ///   photos and the hold's clip are kept like any others; `shutdown` stops the
 ///   recording, lets every capture in flight finish, then `powerOff`.
@@ -39,8 +41,6 @@ public struct CaptureStateMachine: Sendable {
         /// this only guards against a recognizer that stopped talking).
         public var pressTimeout: Duration
         public var flash: FlashPolicy
-        /// `video.torch`: the flash LED glows through every clip.
-        public var videoTorch: Bool
         /// How often a one-off error code is blinked.
         public var transientErrorRepeats: Int
         /// `still.moment`. `press` (the configuration's default): a press pins its
@@ -51,7 +51,7 @@ public struct CaptureStateMachine: Sendable {
 
         public init(maxRecording: Duration = .seconds(60), photoTimeout: Duration = .seconds(20),
                     finaliseTimeout: Duration = .seconds(20), pressTimeout: Duration = .seconds(10),
-                    flash: FlashPolicy = FlashPolicy(), videoTorch: Bool = false, transientErrorRepeats: Int = 2,
+                    flash: FlashPolicy = FlashPolicy(), transientErrorRepeats: Int = 2,
                     stillMoment: StillMoment = .focused) {
             self.stillMoment = stillMoment
             self.maxRecording = maxRecording
@@ -59,7 +59,6 @@ public struct CaptureStateMachine: Sendable {
             self.finaliseTimeout = finaliseTimeout
             self.pressTimeout = pressTimeout
             self.flash = flash
-            self.videoTorch = videoTorch
             self.transientErrorRepeats = transientErrorRepeats
         }
     }
@@ -99,9 +98,7 @@ public struct CaptureStateMachine: Sendable {
         var deadline: MonotonicTime
     }
 
-    /// `videoTorch` may change at runtime (`setVideoTorch`); the rest is fixed.
-    public private(set) var configuration: Configuration
-    public private(set) var flashMode: FlashMode
+    public let configuration: Configuration
     private var phase: Phase = .booting
     private var faults: Set<CaptureFault> = []
     private var queued: QueuedPress?
@@ -115,13 +112,14 @@ public struct CaptureStateMachine: Sendable {
     private var lastID: UInt64 = 0
     private var snapshotsInFlight: Set<CaptureID> = []
     private var shownBase: StatusIndication = .booting
-    // Per-call output, reset by `handle`.
+    // Per call: the lights it was given (a double tap moves on the mode for the
+    // rest of the call), and the output, both set by `handle`.
+    private var lights = CaptureLights()
     private var actions: [CaptureAction] = []
     private var oneShots: [CaptureAction] = []
 
-    public init(configuration: Configuration = Configuration(), flashMode: FlashMode = .off) {
+    public init(configuration: Configuration = Configuration()) {
         self.configuration = configuration
-        self.flashMode = flashMode
     }
 
     // MARK: - Observation
@@ -201,8 +199,10 @@ public struct CaptureStateMachine: Sendable {
 
     // MARK: - The reducer
 
-    public mutating func handle(_ input: CaptureInput, at now: MonotonicTime) -> [CaptureAction] {
+    /// `lights`: the flash mode and torch in force now (the service's settings).
+    public mutating func handle(_ input: CaptureInput, at now: MonotonicTime, lights: CaptureLights) -> [CaptureAction] {
         if phase == .poweredOff { return [] }
+        self.lights = lights
         actions = []
         oneShots = []
         switch input {
@@ -239,11 +239,8 @@ public struct CaptureStateMachine: Sendable {
         case .sceneMetered(let m):
             scene = m
             return []
-        case .setFlashMode(let m):
-            if m != flashMode { changeFlashMode(to: m) }
-        case .setVideoTorch(let on):
-            // For the next clip: a clip in progress keeps the light it started with.
-            configuration.videoTorch = on
+        case .flashModeSet(let m):
+            actions.append(.flashLED(.mode(m)))
         case .tick:
             tick(now)
         }
@@ -353,7 +350,9 @@ public struct CaptureStateMachine: Sendable {
     }
 
     private mutating func doubleTap(_ s: MonotonicTime, _ e: MonotonicTime) {
-        changeFlashMode(to: flashMode.next)
+        let next = lights.flashMode.next
+        lights.flashMode = next
+        actions += [.flashModeChanged(next), .flashLED(.mode(next))]
         var dropped = false
         if case .pressed(let p) = phase, p >= s, p <= e {
             phase = .idle
@@ -467,12 +466,6 @@ public struct CaptureStateMachine: Sendable {
         }
     }
 
-    /// A double tap's or a setting's new flash mode, shown on the flash LED.
-    private mutating func changeFlashMode(to m: FlashMode) {
-        flashMode = m
-        actions += [.flashModeChanged(m), .flashLED(.mode(m))]
-    }
-
     // MARK: - Captures
 
     private mutating func newID() -> CaptureID {
@@ -498,7 +491,7 @@ public struct CaptureStateMachine: Sendable {
 
     private mutating func startPhoto(pressedAt: MonotonicTime, origin: CaptureOrigin, _ now: MonotonicTime) {
         let id = newID()
-        let flash = configuration.flash.shouldFire(mode: flashMode, scene: scene)
+        let flash = configuration.flash.shouldFire(mode: lights.flashMode, scene: scene)
         // A flash cannot light an exposure that already happened: that photo is focused.
         var moment = configuration.stillMoment
         if flash && moment == .press {
@@ -519,7 +512,7 @@ public struct CaptureStateMachine: Sendable {
                                          until: MonotonicTime? = nil) {
         let id = newID()
         // The torch is `video.torch` alone: the flash mode is for stills.
-        let torch = configuration.videoTorch
+        let torch = lights.videoTorch
         actions.append(.startRecording(id: id, origin: origin, from: from, torch: torch))
         if torch {
             actions.append(.flashLED(.torch))

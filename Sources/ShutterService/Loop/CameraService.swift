@@ -44,8 +44,7 @@ public final class CameraService: Sendable {
                              storage: Storage(config: config), hooks: hooks, log: Log("shutter.service"),
                              startedAt: clock.now())
         inbox = Inbox(clock: clock)
-        supervisor = CameraSupervisor(opening: CameraOpening(config), controls: config.camera.controls,
-                                      open: roles.openCamera)
+        supervisor = CameraSupervisor(open: roles.openCamera)
         self.preview = preview
         self.reloadConfig = reloadConfig
     }
@@ -100,8 +99,8 @@ public final class CameraService: Sendable {
         loop.finishRecovered(unfinished)
         if let e = loop.photo.taker.unavailableReason { log.error("still encoder unavailable: \(e)") }
         let pick = await loop.control.load()
-        await supervisor.prepare(choice: await rememberedCamera(pick), opening: loop.control.opening,
-                                 controls: loop.control.controls)
+        // The control plane owns which camera runs with what; the supervisor is told.
+        let first = loop.control.firstTarget(index: await rememberedCamera(pick))
         var exitCode: Int32 = 0
         // A discarding group: a child's task is freed when it ends. A plain task group
         // keeps every finished child until `next()` takes it, and nothing here does:
@@ -111,7 +110,7 @@ public final class CameraService: Sendable {
             // Frames and edges go from the device's own queue into the inbox: one hop to the loop.
             let inbox = self.inbox
             group.addTask {
-                await supervisor.run(events: { self.post(.camera($0)) }, frames: { camera in
+                await supervisor.run(first: first, events: { self.post(.camera($0)) }, frames: { camera in
                     let depth = camera.streamDepth
                     return FrameSink(deliver: { inbox.post(frame: $0, depth: depth) }, ended: {},
                                      caughtUp: { inbox.caughtUp })

@@ -55,7 +55,7 @@ extension ServiceLoop {
     }
 
     func route(_ effects: [CameraControlPlane.Effect]) {
-        for case .machine(let input) in effects { apply(machine.handle(input, at: ctx.now)) }
+        for case .machine(let input) in effects { apply(machine.handle(input, at: ctx.now, lights: control.lights)) }
     }
 
     /// Gives the request an id and hands it to the state machine; its answer
@@ -67,7 +67,7 @@ extension ServiceLoop {
         let id = requests.newRequest(at: now)
         requests.wait(.request(id), deadline: now + bound, reply)
         if answerAtStart { requests.answerWhenStarted(.request(id)) }
-        apply(machine.handle(.command(command, id), at: now))
+        apply(machine.handle(.command(command, id), at: now, lights: control.lights))
     }
 
     /// Signals and terminal keys: the same requests, nobody waiting for the answer.
@@ -75,7 +75,7 @@ extension ServiceLoop {
     func submit(_ command: CaptureCommand) -> RequestID {
         let now = ctx.now
         let id = requests.newRequest(at: now)
-        apply(machine.handle(.command(command, id), at: now))
+        apply(machine.handle(.command(command, id), at: now, lights: control.lights))
         return id
     }
 

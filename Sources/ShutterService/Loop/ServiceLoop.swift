@@ -47,9 +47,7 @@ final class ServiceLoop {
         let c = ctx.config
         machine = CaptureStateMachine(
             configuration: .init(maxRecording: .seconds(c.video.maxSeconds),
-                                 flash: FlashPolicy(darkLux: c.flash.autoLux), videoTorch: c.video.torch,
-                                 stillMoment: c.still.moment),
-            flashMode: FlashMode(c.flash.mode))
+                                 flash: FlashPolicy(darkLux: c.flash.autoLux), stillMoment: c.still.moment))
         button = ButtonPath(config: c, button: ctx.roles.button, log: ctx.log)
         photo = PhotoPath(ctx: ctx, jobs: jobs, flashLED: leds.flash)
         clip = ClipSession(ctx: ctx, jobs: jobs)
@@ -60,7 +58,6 @@ final class ServiceLoop {
         // Enough frames to reach back past the stability filter to the press.
         let period = 1000 / max(c.video.fps, 1)
         recent = RecentFrames(capacity: min(4, 2 + c.button.stabilityMs / max(period, 1)))
-        control.machineFlash = { [unowned self] in (machine.flashMode, machine.configuration.videoTorch) }
     }
 
     /// Set once the service stops: the exit code, and when it must be gone by.
@@ -132,12 +129,10 @@ final class ServiceLoop {
         let now = ctx.now
         photo.tidy(now: now, patience: health.watchdog.pace.patience(PhotoPath.pinTimeout)) { machine.isPending($0) }
         requests.answerUnbound(isPending: machine.isPending)
-        for effect in control.resume(betweenCaptures: betweenCaptures, cameraHealthy: cameraWell,
-                                     flashMode: machine.flashMode, videoTorch: machine.configuration.videoTorch,
-                                     now: now) {
+        for effect in control.resume(betweenCaptures: betweenCaptures, cameraHealthy: cameraWell, now: now) {
             switch effect {
             case .machine(let input):
-                apply(machine.handle(input, at: now))
+                apply(machine.handle(input, at: now, lights: control.lights))
             case .reopening(let status):
                 // Captures wait while no camera streams; the first frame restores them.
                 recent.removeAll()
@@ -175,7 +170,7 @@ final class ServiceLoop {
     private func tick() {
         let now = ctx.now
         feed(button.tick(now: now))
-        if let d = machine.nextDeadline, d <= now { apply(machine.handle(.tick, at: now)) }
+        if let d = machine.nextDeadline, d <= now { apply(machine.handle(.tick, at: now, lights: control.lights)) }
         requests.expire(now: now, lastError: journal.lastError)
         health.probeStorageIfDue(now: now)
         watchdog(now)
@@ -193,7 +188,7 @@ final class ServiceLoop {
         for g in gestures {
             if case .tap(let s, let e) = g { photo.noteTap(start: s, end: e) }
             live.gesture(g)
-            apply(machine.handle(.gesture(g), at: now))
+            apply(machine.handle(.gesture(g), at: now, lights: control.lights))
         }
     }
 
@@ -208,11 +203,11 @@ final class ServiceLoop {
         health.frameArrived(now: now, exposure: exposure, wasWell: wasWell, lastError: journal.lastError)
         if !wasWell {
             // Clears a no-camera fault latched while booting or running.
-            apply(machine.handle(.cameraRestored, at: now))
+            apply(machine.handle(.cameraRestored, at: now, lights: control.lights))
             becomeReadyIfPossible()
         }
         recent.push(f)
-        if recent.pushed % 10 == 0 { _ = machine.handle(.sceneMetered(f.metadata), at: now) }
+        if recent.pushed % 10 == 0 { _ = machine.handle(.sceneMetered(f.metadata), at: now, lights: control.lights) }
         let info = control.camera?.info
         photo.frameArrived(f, frames: recent.all, camera: info)
         if clip.wantsFrames { clip.offer(f) }
@@ -223,8 +218,8 @@ final class ServiceLoop {
 
     private func camera(_ event: CameraSupervisor.Event) {
         switch event {
-        case let .started(camera, opening, restart):
-            control.started(camera, opening: opening, restart: restart)
+        case let .started(camera, target, restart):
+            control.started(camera, target, restart: restart)
             health.cameraStarted(restart: restart)
         case let .unavailable(error, restart):
             control.lost()
@@ -247,7 +242,7 @@ final class ServiceLoop {
         case .restartCamera:
             if cameraWell { cameraLost() }  // a camera that never delivered keeps the start's LED
             recent.removeAll()
-            health.restartCamera(controls: control.controls)
+            health.restartCamera(control.target)  // the camera in use, with the controls it has
         case .unhealthy(.encoderStalled):
             // Finish what can be finished: end the clip (what was written stays
             // playable); the next press starts a fresh encoder.
@@ -264,7 +259,7 @@ final class ServiceLoop {
     }
 
     private func becomeReadyIfPossible() {
-        if health.becomeReadyIfPossible(line: readyLine, cameraWell: cameraWell) { apply(machine.handle(.ready, at: ctx.now)) }
+        if health.becomeReadyIfPossible(line: readyLine, cameraWell: cameraWell) { apply(machine.handle(.ready, at: ctx.now, lights: control.lights)) }
     }
 
     /// Frames have come since the start and none was missed since: the machine's
@@ -274,7 +269,7 @@ final class ServiceLoop {
     /// No frames for now (a stopped stream, a reopen, a failed start or restart):
     /// captures are refused with the camera's code until a frame comes.
     private func cameraLost() {
-        if !machine.cameraLost { apply(machine.handle(.fault(.cameraLost), at: ctx.now)) }
+        if !machine.cameraLost { apply(machine.handle(.fault(.cameraLost), at: ctx.now, lights: control.lights)) }
     }
 
     private var readyLine: String { health.readyLine(photos: photo.photos, clips: clip.clips) }
@@ -378,7 +373,7 @@ final class ServiceLoop {
             break
         case .storageProbed(let r):
             if let input = health.storageProbed(r, state: machine.state, journal: &journal) {
-                apply(machine.handle(input, at: now))
+                apply(machine.handle(input, at: now, lights: control.lights))
             }
             becomeReadyIfPossible()
             if case .success = r, health.isReady { health.publish(readyLine) }
@@ -391,7 +386,7 @@ final class ServiceLoop {
             case .failure(let e):
                 journal.error(e.message)
             }
-            apply(machine.handle(input, at: now))
+            apply(machine.handle(input, at: now, lights: control.lights))
             requests.resolve(o.id, o.result.map { [$0.path] }, at: now, photo: report)
             if health.isReady { health.publish(readyLine) }
         case let .clipCommitted(id, r):
@@ -403,13 +398,13 @@ final class ServiceLoop {
                 health.encoderStopped()
                 requests.resolve(id, .failure(e), at: now)
             }
-            if let input { apply(machine.handle(input, at: now)) }
+            if let input { apply(machine.handle(input, at: now, lights: control.lights)) }
         case let .clipFinished(id, start, outcome):
             health.encoderStopped()
             let (input, files, error) = clip.finished(id, outcome)
             if let error { journal.error(error) }
             if case .success(let paths) = files, !paths.isEmpty { journal.lastFiles = paths }
-            apply(machine.handle(input, at: now))
+            apply(machine.handle(input, at: now, lights: control.lights))
             if case .success(let paths) = files, !paths.isEmpty {
                 // The machine is idle again; the request's reply waits for the files' final
                 // form: the poster written beside the first, then each made a regular MP4.
@@ -522,7 +517,7 @@ final class ServiceLoop {
         counters.droppedButtonEdges = ctx.roles.button?.droppedEdges ?? 0
         var status = ServiceStatus(
             state: Self.describe(machine.state), board: ctx.roles.name, camera: control.status,
-            leds: leds.levels, flashMode: machine.flashMode.rawValue, counters: counters, freeBytes: health.freeBytes,
+            leds: leds.levels, flashMode: control.lights.flashMode.rawValue, counters: counters, freeBytes: health.freeBytes,
             storageRoot: ctx.storage.root, lastError: journal.lastError, lastFiles: journal.lastFiles,
             uptimeSeconds: Double((ctx.now - ctx.startedAt).nanoseconds) / 1e9,
             lastPhoto: photo.report, preroll: clip.recorder.prerollReport)

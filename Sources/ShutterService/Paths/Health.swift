@@ -162,11 +162,12 @@ final class Health {
         publish("waiting for camera")
     }
 
-    /// The watchdog's restart, carried out (a job): the stream stops and starts again with `controls`.
-    func restartCamera(controls: CameraControls) {
+    /// The watchdog's restart, carried out (a job): the stream stops and starts again as
+    /// `target` says (the control plane's: the camera in use with the controls it has).
+    func restartCamera(_ target: CameraTarget) {
         let supervisor = self.supervisor
         jobs.add {
-            await supervisor.restart(controls: controls)
+            await supervisor.restart(target)
             return .nothing
         }
     }

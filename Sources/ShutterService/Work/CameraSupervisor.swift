@@ -6,15 +6,20 @@ import ShutterStorage
 /// asked (the watchdog policy decides when; this type only carries it out),
 /// and reopen it on request: another camera (`shutterctl camera`), or the same
 /// one with another opening (sizes, sensor HDR: `shutterctl set`), falling back
-/// to the previous camera and opening when the new one does not start. `run`
-/// is one service of the service's task group; what happens goes to the loop's
-/// inbox as events. A restart or a reopen stops the current stream, which ends
-/// the wait for frames and starts the next one.
+/// to the previous target when the new one does not start. `run` is one
+/// service of the service's task group; what happens goes to the loop's inbox
+/// as events. A restart or a reopen stops the current stream, which ends the
+/// wait for frames and starts the next one.
+///
+/// Which camera, opening and controls is not kept here: every command carries
+/// its `CameraTarget` (the control plane owns it) and `.started` reports the
+/// one that runs. The supervisor keeps the device it must stop, and the order
+/// not yet carried out.
 actor CameraSupervisor {
     enum Event: Sendable {
         /// Frames are coming (after the first start, a restart or a reopen) from
-        /// `camera`, opened with `opening`.
-        case started(any CameraDevice, opening: CameraOpening, restart: Bool)
+        /// `camera`, opened as `target` says.
+        case started(any CameraDevice, CameraTarget, restart: Bool)
         /// The camera could not be opened or started.
         case unavailable(any Error, restart: Bool)
         /// The stream ended by itself (unplugged, failed): the camera is lost.
@@ -25,97 +30,86 @@ actor CameraSupervisor {
     enum SwitchOutcome: Sendable {
         /// The new camera (or opening) streams.
         case switched(CameraInfo)
-        /// The new camera failed (`error`); the previous one, with the previous opening, streams again.
+        /// The new camera failed (`error`); the previous target streams again.
         case wentBack(error: any Error, to: CameraInfo)
         /// The new camera failed, and so did starting the previous one again:
         /// the watchdog's restarts take over, as after any failed start.
         case failed(error: any Error, previous: any Error)
     }
 
-    private struct SwitchRequest {
-        /// nil: the camera in use.
-        let index: Int?
-        let opening: CameraOpening
-        let reply: Eventually<SwitchOutcome>
+    /// The next start: what to start, and for a reopen what to go back to.
+    private struct Order {
+        let target: CameraTarget
+        /// A reopen: the device is let go and `target` opened anew, else `back`.
+        var reopen: (back: CameraTarget, reply: Eventually<SwitchOutcome>)?
     }
 
     private let open: @Sendable (Int?, CameraOpening) async throws -> any CameraDevice
     private let log = Log("shutter.camera")
+    /// The device to stop (a resource: what it was opened with is the target's).
     private var camera: (any CameraDevice)?
-    /// The camera to open: nil = the configuration's choice, else an index of the board's list.
-    private var choice: Int?
-    /// What the camera is opened with (sizes, sensor HDR), and the controls it gets before each start.
-    private var opening: CameraOpening
-    private var controls: CameraControls
     private enum Phase { case starting, streaming, waiting }
     private var phase = Phase.starting
     private var restarting = false
-    private var pendingSwitch: SwitchRequest?
+    private var next: Order?
     private let restartWanted = Wakeup()
 
-    init(opening: CameraOpening, controls: CameraControls,
-         open: @escaping @Sendable (Int?, CameraOpening) async throws -> any CameraDevice) {
-        self.opening = opening
-        self.controls = controls
+    init(open: @escaping @Sendable (Int?, CameraOpening) async throws -> any CameraDevice) {
         self.open = open
     }
 
-    /// Before `run`: the camera to open first (a remembered switch), what to open
-    /// it with and its controls (remembered runtime settings).
-    func prepare(choice: Int?, opening: CameraOpening, controls: CameraControls) {
-        self.choice = choice
-        self.opening = opening
-        self.controls = controls
-    }
-
-    /// Starts the camera and delivers its events until cancelled, then stops it. Its frames
-    /// go from the camera's own queue to `frames(camera)`'s sink (the loop's inbox), not
-    /// through this actor: a frame is one hop from the camera to the loop.
-    func run(events: @escaping @Sendable (Event) -> Void,
+    /// Starts the camera `first` names and delivers its events until cancelled,
+    /// then stops it. Its frames go from the camera's own queue to `frames(camera)`'s
+    /// sink (the loop's inbox), not through this actor: a frame is one hop from the
+    /// camera to the loop.
+    func run(first: CameraTarget, events: @escaping @Sendable (Event) -> Void,
              frames: @escaping @Sendable (any CameraDevice) -> FrameSink) async {
         var isRestart = false
+        // What the camera now running was started as: reported with `.started`.
+        var running = first
+        next = Order(target: first)
         while !Task.isCancelled {
             phase = .starting
+            let order = next ?? Order(target: running)
+            next = nil
+            running = order.target
             var ended: Eventually<Void>?
-            var failedSwitch: (request: SwitchRequest, error: any Error)?
-            if let request = pendingSwitch {
-                pendingSwitch = nil
+            var failedReopen: (reply: Eventually<SwitchOutcome>, error: any Error)?
+            if let reopen = order.reopen {
                 // The stopped camera is let go first: the same camera reopens
                 // (libcamera lets one user acquire it), and a sensor control set
                 // before the open needs every camera closed.
                 camera = nil
-                let index = request.index ?? choice
                 do {
-                    let (cam, end) = try await startNew(index: index, opening: request.opening, frames: frames)
+                    let (cam, end) = try await startNew(order.target, frames: frames)
                     camera = cam
-                    choice = index
-                    opening = request.opening
                     ended = end
-                    request.reply.set(.switched(cam.info))
+                    reopen.reply.set(.switched(cam.info))
                 } catch {
-                    log.warning("camera \(index.map(String.init) ?? "(configured)") did not start with \(request.opening) "
-                                + "(\(error)); going back to the previous camera and opening")
-                    failedSwitch = (request, error)
+                    log.warning("camera \(order.target.index.map(String.init) ?? "(configured)") did not start with "
+                                + "\(order.target.opening) (\(error)); going back to the previous camera and opening")
+                    failedReopen = (reopen.reply, error)
+                    running = reopen.back
                 }
             }
             do {
                 if ended == nil {
                     let cam: any CameraDevice
-                    if let c = camera { cam = c } else { cam = try await open(choice, opening) }
+                    if let c = camera { cam = c } else { cam = try await open(running.index, running.opening) }
                     camera = cam
-                    await giveControls(cam)
+                    await give(running.controls, to: cam)
                     ended = try await Self.start(cam, frames: frames)
                 }
                 guard let cam = camera, let ended else { break }
-                failedSwitch?.request.reply.set(.wentBack(error: failedSwitch!.error, to: cam.info))
-                if pendingSwitch != nil {
-                    // A switch asked for while this camera was starting: taken up now.
+                failedReopen?.reply.set(.wentBack(error: failedReopen!.error, to: cam.info))
+                if next?.reopen != nil {
+                    // A reopen asked for while this camera was starting: taken up now.
                     await cam.stop()
                     isRestart = true
                     continue
                 }
                 phase = .streaming
-                events(.started(cam, opening: opening, restart: isRestart))
+                events(.started(cam, running, restart: isRestart))
                 // Until the stream ends (a stop, a restart, an unplug) or the service stops.
                 await withTaskCancellationHandler { await ended.value } onCancel: { ended.set(()) }
                 if Task.isCancelled { break }
@@ -127,33 +121,34 @@ actor CameraSupervisor {
                 camera = nil
                 events(.lost)
             } catch {
-                failedSwitch?.request.reply.set(.failed(error: failedSwitch!.error, previous: error))
+                failedReopen?.reply.set(.failed(error: failedReopen!.error, previous: error))
                 events(.unavailable(error, restart: isRestart))
             }
-            // Wait for the watchdog's next restart (its backoff decides when), or a switch.
+            // Wait for the watchdog's next restart (its backoff decides when), or a reopen.
             phase = .waiting
-            if pendingSwitch == nil { await restartWanted.wait() }
+            if next?.reopen == nil { await restartWanted.wait() }
             restarting = false
             isRestart = true
         }
         await camera?.stop()
         let stopping = CameraError(.system, "shutterd is stopping")
-        pendingSwitch?.reply.set(.failed(error: stopping, previous: stopping))
-        pendingSwitch = nil
+        next?.reopen?.reply.set(.failed(error: stopping, previous: stopping))
+        next = nil
     }
 
     /// The controls in force before every start, so a remembered setting holds from the first frame.
-    private func giveControls(_ cam: any CameraDevice) async {
+    private func give(_ controls: CameraControls, to cam: any CameraDevice) async {
         if cam.controlReport.asked != controls { await cam.apply(controls) }
     }
 
-    /// Opens and starts the camera at `index`; a camera that opened but did not
+    /// Opens and starts `target`'s camera; a camera that opened but did not
     /// start is stopped again (and let go).
-    private func startNew(index: Int?, opening: CameraOpening,
-                          frames: @Sendable (any CameraDevice) -> FrameSink) async throws -> (any CameraDevice, Eventually<Void>) {
-        let cam = try await open(index, opening)
+    private func startNew(_ target: CameraTarget, frames: @Sendable (any CameraDevice) -> FrameSink) async throws
+        -> (any CameraDevice, Eventually<Void>)
+    {
+        let cam = try await open(target.index, target.opening)
         do {
-            await giveControls(cam)
+            await give(target.controls, to: cam)
             return (cam, try await Self.start(cam, frames: frames))
         } catch {
             await cam.stop()
@@ -171,9 +166,10 @@ actor CameraSupervisor {
         return ended
     }
 
-    /// Stops the current stream (if any) so `run` starts the camera again, with `controls`.
-    func restart(controls: CameraControls) async {
-        self.controls = controls
+    /// Stops the current stream (if any) so `run` starts the camera again as
+    /// `target` says (the device is kept: the same camera, the controls given again).
+    func restart(_ target: CameraTarget) async {
+        if next?.reopen == nil { next = Order(target: target) }  // a reopen asked for goes first
         await interrupt()
     }
 
@@ -186,19 +182,17 @@ actor CameraSupervisor {
         case .waiting:
             restartWanted.notify()
         case .starting:
-            break  // a start is already under way; a pending switch is taken up when it ends
+            break  // a start is already under way; a pending order is taken up when it ends
         }
     }
 
-    /// Reopens: the camera at `index` of the board's list (nil: the one in
-    /// use) with `opening` and `controls`. The current camera stops and is let
-    /// go, the new one opens and starts; if it does not, the previous camera
-    /// opens again with the previous opening. Returns once it streams (or both
-    /// failed). The loop asks between captures only, one at a time.
-    func switchCamera(to index: Int?, opening: CameraOpening, controls: CameraControls) async -> SwitchOutcome {
+    /// Reopens: `target` (another camera, or the same with another opening).
+    /// The current camera stops and is let go, the new one opens and starts; if
+    /// it does not, `back` (the target that ran) opens again. Returns once it
+    /// streams (or both failed). The loop asks between captures only, one at a time.
+    func reopen(_ target: CameraTarget, back: CameraTarget) async -> SwitchOutcome {
         let reply = Eventually<SwitchOutcome>()
-        pendingSwitch = SwitchRequest(index: index, opening: opening, reply: reply)
-        self.controls = controls
+        next = Order(target: target, reopen: (back, reply))
         await interrupt()
         return await reply.value
     }
