@@ -312,6 +312,22 @@ final class CaptureStateMachineTests: XCTestCase {
         XCTAssertEqual(r.lights.flashMode, .off)
     }
 
+    /// The machine keeps no flash mode: a double tap moves on from the mode it is
+    /// given, and a mode set elsewhere (`shutterctl set`) is only shown.
+    func testTheFlashModeIsTheOneGivenWithTheInput() {
+        var m = CaptureStateMachine()
+        _ = m.handle(.ready, at: t(0), lights: CaptureLights(flashMode: .off))
+        XCTAssertEqual(m.handle(.gesture(.doubleTap(start: t(100), end: t(400))), at: t(400),
+                                lights: CaptureLights(flashMode: .on)),
+                       [.flashModeChanged(.off), .flashLED(.mode(.off))], "on → off: from the given mode")
+        XCTAssertEqual(m.handle(.flashModeSet(.auto), at: t(500), lights: CaptureLights(flashMode: .auto)),
+                       [.flashLED(.mode(.auto))], "shown, not asked for again")
+        _ = m.handle(.gesture(.pressed(at: t(600))), at: t(600), lights: CaptureLights(flashMode: .on))
+        let tap = m.handle(.gesture(.tap(start: t(600), end: t(700))), at: t(700), lights: CaptureLights(flashMode: .on))
+        XCTAssertTrue(tap.contains(.takePhoto(id: id(1), origin: press(600), pressedAt: t(600), flash: true, moment: .focused)),
+                      "\(tap)")
+    }
+
     func testFlashFollowsTheModeAndTheScene() {
         var r = Rig(flash: .auto)
         _ = r.send(.sceneMetered(FrameMetadata(lux: 5)), 50)
