@@ -72,6 +72,14 @@ final class LoopReplayTests: XCTestCase {
 
         func reply(_ name: String) -> ControlReply? { trace.replies.first { $0.0 == name }?.1 }
 
+        /// A request that reached the service at `arrived`, handled now.
+        func request(_ name: String, _ r: ControlRequest, arrived: MonotonicTime) {
+            let trace = self.trace
+            var reply = Reply { trace.add(name, $0) }
+            reply.arrivedAt = arrived
+            loop.handle(.request(r, reply))
+        }
+
         /// The jobs decided since the last call, taken and dropped: never run.
         func jobs() -> Int { loop.jobs.take().count }
     }
@@ -130,6 +138,29 @@ final class LoopReplayTests: XCTestCase {
             id: id, result: .success(SavedPhoto(path: path, exposureStart: pressedAt, size: PixelSize(width: 64, height: 48),
                                                 durableAt: now)),
             moment: "focused", pressedAt: pressedAt, releasedAt: pressedAt)))
+    }
+
+    /// A client's `press` and `release` 120 ms apart that the loop reaches together (a
+    /// loaded machine): dated when they arrived, the press is a tap, not "released within
+    /// button.stabilityMs". Dated when the loop got to them, the two were 0 ms apart.
+    func testAClientPressAndReleaseAreDatedWhenTheyArrivedNotWhenTheLoopReachedThem() throws {
+        var r = try replay()
+        boot(&r)
+        let pressed = r.clock.now()
+        r.clock.advance(to: pressed + .milliseconds(120))
+        let released = r.clock.now()
+        r.clock.advance(to: released + .milliseconds(200))  // the loop was busy meanwhile
+        r.request("press", ControlRequest(cmd: "press"), arrived: pressed)
+        r.request("release", ControlRequest(cmd: "release"), arrived: released)
+        r.run(.seconds(3))  // the catch-up bound (no button answers here), the double tap's window, the tap
+        let actions = r.trace.newActions()
+        XCTAssertTrue(r.reply("press")?.ok == true)
+        XCTAssertNil(r.reply("release")?.note, "not refused as too short: \(String(describing: r.reply("release")))")
+        let take = actions.compactMap { a -> MonotonicTime? in
+            if case let .takePhoto(_, .button(press), _, _, _) = a { return press }
+            return nil
+        }
+        XCTAssertEqual(take, [pressed], "one photo, of the press at its arrival: \(actions)")
     }
 
     /// A photo in progress, one request waiting, the rest refused naming what is in

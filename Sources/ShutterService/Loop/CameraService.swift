@@ -64,7 +64,12 @@ public final class CameraService: Sendable {
             }
             return
         }
-        inbox.post(event)
+        if case .request(let r, var reply) = event, reply.arrivedAt == nil {
+            reply.arrivedAt = ctx.now
+            inbox.post(.request(r, reply))
+        } else {
+            inbox.post(event)
+        }
     }
 
     /// A request, answered once the loop has an answer for it.

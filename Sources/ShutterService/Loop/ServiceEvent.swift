@@ -33,6 +33,10 @@ enum ServiceEvent: Sendable {
 /// Where a request's answer goes: called once, from the loop.
 struct Reply: Sendable {
     let send: @Sendable (ControlReply) -> Void
+    /// When the request reached the service (`CameraService.post`): a client's `press`
+    /// and `release` are dated then, not when the loop got to them (a busy loop would
+    /// squeeze the two together).
+    var arrivedAt: MonotonicTime?
 
     init(_ send: @escaping @Sendable (ControlReply) -> Void) { self.send = send }
 

@@ -15,7 +15,7 @@ extension ServiceLoop {
         case "status":
             reply.send(ControlReply(ok: true, status: status))
         case "press":
-            reply.send(press())
+            reply.send(press(at: reply.arrivedAt ?? ctx.now))
         case "release":
             release(reply)
         case "tap", "photo":
@@ -82,9 +82,8 @@ extension ServiceLoop {
     /// `press` / `release`: a button press of the client's own, fed to the same
     /// recognizer as the physical button's edges, dated exactly, so the release
     /// can be answered with what this press became (or that it made nothing).
-    func press() -> ControlReply {
+    func press(at t: MonotonicTime) -> ControlReply {
         guard button.clientPress == nil else { return .failure("the button is already pressed by a client; release it first") }
-        let t = ctx.now
         button.clientPress = t
         feed(button.edge(ButtonEdge(pressed: true, time: t)))
         return ControlReply(ok: true)
@@ -96,15 +95,16 @@ extension ServiceLoop {
         }
         button.clientPress = nil
         let now = ctx.now
-        feed(button.advance(to: now))  // the press counts once steady for button.stabilityMs
+        let released = max(p, reply.arrivedAt ?? now)
+        feed(button.advance(to: released))  // the press counts once steady for button.stabilityMs
         guard button.heldPress == p else {
-            feed(button.edge(ButtonEdge(pressed: false, time: now)))
+            feed(button.edge(ButtonEdge(pressed: false, time: released)))
             var r = ControlReply(ok: true, files: [])
             r.note = "released within button.stabilityMs (\(ctx.config.button.stabilityMs) ms): not a press"
             return reply.send(r)
         }
         requests.wait(.button(press: p), deadline: now + .seconds(45), reply)
-        feed(button.edge(ButtonEdge(pressed: false, time: now)))
+        feed(button.edge(ButtonEdge(pressed: false, time: released)))
     }
 
     func simCommand(_ r: ControlRequest) -> ControlReply {
