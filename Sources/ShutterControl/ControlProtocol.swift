@@ -187,6 +187,8 @@ public struct ServiceStatus: Codable, Sendable, Equatable {
         public var refusedPresses = 0
         /// Button edges the GPIO reader could not queue (the loop fell behind by a bounded queue's worth).
         public var droppedButtonEdges = 0
+        /// The live video's viewers and frames; absent when no live video is served.
+        public var live: LiveCounters? = nil
 
         public init(photos: Int = 0, clips: Int = 0, droppedFrames: Int = 0, audioOverruns: Int = 0,
                     errors: Int = 0, cameraRestarts: Int = 0, refusedPresses: Int = 0, droppedButtonEdges: Int = 0) {
@@ -199,6 +201,25 @@ public struct ServiceStatus: Codable, Sendable, Equatable {
             self.refusedPresses = refusedPresses
             self.droppedButtonEdges = droppedButtonEdges
         }
+    }
+
+    /// The live H.264 (RTSP and the page's `/api/live.mp4`): viewers now and frames sent
+    /// and dropped (a viewer behind loses frames up to the next keyframe).
+    public struct LiveCounters: Codable, Sendable, Equatable {
+        public var rtspViewers = 0
+        public var rtspFramesSent = 0
+        public var rtspFramesDropped = 0
+        /// RTSP requests refused for a wrong or missing password.
+        public var rtspRefused = 0
+        /// RTSP viewers closed because they stopped reading.
+        public var rtspStalledClosed = 0
+        public var pageViewers = 0
+        public var pageFramesSent = 0
+        public var pageFramesDropped = 0
+        /// Whether the live video runs an encoder of its own (pre-roll off and someone watching).
+        public var ownEncoder = false
+
+        public init() {}
     }
 
     /// The camera and what it does with the sensor controls.

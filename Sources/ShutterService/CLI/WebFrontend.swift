@@ -8,7 +8,8 @@ import ShutterWeb
 /// activation: shutterd itself has no network), else on `web.listen`. Its
 /// requests go through the control socket's own path to the same service.
 enum WebFrontend {
-    static func start(config: ShutterConfig, service: CameraService, preview: PreviewFeed?, tokens: WebTokens? = nil) -> WebServer? {
+    static func start(config: ShutterConfig, service: CameraService, preview: PreviewFeed?, tokens: WebTokens? = nil,
+                      live: LiveVideoFeed? = nil) -> WebServer? {
         let log = Log("shutter.web")
         let inherited = WebServer.systemdSocket()
         guard config.web.enabled else {
@@ -50,7 +51,7 @@ enum WebFrontend {
             case .failure(let refusal): reply.send(refusal.reply)
             case .success(let r): service.post(.request(r, reply))
             }
-        }, storage: service.storage, preview: preview, events: service.events)
+        }, storage: service.storage, preview: preview, events: service.events, live: live)
         let app = WebApp(backend: backend, passwordHash: hash, tokens: tokens)
         let listen = ListenAddress(parsing: config.web.listen)!  // validated with the configuration
         do {

@@ -218,6 +218,7 @@ final class ServiceLoop {
         photo.frameArrived(f, frames: recent.all, camera: info)
         if clip.wantsFrames { clip.offer(f) }
         preview?.offer(f, now: now, recording: clip.recordingID)
+        ctx.video?.offer(f, now: now)
         if let t = clip.recorder.progress.lastAccepted, clip.recordingID != nil { health.encoderProgress(at: t) }
         clip.finishIfStopped(now: now, lastFrame: f.timestamp)
     }
@@ -511,6 +512,7 @@ final class ServiceLoop {
         counters.cameraRestarts = health.cameraRestarts
         counters.refusedPresses = journal.refusedPresses
         counters.droppedButtonEdges = ctx.roles.button?.droppedEdges ?? 0
+        counters.live = ctx.video?.counters
         var status = ServiceStatus(
             state: Self.describe(machine.state), board: ctx.roles.name, camera: control.status,
             leds: leds.levels, flashMode: machine.flashMode.rawValue, counters: counters, freeBytes: health.freeBytes,
