@@ -63,7 +63,7 @@ public final class WebApp: Sendable {
                              ("X-Frame-Options", "DENY")]
         if response.contentType.hasPrefix("text/html") {
             response.headers.append(("Content-Security-Policy",
-                                     "default-src 'self'; img-src 'self' blob:; media-src 'self'; frame-ancestors 'none'; form-action 'self'"))
+                                     "default-src 'self'; img-src 'self' blob:; media-src 'self' blob:; frame-ancestors 'none'; form-action 'self'"))
         }
         return response
     }
