@@ -127,30 +127,44 @@ static void media_configure(GstRTSPMediaFactory *factory, GstRTSPMedia *media, g
 
 // MARK: viewers that stop reading
 
-// A TCP viewer's unsent bytes, sampled each second: unchanged and not zero means its
-// receive window is shut (it reads nothing), while a live stream keeps adding data.
+// Each second, per connection: its unsent bytes (SIOCOUTQ) not zero and never shrinking mean
+// it takes less than the stream adds, or nothing (a reader drains its queue now and then,
+// and the queue grows to the socket's buffer, autotuned to MBs, when it reads nothing); a
+// connection that had a session and has none left (it timed out: a viewer that stops
+// reading sends no keep-alive either) is no viewer any more. Either for stall_seconds:
+// closed, and what it held is freed.
 typedef struct {
     int last_outq;
     int stalled;
+    int had_session;
 } stall_state;
 
 static gboolean check_stalls(gpointer user) {
     shutter_rtsp *s = user;
+    GstRTSPSessionPool *pool = gst_rtsp_server_get_session_pool(s->server);
+    gst_rtsp_session_pool_cleanup(pool);
+    g_object_unref(pool);
     GList *clients = gst_rtsp_server_client_filter(s->server, NULL, NULL);
     for (GList *l = clients; l; l = l->next) {
         GstRTSPClient *c = l->data;
-        GstRTSPConnection *conn = gst_rtsp_client_get_connection(c);
-        GSocket *sock = conn ? gst_rtsp_connection_get_write_socket(conn) : NULL;
-        int outq = 0;
-        if (!sock || ioctl(g_socket_get_fd(sock), SIOCOUTQ, &outq) != 0) continue;
         stall_state *st = g_object_get_data(G_OBJECT(c), "shutter-stall");
         if (!st) {
             st = g_new0(stall_state, 1);
             g_object_set_data_full(G_OBJECT(c), "shutter-stall", st, g_free);
         }
-        st->stalled = (outq > 0 && outq == st->last_outq) ? st->stalled + 1 : 0;
+        GList *sessions = gst_rtsp_client_session_filter(c, NULL, NULL);
+        int has_session = sessions != NULL;
+        g_list_free_full(sessions, g_object_unref);
+        GstRTSPConnection *conn = gst_rtsp_client_get_connection(c);
+        GSocket *sock = conn ? gst_rtsp_connection_get_write_socket(conn) : NULL;
+        int outq = 0;
+        if (sock && ioctl(g_socket_get_fd(sock), SIOCOUTQ, &outq) != 0) outq = 0;
+        int stuck = (outq > 0 && outq >= st->last_outq) || (st->had_session && !has_session);
+        st->stalled = stuck ? st->stalled + 1 : 0;
         st->last_outq = outq;
+        st->had_session |= has_session;
         if (st->stalled >= s->cfg.stall_seconds) {
+            st->stalled = -1000000;  // closed once
             g_mutex_lock(&s->lock);
             s->stats.stalled_closed++;
             g_mutex_unlock(&s->lock);
@@ -159,6 +173,41 @@ static gboolean check_stalls(gpointer user) {
     }
     g_list_free_full(clients, g_object_unref);
     return G_SOURCE_CONTINUE;
+}
+
+// MARK: viewers that go away
+
+// A viewer whose connection closed without a TEARDOWN (killed, unplugged, or closed here
+// for not reading) leaves its session behind, holding a viewer's place, until the session
+// times out: RTSP's default 60 s is shortened to SESSION_SECONDS (clients keep a session
+// alive with RTCP receiver reports or GET_PARAMETER well within it), and expired sessions
+// are swept each second (check_stalls).
+#define SESSION_SECONDS 10
+
+static void session_made(GstRTSPClient *client, GstRTSPSession *session, gpointer user) {
+    (void)client;
+    (void)user;
+    gst_rtsp_session_set_timeout(session, SESSION_SECONDS);
+}
+
+// A connection that closes takes its sessions along at once.
+static GstRTSPFilterResult drop_session(GstRTSPClient *client, GstRTSPSession *session, gpointer user) {
+    (void)client;
+    gst_rtsp_session_pool_remove(user, session);
+    return GST_RTSP_FILTER_REMOVE;
+}
+
+static void client_closed(GstRTSPClient *client, gpointer user) {
+    shutter_rtsp *s = user;
+    GstRTSPSessionPool *pool = gst_rtsp_server_get_session_pool(s->server);
+    gst_rtsp_client_session_filter(client, drop_session, pool);
+    g_object_unref(pool);
+}
+
+static void client_connected(GstRTSPServer *server, GstRTSPClient *client, gpointer user) {
+    (void)server;
+    g_signal_connect(client, "new-session", G_CALLBACK(session_made), user);
+    g_signal_connect(client, "closed", G_CALLBACK(client_closed), user);
 }
 
 // MARK: the loop
@@ -219,6 +268,7 @@ int shutter_rtsp_start(const shutter_rtsp_config *cfg, shutter_rtsp **out, char 
     GstRTSPSessionPool *pool = gst_rtsp_server_get_session_pool(s->server);
     gst_rtsp_session_pool_set_max_sessions(pool, cfg->max_viewers > 0 ? (guint)cfg->max_viewers : 1);
     g_object_unref(pool);
+    g_signal_connect(s->server, "client-connected", G_CALLBACK(client_connected), s);
 
     s->factory = gst_rtsp_media_factory_new();
     gst_rtsp_media_factory_set_shared(s->factory, TRUE);

@@ -187,8 +187,6 @@ public struct ServiceStatus: Codable, Sendable, Equatable {
         public var refusedPresses = 0
         /// Button edges the GPIO reader could not queue (the loop fell behind by a bounded queue's worth).
         public var droppedButtonEdges = 0
-        /// The live video's viewers and frames; absent when no live video is served.
-        public var live: LiveCounters? = nil
 
         public init(photos: Int = 0, clips: Int = 0, droppedFrames: Int = 0, audioOverruns: Int = 0,
                     errors: Int = 0, cameraRestarts: Int = 0, refusedPresses: Int = 0, droppedButtonEdges: Int = 0) {
@@ -361,6 +359,9 @@ public struct ServiceStatus: Codable, Sendable, Equatable {
     public struct PreviewFigures: Codable, Sendable, Equatable {
         public var encoded: Int
         public var skipped: Int
+        /// The live H.264's viewers and frames (RTSP, the page's `/api/live.mp4`); absent
+        /// when none is served.
+        public var live: LiveCounters? = nil
 
         public init(encoded: Int, skipped: Int) {
             self.encoded = encoded

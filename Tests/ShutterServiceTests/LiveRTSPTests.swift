@@ -10,7 +10,7 @@ final class LiveRTSPTests: XCTestCase {
     static let password = WebScripts.password
 
     /// shutterd with the page's password set (so RTSP may start), RTSP on any free port.
-    func startDaemon(_ extra: String = "", prerollSeconds: Int = 2) throws -> (DaemonHarness, String) {
+    static func startDaemon(_ extra: String = "", prerollSeconds: Int = 2) throws -> (DaemonHarness, String) {
         let hash = try XCTUnwrap(PasswordHash.make(Self.password))
         let d = try DaemonHarness(config: """
             {"web": {"enabled": true, "listen": "127.0.0.1:0", "passwordHash": "\(hash)"},
@@ -40,7 +40,7 @@ final class LiveRTSPTests: XCTestCase {
     }
 
     static func live(_ d: DaemonHarness) throws -> [String: Any] {
-        try XCTUnwrap((try d.status()["counters"] as? [String: Any])?["live"] as? [String: Any])
+        try XCTUnwrap((try d.status()["preview"] as? [String: Any])?["live"] as? [String: Any])
     }
 
     /// ffprobe of a live URL: its streams (codec_type → (codec, width, height)); nil when refused.
@@ -74,7 +74,7 @@ final class LiveRTSPTests: XCTestCase {
     /// meanwhile and rising timestamps; a wrong token, a revoked one and no password are
     /// refused; the page's password is taken too.
     func testRTSPStreamWithTokens() throws {
-        let (d, base) = try startDaemon()
+        let (d, base) = try Self.startDaemon()
         defer { d.stop() }
         let token = try Self.addToken(d, "nvr")
         let url = base.replacingOccurrences(of: "rtsp://", with: "rtsp://viewer:\(token)@") + "/live"

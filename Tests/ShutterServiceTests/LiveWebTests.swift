@@ -42,7 +42,7 @@ final class LiveWebTests: XCTestCase {
             .appendingPathComponent(".build").path
         let label = try XCTUnwrap(try Self.label(out + "/web-live-label.gray"), "the burned-in label in the frame chromium shows")
         XCTAssertGreaterThan(label.frame, 0)
-        let live = try XCTUnwrap((try d.status()["counters"] as? [String: Any])?["live"] as? [String: Any])
+        let live = try XCTUnwrap((try d.status()["preview"] as? [String: Any])?["live"] as? [String: Any])
         XCTAssertGreaterThan(live["pageFramesSent"] as? Int ?? 0, 30, "\(live)")
         print("live-page: chromium showed frame \(label.frame); \(live)")
     }
@@ -60,10 +60,10 @@ final class LiveWebTests: XCTestCase {
         XCTAssertEqual(packets.first?.key, true)
         XCTAssertGreaterThan(packets.count, 30, "3 s of video")
         XCTAssertTrue(zip(packets, packets.dropFirst()).allSatisfy { $0.pts < $1.pts }, "rising timestamps")
-        let live = try XCTUnwrap((try d.status()["counters"] as? [String: Any])?["live"] as? [String: Any])
+        let live = try XCTUnwrap((try d.status()["preview"] as? [String: Any])?["live"] as? [String: Any])
         XCTAssertEqual(live["ownEncoder"] as? Bool, true, "pre-roll off: an encoder of its own while watched")
         try d.waitFor("its own encoder to stop once nobody watches", timeout: 15) {
-            ((try d.status()["counters"] as? [String: Any])?["live"] as? [String: Any])?["ownEncoder"] as? Bool == false
+            ((try d.status()["preview"] as? [String: Any])?["live"] as? [String: Any])?["ownEncoder"] as? Bool == false
         }
     }
 }

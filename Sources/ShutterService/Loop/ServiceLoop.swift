@@ -512,7 +512,6 @@ final class ServiceLoop {
         counters.cameraRestarts = health.cameraRestarts
         counters.refusedPresses = journal.refusedPresses
         counters.droppedButtonEdges = ctx.roles.button?.droppedEdges ?? 0
-        counters.live = ctx.video?.counters
         var status = ServiceStatus(
             state: Self.describe(machine.state), board: ctx.roles.name, camera: control.status,
             leds: leds.levels, flashMode: machine.flashMode.rawValue, counters: counters, freeBytes: health.freeBytes,
@@ -520,6 +519,7 @@ final class ServiceLoop {
             uptimeSeconds: Double((ctx.now - ctx.startedAt).nanoseconds) / 1e9,
             lastPhoto: photo.report, preroll: clip.recorder.prerollReport)
         status.preview = preview.map { t in let f = t.figures; return .init(encoded: f.encoded, skipped: f.skipped) }
+        status.preview?.live = ctx.video?.counters
         status.memory = .init(heapBytes: ProcessMemory.heapInUse, residentBytes: ProcessMemory.resident)
         if let r = machine.recordingSpan {
             let now = ctx.now
