@@ -34,6 +34,7 @@ struct shutter_rtsp {
     GstElement *video_src, *audio_src;
     int need_key;
     int audio_rate, audio_channels;
+    GstClockTime audio_next;  // running time of the next sample (GST_CLOCK_TIME_NONE: from the clock)
     shutter_rtsp_stats stats;
 };
 
@@ -90,7 +91,7 @@ static gchar *launch_line(int rate, int channels) {
         "appsrc name=video is-live=true do-timestamp=true format=time "
         "caps=video/x-h264,stream-format=byte-stream,alignment=au ! rtph264pay name=pay0 pt=96 config-interval=0";
     if (channels <= 0) return g_strdup_printf("( %s )", video);
-    return g_strdup_printf("( %s appsrc name=audio is-live=true do-timestamp=true format=time "
+    return g_strdup_printf("( %s appsrc name=audio is-live=true format=time "
                            "caps=audio/x-raw,format=S16LE,layout=interleaved,rate=%d,channels=%d ! audioconvert ! "
                            "avenc_aac ! rtpmp4gpay name=pay1 pt=97 )",
                            video, rate, channels);
@@ -122,6 +123,7 @@ static void media_configure(GstRTSPMediaFactory *factory, GstRTSPMedia *media, g
     s->video_src = v;
     s->audio_src = a;
     s->need_key = 1;
+    s->audio_next = GST_CLOCK_TIME_NONE;
     g_mutex_unlock(&s->lock);
 }
 
@@ -363,22 +365,38 @@ void shutter_rtsp_push_video(shutter_rtsp *s, const uint8_t *header, size_t head
     gst_object_unref(src);
 }
 
+// Audio times run on from the samples pushed (the push time jitters with the chunks, and
+// AAC's timestamps would then step back); back to the clock when they drift from it by
+// more than AUDIO_RESYNC (the microphone lost samples).
+#define AUDIO_RESYNC (200 * GST_MSECOND)
+
 void shutter_rtsp_push_audio(shutter_rtsp *s, const int16_t *samples, size_t count) {
     g_mutex_lock(&s->lock);
     GstElement *src = s->audio_src ? gst_object_ref(s->audio_src) : NULL;
     int video_started = s->video_src && !s->need_key;
+    int rate = s->audio_rate, channels = s->audio_channels;
     g_mutex_unlock(&s->lock);
     if (!src) return;
-    if (video_started && queued_bytes(src) <= AUDIO_QUEUE_BYTES) {
+    GstClock *clock = gst_element_get_clock(src);
+    if (clock && video_started && rate > 0 && channels > 0 && queued_bytes(src) <= AUDIO_QUEUE_BYTES) {
+        GstClockTime now = gst_clock_get_time(clock) - gst_element_get_base_time(src);
+        GstClockTime duration = gst_util_uint64_scale(count / (size_t)channels, GST_SECOND, (guint64)rate);
+        g_mutex_lock(&s->lock);
+        if (s->audio_next == GST_CLOCK_TIME_NONE || s->audio_next + AUDIO_RESYNC < now || now + AUDIO_RESYNC < s->audio_next)
+            s->audio_next = now;
+        GstClockTime pts = s->audio_next;
+        s->audio_next += duration;
+        s->stats.audio_pushed++;
+        g_mutex_unlock(&s->lock);
         GstBuffer *buf = gst_buffer_new_allocate(NULL, count * sizeof(int16_t), NULL);
         gst_buffer_fill(buf, 0, samples, count * sizeof(int16_t));
+        GST_BUFFER_PTS(buf) = pts;
+        GST_BUFFER_DURATION(buf) = duration;
         GstFlowReturn r;
         g_signal_emit_by_name(src, "push-buffer", buf, &r);
         gst_buffer_unref(buf);
-        g_mutex_lock(&s->lock);
-        s->stats.audio_pushed++;
-        g_mutex_unlock(&s->lock);
     }
+    if (clock) gst_object_unref(clock);
     gst_object_unref(src);
 }
 

@@ -59,8 +59,8 @@ final class LiveRTSPTests: XCTestCase {
     }
 
     /// Video packets' times and key flags of a file, in file order.
-    static func videoPackets(_ path: String) throws -> [(pts: Double, key: Bool)] {
-        let (_, out, _) = try runTool("ffprobe", ["-v", "error", "-select_streams", "v", "-show_entries",
+    static func videoPackets(_ path: String, stream: String = "v") throws -> [(pts: Double, key: Bool)] {
+        let (_, out, _) = try runTool("ffprobe", ["-v", "error", "-select_streams", stream, "-show_entries",
                                                   "packet=pts_time,flags", "-of", "csv=p=0", path])
         return out.split(separator: "\n").compactMap { line in
             let f = line.split(separator: ",")
@@ -102,6 +102,9 @@ final class LiveRTSPTests: XCTestCase {
                                     "\(packets.count) frames in \(duration) s; the service sent \(sent) at \(rate)/s")
         XCTAssertEqual(packets.first?.key, true, "the file starts at a keyframe")
         XCTAssertTrue(zip(packets, packets.dropFirst()).allSatisfy { $0.pts < $1.pts }, "rising timestamps")
+        let audio = try Self.videoPackets(out, stream: "a")
+        XCTAssertGreaterThan(audio.count, 300, "AAC all along (~47 packets a second at 48 kHz)")
+        XCTAssertTrue(zip(audio, audio.dropFirst()).allSatisfy { $0.pts < $1.pts }, "rising audio timestamps")
         print("live-rtsp: \(packets.count) frames in \(duration) s (done-when: >= 285), service sent \(sent) at "
               + String(format: "%.1f", rate) + "/s, dropped \(after["rtspFramesDropped"] ?? 0)")
 

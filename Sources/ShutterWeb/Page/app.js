@@ -279,11 +279,12 @@ async function startH264() {
   let queue = first;
   const next = () => {
     if (sb.updating || !queue.length || ms.readyState !== "open") return;
-    // Live: keep ~0.3 s behind the newest frame, and only the last seconds in memory.
+    // Live: keep near the newest frame (a jump back when over 0.5 s behind), and only the
+    // last seconds in memory.
     const b = sb.buffered;
     if (b.length) {
       const end = b.end(b.length - 1);
-      if (end - video.currentTime > 1) video.currentTime = end - 0.3;
+      if (end - video.currentTime > 0.5) video.currentTime = end - 0.1;
       if (video.currentTime - b.start(0) > 20) { sb.remove(b.start(0), video.currentTime - 10); return; }
     }
     sb.appendBuffer(concatBytes(queue)); queue = [];
