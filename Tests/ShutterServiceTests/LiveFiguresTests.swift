@@ -105,10 +105,11 @@ final class LiveFiguresTests: XCTestCase {
         XCTAssertEqual(code, 0, text)
         let out = URL(fileURLWithPath: WebScripts.dir).deletingLastPathComponent().deletingLastPathComponent()
             .appendingPathComponent(".build/web-live-latency.txt").path
-        var page: [Double] = []
+        var page: [Double] = [], roundTrips: [Double] = []
         for line in try String(contentsOfFile: out, encoding: .utf8).split(separator: "\n") {
             let f = line.split(separator: " ")
-            guard f.count == 4, let now = Double(f[0]), let w = Int(f[1]), let h = Int(f[2]) else { continue }
+            guard f.count == 5, let now = Double(f[0]), let w = Int(f[1]), let h = Int(f[2]), let trip = Double(f[4]) else { continue }
+            roundTrips.append(trip)
             var bytes = [UInt8](), hex = Array(f[3].utf8), i = 0
             while i + 1 < hex.count { bytes.append(UInt8(String(decoding: hex[i...i + 1], as: UTF8.self), radix: 16) ?? 0); i += 2 }
             if let l = BurnedInLabel.read(luma: bytes, width: w, height: h * 8, stride: w) { page.append(now - Double(l.millis)) }
@@ -116,6 +117,8 @@ final class LiveFiguresTests: XCTestCase {
         XCTAssertGreaterThan(page.count, 50, "labels read from the page's frames")
         emit("live_page_glass_to_viewer_p50", percentile(page, 0.5), "ms", reference: 1000.0 / 30)
         emit("live_page_glass_to_viewer_p99", percentile(page, 0.99), "ms", reference: 1000.0 / 30)
+        // In the page's figure: the read back's own WebDriver round trip (an upper bound).
+        emit("live_page_readback_round_trip_p50", percentile(roundTrips, 0.5), "ms", reference: 1000.0 / 30)
 
         // CPU and RSS: pre-roll alone, then 1 and 4 RTSP viewers, in the same run.
         let alone = try window(d)

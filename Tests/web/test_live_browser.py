@@ -6,11 +6,12 @@ OUT_DIR). The preview toggle plays /api/live.mp4 through Media Source Extensions
 currentTime advances, a screenshot goes to OUT_DIR/web-live-390x844.png, and the shown
 frame's top rows (luma, as drawn on a canvas) go to OUT_DIR/web-live-label.gray for the
 Swift side to read the burned-in frame label from. With LATENCY_SAMPLES=N, N samples of
-(CLOCK_MONOTONIC ms when a frame was shown, its label) go to OUT_DIR/web-live-latency.txt.
+(CLOCK_MONOTONIC ms once the shown frame was read back, its label rows, the read's own
+round trip in ms) go to OUT_DIR/web-live-latency.txt.
 """
 import webcheck
 from webcheck import ok
-import os, time
+import base64, os, time
 from selenium import webdriver
 from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.by import By
@@ -30,9 +31,10 @@ GRAB = """
 const v = document.getElementById('live-video');
 const c = document.createElement('canvas'); c.width = v.videoWidth; c.height = Math.ceil(v.videoHeight / 8);
 const g = c.getContext('2d'); g.drawImage(v, 0, 0, v.videoWidth, v.videoHeight);
-const d = g.getImageData(0, 0, c.width, c.height).data, out = [];
-for (let i = 0; i < d.length; i += 4) out.push(Math.round(0.299 * d[i] + 0.587 * d[i + 1] + 0.114 * d[i + 2]));
-return [c.width, c.height, out];
+const d = g.getImageData(0, 0, c.width, c.height).data;
+let out = '';
+for (let i = 0; i < d.length; i += 4) out += String.fromCharCode(Math.round(0.299 * d[i] + 0.587 * d[i + 1] + 0.114 * d[i + 2]));
+return [c.width, c.height, btoa(out)];
 """
 try:
     driver.get(BASE + "/login")
@@ -54,15 +56,16 @@ try:
     w, h, luma = driver.execute_script(GRAB)
     with open(os.path.join(OUT, "web-live-label.gray"), "wb") as f:
         f.write(f"{w} {h}\n".encode())
-        f.write(bytes(luma))
+        f.write(base64.b64decode(luma))
     ok(True, "the frame shown, its label rows saved")
     samples = int(os.environ.get("LATENCY_SAMPLES", "0"))
     if samples:
         with open(os.path.join(OUT, "web-live-latency.txt"), "w") as f:
             for _ in range(samples):
+                before = time.clock_gettime(time.CLOCK_MONOTONIC) * 1000
                 w, h, luma = driver.execute_script(GRAB)
                 now = time.clock_gettime(time.CLOCK_MONOTONIC) * 1000
-                f.write(f"{now:.1f} {w} {h} " + bytes(luma).hex() + "\n")
+                f.write(f"{now:.1f} {w} {h} " + base64.b64decode(luma).hex() + f" {now - before:.1f}\n")
                 time.sleep(0.1)
         ok(True, f"{samples} latency samples")
     driver.find_element(By.ID, "preview-toggle").click()
