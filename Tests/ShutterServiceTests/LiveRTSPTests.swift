@@ -112,6 +112,7 @@ final class LiveRTSPTests: XCTestCase {
         let wrong = base.replacingOccurrences(of: "rtsp://", with: "rtsp://viewer:not-a-token@") + "/live"
         XCTAssertNil(try Self.probeStream(wrong), "a wrong token is refused")
         XCTAssertNil(try Self.probeStream(base + "/live"), "no password is refused")
+        Thread.sleep(forTimeInterval: 1.1)  // one password tried a second (the wrong token was tried as one)
         let withPassword = base.replacingOccurrences(
             of: "rtsp://", with: "rtsp://me:\(Self.password.replacingOccurrences(of: " ", with: "%20"))@") + "/live"
         XCTAssertEqual(try Self.probeStream(withPassword)?["video"]?.codec, "h264", "the page's password")

@@ -20,17 +20,25 @@ enum LiveSetup {
         return (live, page)
     }
 
-    /// A view or control token, or the page's password. Argon2id takes a while, so a
-    /// password once right is remembered (by its digest) for the process.
+    /// A view or control token, or the page's password. Argon2id takes a while (and its
+    /// memory), so a password once right is remembered (by its digest) for the process, and
+    /// at most one password is tried a second: guesses cannot keep the RTSP thread busy.
     static func accepts(config: ShutterConfig, tokens: WebTokens) -> @Sendable (String) -> Bool {
         let hash = config.web.passwordHash
         let known = Mutex<Set<Data>>([])
+        let lastTry = Mutex<ContinuousClock.Instant?>(nil)
         return { password in
             if tokens.scope(of: password) != nil { return true }
             guard !hash.isEmpty else { return false }
             let key = Data(WebTokens.fingerprint(password))
             if known.withLock({ $0.contains(key) }) { return true }
-            guard PasswordHash.verify(password, against: hash) else { return false }
+            let now = ContinuousClock.now
+            let mayTry = lastTry.withLock { t -> Bool in
+                if let t, now - t < .seconds(1) { return false }
+                t = now
+                return true
+            }
+            guard mayTry, PasswordHash.verify(password, against: hash) else { return false }
             known.withLock { _ = $0.insert(key) }
             return true
         }
