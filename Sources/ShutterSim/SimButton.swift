@@ -7,7 +7,7 @@ import Synchronization
 public final class SimButton: ButtonInput {
     private struct State {
         var pressed = false
-        var continuation: AsyncStream<ButtonEvent>.Continuation?
+        var sink: ButtonSink?
         var pending: [ButtonEdge] = []
     }
 
@@ -18,35 +18,32 @@ public final class SimButton: ButtonInput {
         self.clock = clock
     }
 
-    public func events() -> AsyncStream<ButtonEvent> {
-        let (stream, continuation) = AsyncStream<ButtonEvent>.makeStream(bufferingPolicy: .bufferingNewest(256))
-        let pending: [ButtonEdge] = state.withLock { s in
-            s.continuation?.finish()
-            s.continuation = continuation
-            defer { s.pending = [] }
-            return s.pending
+    /// Edges made before a sink was given are delivered to it first.
+    public func deliver(to sink: @escaping ButtonSink) {
+        state.withLock { s in
+            s.sink = sink
+            for e in s.pending { _ = sink(.edge(e)) }
+            s.pending = []
         }
-        for e in pending { continuation.yield(.edge(e)) }
-        return stream
     }
 
     public var isPressed: Bool { state.withLock { $0.pressed } }
 
-    /// Sets the level; a repeat of the current level is ignored. Yields under the lock,
-    /// so an edge and a sample reach the stream in the order they were dated.
+    /// Sets the level; a repeat of the current level is ignored. Delivered under the lock,
+    /// so an edge and a sample reach the sink in the order they were dated.
     public func set(pressed: Bool) {
         state.withLock { s in
             guard s.pressed != pressed else { return }
             s.pressed = pressed
             let edge = ButtonEdge(pressed: pressed, time: clock.now())
-            if let c = s.continuation { c.yield(.edge(edge)) } else { s.pending.append(edge) }
+            if let sink = s.sink { _ = sink(.edge(edge)) } else { s.pending.append(edge) }
         }
     }
 
-    /// Caught up at once: the sim's edges are yielded as they happen.
+    /// Caught up at once: the sim's edges are delivered as they happen.
     public func catchUp() {
         state.withLock { s in
-            _ = s.continuation?.yield(.caughtUp(clock.now()))
+            _ = s.sink?(.caughtUp(clock.now()))
         }
     }
 

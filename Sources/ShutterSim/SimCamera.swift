@@ -120,7 +120,7 @@ public final class SimCamera: CameraDevice {
         var videoWanted = false
         /// Bumped whenever video stops; a producer of an older generation delivers nothing.
         var generation: UInt64 = 0
-        var stream: SimStream<Frame>?
+        var stream: SimFrameOutput?
         var producer: Task<Void, Never>?
         var lastSequence: UInt64?
         var lastFrameTime: MonotonicTime?
@@ -216,7 +216,7 @@ public final class SimCamera: CameraDevice {
     public var fault: Fault {
         get { state.withLock { $0.fault } }
         set {
-            let (stream, producer): (SimStream<Frame>?, Task<Void, Never>?) = state.withLock { s in
+            let (stream, producer): (SimFrameOutput?, Task<Void, Never>?) = state.withLock { s in
                 s.fault = newValue
                 guard newValue == .disappear else { return (nil, nil) }
                 s.videoWanted = false
@@ -337,14 +337,27 @@ public final class SimCamera: CameraDevice {
 
     // MARK: CameraDevice
 
+    public var streamDepth: Int { settings.streamDepth }
+
+    /// Frames into the sim's own stream, which knows when its consumer has caught up
+    /// (`SimBoard.settle(consumers:)`).
     public func start() async throws -> AsyncStream<Frame> {
+        let stream = SimStream<Frame>(depth: settings.streamDepth, onChange: { [activity] in activity.changed() })
+        try await start(.stream(stream))
+        return stream.makeStream()
+    }
+
+    public func start(into sink: FrameSink) async throws {
+        try await start(.sink(sink))
+    }
+
+    private func start(_ stream: SimFrameOutput) async throws {
         let id = activity.begin()
         defer { activity.end(id) }
         if settings.startDelayMs > 0 { try? await activity.sleep(id, until: clock.now() + .milliseconds(settings.startDelayMs)) }
         await acquireControl(id, isStill: false)
         defer { releaseControl() }
-        let stream = SimStream<Frame>(depth: settings.streamDepth, onChange: { [activity] in activity.changed() })
-        let (old, oldProducer): (SimStream<Frame>?, Task<Void, Never>?) = try state.withLock { s in
+        let (old, oldProducer): (SimFrameOutput?, Task<Void, Never>?) = try state.withLock { s in
             if let reason = settings.brokenReason { throw CameraError(.system, reason) }
             switch s.fault {
             case .disappear: throw CameraError(.noDevice, "simulated camera is unplugged (fault injected)")
@@ -372,11 +385,10 @@ public final class SimCamera: CameraDevice {
         }
         oldProducer?.cancel()
         old?.finish()
-        return stream.makeStream()
     }
 
     public func stop() async {
-        let (stream, producer): (SimStream<Frame>?, Task<Void, Never>?) = state.withLock { s in
+        let (stream, producer): (SimFrameOutput?, Task<Void, Never>?) = state.withLock { s in
             s.videoWanted = false
             s.generation += 1
             if s.mode == .video { s.mode = .idle }  // a switch in flight leaves video off at its end
@@ -671,6 +683,37 @@ public final class SimCamera: CameraDevice {
                 body()
                 c.resume()
             }
+        }
+    }
+}
+
+/// Where the simulated camera's frames go: its own stream (`start()`: tests that read
+/// frames), or a sink (`start(into:)`: the service's inbox).
+enum SimFrameOutput: Sendable {
+    case stream(SimStream<Frame>)
+    case sink(FrameSink)
+
+    /// As `SimStream.send`: the older frame let go is returned, to be released outside the camera's lock.
+    func send(_ frame: Frame) -> (SimStream<Frame>.Sent, dropped: Frame?) {
+        switch self {
+        case .stream(let s): return s.send(frame)
+        case .sink(let k):
+            let old = k.deliver(frame)
+            return (old == nil ? .enqueued : .droppedOldest, old)
+        }
+    }
+
+    func finish() {
+        switch self {
+        case .stream(let s): s.finish()
+        case .sink(let k): k.ended()
+        }
+    }
+
+    var consumerCaughtUp: Bool {
+        switch self {
+        case .stream(let s): return s.consumerCaughtUp
+        case .sink(let k): return k.caughtUp()
         }
     }
 }

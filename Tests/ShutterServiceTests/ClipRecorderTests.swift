@@ -34,14 +34,15 @@ final class ClipRecorderTests: XCTestCase {
         let clips = recorder(storage)
         let start = MonotonicTime.milliseconds(10_000)
         let all = frames(from: start, count: 45)
-        clips.begin(from: start, kept: Array(all.prefix(3)), withAudio: false)
+        let stop = ClipStop()
+        clips.begin(from: start, kept: Array(all.prefix(3)), withAudio: false, stop: stop)
         for f in all.dropFirst(3) { clips.offer(f) }
         let committed = await clips.commit().value
         let (path, clipStart) = try committed.get()
         XCTAssertEqual(clipStart, start)
         XCTAssertTrue(path.hasSuffix("DCIM/100SHUTR/SHTR0001.MP4"), path)
         XCTAssertEqual(storage.finishedVideosOldestFirst().map(\.path), [], "a clip being recorded is never deleted")
-        clips.stop(at: start + .milliseconds(1400))
+        stop.set(start + .milliseconds(1400))
         let outcome = await clips.finish().value
         XCTAssertEqual(outcome.paths, [path])
         XCTAssertNil(outcome.summary.error)
@@ -56,7 +57,7 @@ final class ClipRecorderTests: XCTestCase {
         let storage = try storage()
         let clips = recorder(storage)
         let start = MonotonicTime.milliseconds(10_000)
-        clips.begin(from: start, kept: [], withAudio: false)
+        clips.begin(from: start, kept: [], withAudio: false, stop: ClipStop())
         for f in frames(from: start, count: 10) { clips.offer(f) }
         await clips.discard().value
         let left = try FileManager.default.contentsOfDirectory(atPath: storage.root).filter { !$0.hasPrefix(".shutter-counter") }

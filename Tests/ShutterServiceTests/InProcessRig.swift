@@ -43,7 +43,7 @@ final class InProcessRig: @unchecked Sendable {
                       camera: (inout SimCamera.Settings) -> Void = { _ in },
                       edit: (inout ShutterConfig) -> Void = { _ in },
                       waitReady: Bool = true, powerOff: @escaping @Sendable () -> Void = {},
-                      wallClock: any WallClock = SystemWallClock(),
+                      wallClock: any WallClock = SystemWallClock(), parts: [any ServicePart] = [],
                       file: StaticString = #filePath, line: UInt = #line) async throws -> InProcessRig {
         let dir = try dir ?? DaemonHarness.makeTempDir()
         let card = root ?? dir + "/data"
@@ -68,7 +68,7 @@ final class InProcessRig: @unchecked Sendable {
                                     reloadConfig: reload ?? (given == nil ? load : nil))
         let (signals, input) = AsyncStream.makeStream(of: ServiceSignal.self)
         let rig = InProcessRig(clock: clock, board: roles.sim!, service: service,
-                               run: Task { await service.run(signals: signals) }, config: config, root: root, dir: dir,
+                               run: Task { await service.run(signals: signals, parts: parts) }, config: config, root: root, dir: dir,
                                signals: input, told: told, log: log)
         test.addTeardownBlock { await rig.tearDown() }
         if waitReady {

@@ -132,13 +132,11 @@ final class ManualClockServiceTests: XCTestCase {
         private let lock = NSLock()
         private let clock: ManualClock
         private var queued: [ButtonEdge] = []
-        private var continuation: AsyncStream<ButtonEvent>.Continuation?
+        private var sink: ButtonSink?
         init(clock: ManualClock) { self.clock = clock }
 
-        func events() -> AsyncStream<ButtonEvent> {
-            let (s, c) = AsyncStream<ButtonEvent>.makeStream()
-            lock.lock(); continuation = c; lock.unlock()
-            return s
+        func deliver(to sink: @escaping ButtonSink) {
+            lock.lock(); self.sink = sink; lock.unlock()
         }
         /// An edge the kernel timestamped `msAgo` before now, not yet read.
         func edge(_ pressed: Bool, msAgo: Int64 = 0) {
@@ -147,14 +145,14 @@ final class ManualClockServiceTests: XCTestCase {
         /// The reader wakes and reads `n` queued edges.
         func deliver(_ n: Int = .max) {
             lock.lock(); defer { lock.unlock() }
-            for e in queued.prefix(n) { continuation?.yield(.edge(e)) }
+            for e in queued.prefix(n) { _ = sink?(.edge(e)) }
             queued.removeFirst(min(n, queued.count))
         }
         func catchUp() {
             let now = clock.now()
             deliver()
             lock.lock(); defer { lock.unlock() }
-            continuation?.yield(.caughtUp(now))
+            _ = sink?(.caughtUp(now))
         }
     }
 

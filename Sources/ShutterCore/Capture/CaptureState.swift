@@ -18,3 +18,23 @@ public enum CaptureState: Equatable, Sendable {
     case shuttingDown
     case poweredOff
 }
+
+/// A capture under way (`CaptureStateMachine.inProgress`).
+public struct CaptureInProgress: Equatable, Sendable {
+    public enum Activity: Equatable, Sendable {
+        /// A tap's photo, of the press moment (written from memory) or focused (taken now).
+        case photo(StillMoment)
+        /// A photo during a recording, from the video.
+        case videoSnapshot
+        case recording
+        case finalising
+    }
+
+    public var id: CaptureID
+    public var activity: Activity
+
+    public init(id: CaptureID, activity: Activity) {
+        self.id = id
+        self.activity = activity
+    }
+}

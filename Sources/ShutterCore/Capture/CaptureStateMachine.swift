@@ -68,7 +68,7 @@ public struct CaptureStateMachine: Sendable {
         case booting
         case idle
         case pressed(at: MonotonicTime)
-        case photo(id: CaptureID, pressedAt: MonotonicTime, since: MonotonicTime)
+        case photo(id: CaptureID, pressedAt: MonotonicTime, since: MonotonicTime, moment: StillMoment)
         /// `until`: a remote hold's own end (nil: the release, a stop or the max).
         /// `origin`: who started it (its own press is told by this, never by time).
         case recording(id: CaptureID, from: MonotonicTime, until: MonotonicTime?, origin: CaptureOrigin)
@@ -136,7 +136,7 @@ public struct CaptureStateMachine: Sendable {
         if let c = countdown { return .shutdownCountdown(deadline: c.deadline) }
         switch phase {
         case .pressed(let at): return .pressed(at: at)
-        case .photo(_, let pressedAt, _): return .takingPhoto(pressedAt: pressedAt)
+        case .photo(_, let pressedAt, _, _): return .takingPhoto(pressedAt: pressedAt)
         case .recording(_, let from, _, _): return .recording(from: from)
         case .finalising: return .finalising
         default: break
@@ -149,7 +149,7 @@ public struct CaptureStateMachine: Sendable {
     public var nextDeadline: MonotonicTime? {
         switch phase {
         case .pressed(let at): return at + configuration.pressTimeout
-        case .photo(_, _, let since): return since + configuration.photoTimeout
+        case .photo(_, _, let since, _): return since + configuration.photoTimeout
         case .recording(_, let from, let until, _):
             let max = from + configuration.maxRecording
             return until.map { Swift.min($0, max) } ?? max
@@ -183,6 +183,22 @@ public struct CaptureStateMachine: Sendable {
 
     public var activeFaults: Set<CaptureFault> { faults }
 
+    /// The captures under way, oldest first: the one record of what is in progress
+    /// (the service words its "busy: ..." refusals from it).
+    public var inProgress: [CaptureInProgress] {
+        var all: [CaptureInProgress] = snapshotsInFlight.map { CaptureInProgress(id: $0, activity: .videoSnapshot) }
+        switch phase {
+        case .photo(let id, _, _, let moment): all.append(CaptureInProgress(id: id, activity: .photo(moment)))
+        case .recording(let id, _, _, _): all.append(CaptureInProgress(id: id, activity: .recording))
+        case .finalising(let id, _): all.append(CaptureInProgress(id: id, activity: .finalising))
+        default: break
+        }
+        return all.sorted { $0.id.value < $1.id.value }
+    }
+
+    /// The camera stopped delivering (a lost stream, a reopen, a failed start) and no frame came since.
+    public var cameraLost: Bool { faults.contains(.cameraLost) }
+
     // MARK: - The reducer
 
     public mutating func handle(_ input: CaptureInput, at now: MonotonicTime) -> [CaptureAction] {
@@ -197,13 +213,13 @@ public struct CaptureStateMachine: Sendable {
         case .command(let c, let r):
             command(c, .request(r), now)
         case .photoSaved(let id, _):
-            if case .photo(id, _, _) = phase { phase = .idle }
+            if case .photo(id, _, _, _) = phase { phase = .idle }
             snapshotsInFlight.remove(id)
             // A late answer is still a saved file: show it.
             oneShots.append(.led(.photoTaken))
         case .photoFailed(let id, let error):
             actions.append(.failed(error))
-            if case .photo(id, _, _) = phase { phase = .idle }
+            if case .photo(id, _, _, _) = phase { phase = .idle }
             snapshotsInFlight.remove(id)
             apply(error, now)
         case .recordingFinalised(let id, _):
@@ -490,7 +506,7 @@ public struct CaptureStateMachine: Sendable {
             actions.append(.startAutofocus)
         }
         actions.append(.takePhoto(id: id, origin: origin, pressedAt: pressedAt, flash: flash, moment: moment))
-        phase = .photo(id: id, pressedAt: pressedAt, since: now)
+        phase = .photo(id: id, pressedAt: pressedAt, since: now, moment: moment)
     }
 
     private mutating func snapshot(at t: MonotonicTime, origin: CaptureOrigin) {
@@ -605,7 +621,7 @@ public struct CaptureStateMachine: Sendable {
             phase = .idle
             finish(p)
             releaseFrames()
-        case .photo(_, _, let since) where now >= since + configuration.photoTimeout:
+        case .photo(_, _, let since, _) where now >= since + configuration.photoTimeout:
             phase = .idle
             let error = CaptureError(.camera, "the still was not saved within \(configuration.photoTimeout); "
                                      + "the camera may have stalled (the watchdog restarts it); try again")

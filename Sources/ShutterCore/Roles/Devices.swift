@@ -41,9 +41,13 @@ public struct AutofocusResult: Sendable, Equatable {
 
 public protocol CameraDevice: AnyObject, Sendable {
     var info: CameraInfo { get }
-    /// Starts the video stream. Frames arrive on the returned stream until `stop()`;
-    /// the stream is bounded and drops (counted) rather than blocking the camera.
-    func start() async throws -> AsyncStream<Frame>
+    /// Starts the video stream. Frames go to `sink`, on the camera's own queue, until
+    /// `stop()` (then `sink.ended()`); a slow consumer loses frames (counted), the camera
+    /// never waits for it.
+    func start(into sink: FrameSink) async throws
+    /// Frames that may wait for a slow consumer before the oldest is let go: kept below
+    /// the camera's buffer count, so it never starves.
+    var streamDepth: Int { get }
     func stop() async
     /// A full-resolution still, with the current exposure and focus.
     func captureStill() async throws -> Frame
@@ -90,8 +94,9 @@ public enum ButtonEvent: Sendable, Equatable {
 }
 
 public protocol ButtonInput: Sendable {
-    /// Raw edges, and the answers to `catchUp()`; the core's stability filter debounces.
-    func events() -> AsyncStream<ButtonEvent>
+    /// Raw edges, and the answers to `catchUp()`, to `sink` from the button's own queue
+    /// (one consumer: a later call replaces the sink); the core's stability filter debounces.
+    func deliver(to sink: @escaping ButtonSink)
     /// Asks for a `.caughtUp(now)` behind every edge the button has seen by now. A
     /// gesture deadline is decided on that answer, never on the clock alone, so an edge
     /// that reaches the service late (a loaded CPU) still counts before the decision
@@ -103,6 +108,25 @@ public protocol ButtonInput: Sendable {
 
 extension ButtonInput {
     public var droppedEdges: Int { 0 }
+
+    /// The events as a stream (a test's or a tool's consumer), keeping the oldest 256.
+    public func events() -> AsyncStream<ButtonEvent> {
+        let (stream, c) = AsyncStream.makeStream(of: ButtonEvent.self, bufferingPolicy: .bufferingOldest(256))
+        deliver { e in
+            if case .dropped = c.yield(e) { return false }
+            return true
+        }
+        return stream
+    }
+}
+
+extension CameraDevice {
+    /// The frames as a stream that keeps the newest `streamDepth` (tests and tools).
+    public func start() async throws -> AsyncStream<Frame> {
+        let (sink, stream) = FrameSink.stream(depth: streamDepth)
+        try await start(into: sink)
+        return stream
+    }
 }
 
 public protocol LEDOutput: Sendable {

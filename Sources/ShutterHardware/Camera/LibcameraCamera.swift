@@ -57,7 +57,8 @@ public final class LibcameraCamera: CameraDevice {
         /// How the video size came about when none asked was granted.
         var videoSizeNote: String?
         var lastStillStream: GrantedStream?
-        var continuation: AsyncStream<Frame>.Continuation?
+        /// Where video frames go while streaming.
+        var sink: FrameSink?
         var waiter: AutofocusWaiter?
         var nextWaiterID: UInt64 = 0
         var lastGoodLensPosition: Double?
@@ -103,8 +104,8 @@ public final class LibcameraCamera: CameraDevice {
         // No event handler can be running: each holds a strong reference while
         // it runs. The shim stops, releases the camera and its manager reference.
         state.withLock { s in
-            s.continuation?.finish()
-            s.continuation = nil
+            s.sink?.ended()
+            s.sink = nil
             s.source?.cancel()
             s.source = nil
         }
@@ -115,20 +116,22 @@ public final class LibcameraCamera: CameraDevice {
 
     public var droppedFrames: Int { dropped.load(ordering: .relaxed) }
 
-    public func start() async throws -> AsyncStream<Frame> {
-        try await onControlQueue { try self.startVideoBlocking() }
+    public var streamDepth: Int { max(1, state.withLock { $0.settings.streamDepth }) }
+
+    public func start(into sink: FrameSink) async throws {
+        try await onControlQueue { try self.startVideoBlocking(sink) }
     }
 
     public func stop() async {
         _ = try? await onControlQueue {
             shc_camera_stop(self.handle.pointer)
-            let c = self.state.withLock { s -> AsyncStream<Frame>.Continuation? in
+            let c = self.state.withLock { s -> FrameSink? in
                 s.mode = .idle
                 s.stream = nil
-                defer { s.continuation = nil }
-                return s.continuation
+                defer { s.sink = nil }
+                return s.sink
             }
-            c?.finish()
+            c?.ended()
         }
     }
 
@@ -265,25 +268,22 @@ public final class LibcameraCamera: CameraDevice {
         }
     }
 
-    private func startVideoBlocking() throws -> AsyncStream<Frame> {
-        let depth = max(1, state.withLock { $0.settings.streamDepth })
-        let (stream, continuation) = AsyncStream<Frame>.makeStream(bufferingPolicy: .bufferingNewest(depth))
-        let old = state.withLock { s -> AsyncStream<Frame>.Continuation? in
-            defer { s.continuation = continuation }
-            return s.continuation
+    private func startVideoBlocking(_ sink: FrameSink) throws {
+        let old = state.withLock { s -> FrameSink? in
+            defer { s.sink = sink }
+            return s.sink
         }
-        old?.finish()
+        old?.ended()
         do {
             try runVideoBlocking()
         } catch {
-            continuation.finish()
-            state.withLock { $0.continuation = nil }
+            sink.ended()
+            state.withLock { $0.sink = nil }
             throw error
         }
-        return stream
     }
 
-    /// Configures and starts the video stream; frames go to the current continuation.
+    /// Configures and starts the video stream; frames go to the current sink.
     /// When the buffers of video and a still stream beside it cannot be allocated
     /// together (a Pi's CMA area is small), video alone, and the report says why.
     private func runVideoBlocking() throws {
@@ -354,11 +354,11 @@ public final class LibcameraCamera: CameraDevice {
                     try runVideoBlocking()
                 } catch {
                     // The stream ends so the service sees the camera failed and restarts it.
-                    let c = state.withLock { s -> AsyncStream<Frame>.Continuation? in
-                        defer { s.continuation = nil }
-                        return s.continuation
+                    let c = state.withLock { s -> FrameSink? in
+                        defer { s.sink = nil }
+                        return s.sink
                     }
-                    c?.finish()
+                    c?.ended()
                 }
             }
         }
@@ -641,18 +641,16 @@ public final class LibcameraCamera: CameraDevice {
             let frame = CameraFrameAssembly.frame(from: f, stream: stream, still: companion,
                                                   whiteBalance: controls.whiteBalance, metering: metering, token: token)
             observeAutofocus(frame, cycle: f.af_cycle)
-            let route = state.withLock { s -> (AsyncStream<Frame>.Continuation?, StillCollector?) in
+            let route = state.withLock { s -> (FrameSink?, StillCollector?) in
                 s.lastMetadata = frame.metadata
                 switch s.mode {
-                case .video: return (s.continuation, nil)
+                case .video: return (s.sink, nil)
                 case .still(let collector): return (nil, collector)
                 case .idle: return (nil, nil)
                 }
             }
-            if let continuation = route.0 {
-                if case .dropped = continuation.yield(frame) {
-                    dropped.add(1, ordering: .relaxed)
-                }
+            if let sink = route.0 {
+                if sink.deliver(frame) != nil { dropped.add(1, ordering: .relaxed) }
             } else if let collector = route.1 {
                 collector.offer(frame)
             }
@@ -702,18 +700,18 @@ public final class LibcameraCamera: CameraDevice {
     }
 
     private func disconnected() {
-        let (continuation, collector, waiter) = state.withLock {
-            s -> (AsyncStream<Frame>.Continuation?, StillCollector?, AutofocusWaiter?) in
+        let (sink, collector, waiter) = state.withLock {
+            s -> (FrameSink?, StillCollector?, AutofocusWaiter?) in
             s.disconnected = true
             var collector: StillCollector?
             if case .still(let c) = s.mode { collector = c }
             defer {
-                s.continuation = nil
+                s.sink = nil
                 s.waiter = nil
             }
-            return (s.continuation, collector, s.waiter)
+            return (s.sink, collector, s.waiter)
         }
-        continuation?.finish()
+        sink?.ended()
         collector?.abandon()
         waiter?.continuation.resume(returning: AutofocusResult(state: .failed, lensPosition: nil, timedOut: false))
     }

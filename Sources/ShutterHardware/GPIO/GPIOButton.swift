@@ -9,7 +9,8 @@ import Glibc
 
 /// The shutter button on a GPIO line: input with pull-up, both edges, the kernel's
 /// CLOCK_MONOTONIC edge timestamps. The request fd is watched by a DispatchSource on a
-/// serial queue, which yields raw edges (after active-low) into a bounded AsyncStream;
+/// serial queue, which hands raw edges (after active-low) to the consumer's sink (the
+/// service's inbox, bounded there: one hop to the loop);
 /// the core's stability filter debounces them (never the kernel: see the shim's header).
 public final class GPIOButton: ButtonInput {
     public struct Configuration: Sendable, Equatable {
@@ -17,17 +18,13 @@ public final class GPIOButton: ButtonInput {
         /// True for the usual wiring: button to ground, pull-up, pressed = low.
         public var activeLow: Bool
         public var pullUp: Bool
-        /// Edges kept for a slow consumer; older ones are kept, newer ones counted as dropped.
-        public var bufferedEdges: Int
         public var consumer: String
 
         public init(line: GPIOLineSpec, activeLow: Bool = true, pullUp: Bool = true,
-                    bufferedEdges: Int = 64,
                     consumer: String = "shutter-button") {
             self.line = line
             self.activeLow = activeLow
             self.pullUp = pullUp
-            self.bufferedEdges = bufferedEdges
             self.consumer = consumer
         }
     }
@@ -35,8 +32,8 @@ public final class GPIOButton: ButtonInput {
     private struct State {
         var input: OpaquePointer?
         var source: SourceBox?
-        var continuation: AsyncStream<ButtonEvent>.Continuation?
-        /// The newest edge yielded (a `.caughtUp` is never dated before it).
+        var sink: ButtonSink?
+        /// The newest edge delivered (a `.caughtUp` is never dated before it).
         var lastTime = MonotonicTime(nanoseconds: 0)
     }
 
@@ -67,18 +64,10 @@ public final class GPIOButton: ButtonInput {
 
     deinit { close() }
 
-    /// Edges from now on. A second call ends the first stream: one consumer at a time.
-    public func events() -> AsyncStream<ButtonEvent> {
-        let (stream, continuation) = AsyncStream.makeStream(
-            of: ButtonEvent.self, bufferingPolicy: .bufferingOldest(max(1, configuration.bufferedEdges)))
-        let previous = line.state.withLock { s in
-            let old = s.continuation
-            s.continuation = s.input == nil ? nil : continuation
-            return old
-        }
-        previous?.finish()
-        if line.state.withLock({ $0.input == nil }) { continuation.finish() }
-        return stream
+    /// Edges from now on, to `sink` on the reading queue. A second call replaces the
+    /// first sink: one consumer at a time.
+    public func deliver(to sink: @escaping ButtonSink) {
+        line.state.withLock { s in s.sink = s.input == nil ? nil : sink }
     }
 
     /// On the reading queue: the time now, then every edge already queued in the
@@ -91,7 +80,7 @@ public final class GPIOButton: ButtonInput {
                 guard poll(&p, 1, 0) > 0, p.revents & Int16(POLLIN) != 0, readEdges() > 0 else { break }
             }
             line.state.withLock { s in
-                _ = s.continuation?.yield(.caughtUp(max(now, s.lastTime)))
+                _ = s.sink?(.caughtUp(max(now, s.lastTime)))
             }
         }
     }
@@ -106,18 +95,17 @@ public final class GPIOButton: ButtonInput {
         return (rc != 0) != configuration.activeLow
     }
 
-    /// Edges the consumer was too slow for (the stream's buffer was full).
+    /// Edges the consumer was too slow for (its sink did not take them).
     public var droppedEdges: Int { line.dropped.load(ordering: .relaxed) }
 
-    /// Releases the line and ends the stream. Safe to call twice.
+    /// Releases the line; no edge is delivered after it. Safe to call twice.
     public func close() {
-        let (source, continuation) = line.state.withLock { s in
-            let r = (s.source, s.continuation)
+        let source = line.state.withLock { s in
+            let r = s.source
             s.source = nil
-            s.continuation = nil
+            s.sink = nil
             return r
         }
-        continuation?.finish()
         if let source {
             source.source.cancel() // the cancel handler releases the line, on the queue
         } else {
@@ -180,9 +168,9 @@ public final class GPIOButton: ButtonInput {
         }
         line.state.withLock { s in
             // No consumer yet: stale edges are not replayed.
-            guard let continuation = s.continuation else { return }
+            guard let sink = s.sink else { return }
             for edge in edges {
-                if case .dropped = continuation.yield(.edge(edge)) { line.dropped.add(1, ordering: .relaxed) }
+                if !sink(.edge(edge)) { line.dropped.add(1, ordering: .relaxed) }
                 s.lastTime = max(s.lastTime, edge.time)
             }
         }

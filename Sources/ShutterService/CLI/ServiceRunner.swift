@@ -56,7 +56,9 @@ final class ControlSocketPart: ServicePart {
         self.mqtt = mqtt
     }
 
-    func start(_ service: CameraService) {
+    var name: String { "the control socket" }
+
+    func start(_ service: CameraService) -> PartStart {
         let log = Log("shutter.main")
         do {
             let s = try ControlServer(path: path, events: service.events) { [tokens, mqtt] request, reply in
@@ -66,8 +68,9 @@ final class ControlSocketPart: ServicePart {
             }
             server.withLock { $0 = s }
             log.notice("control socket \(path)")
+            return .running
         } catch {
-            log.error("control socket unavailable (\(error)); shutterctl will not reach this service. Check control.socketPath or --control-socket.")
+            return .failed("\(error); shutterctl cannot reach this service meanwhile. Check control.socketPath or --control-socket")
         }
     }
 
@@ -89,9 +92,16 @@ final class WebPart: ServicePart {
         self.live = live
     }
 
-    func start(_ service: CameraService) {
-        let s = WebFrontend.start(config: config, service: service, preview: preview, tokens: tokens, live: live)
-        server.withLock { $0 = s }
+    var name: String { "the web page" }
+
+    func start(_ service: CameraService) -> PartStart {
+        switch WebFrontend.start(config: config, service: service, preview: preview, tokens: tokens, live: live) {
+        case .success(let s):
+            server.withLock { $0 = s }
+            return s == nil ? .off : .running
+        case .failure(let e):
+            return .failed(e.message)
+        }
     }
 
     func stop() {

@@ -3,7 +3,8 @@ import ShutterCore
 import Synchronization
 
 /// The RTSP server as a part of the service (`live.rtsp.enabled`): listening from the
-/// start, closed at the stop. A failure to listen is logged, not fatal (as the web page's).
+/// start, closed at the stop. A failure to listen (a port in use) is a failed start, which
+/// the parts' policy tries again later, as the web page's.
 final class RTSPPart: ServicePart {
     private let config: ShutterConfig
     private let live: LiveVideo
@@ -26,7 +27,9 @@ final class RTSPPart: ServicePart {
             + "for a stream without a password"
     }
 
-    func start(_ service: CameraService) {
+    var name: String { "the live RTSP stream" }
+
+    func start(_ service: CameraService) -> PartStart {
         let listen = ListenAddress(parsing: config.live.rtsp.listen)!  // validated with the configuration
         do throws(RTSPServer.StartError) {
             let s = try RTSPServer(host: listen.host, port: listen.port, maxViewers: config.live.maxViewers,
@@ -35,8 +38,10 @@ final class RTSPPart: ServicePart {
             live.add(s)
             let shown = listen.host.contains(":") ? "[\(listen.host)]" : listen.host
             log.notice("live video on rtsp://\(shown):\(s.port)/live\(accepts == nil ? " (open: no password)" : "")")
+            return .running
         } catch {
             log.error("live RTSP not started: \(error)")
+            return .failed("\(error)")
         }
     }
 

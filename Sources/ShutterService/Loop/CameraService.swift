@@ -17,14 +17,13 @@ import Synchronization
 /// Then the parts stop in reverse, the group is cancelled, the LEDs go off.
 public final class CameraService: Sendable {
     let ctx: ServiceContext
-    private let inbox: AsyncStream<ServiceEvent>
-    private let input: AsyncStream<ServiceEvent>.Continuation
+    /// The loop's one queue; its wait is the loop's timer.
+    private let inbox: Inbox
     private let supervisor: CameraSupervisor
-    private let preview: PreviewFrames?
+    private let preview: (any FrameViewers)?
     private let reloadConfig: (@Sendable () throws(ConfigError) -> ShutterConfig)?
-    /// When the loop wants its next tick (the timer service reads it).
-    private let wake = Mutex<MonotonicTime?>(nil)
-    private let wakeup = Wakeup()
+    /// Set as the parts are stopped: a part's `run` ending then is no failure.
+    private let partsStopping = Atomic<Bool>(false)
     /// Set once the loop is done: the status it ended with. A request after that
     /// is answered at once (nobody takes events any more).
     private let ended = Mutex<ServiceStatus?>(nil)
@@ -40,13 +39,13 @@ public final class CameraService: Sendable {
 
     init(config: ShutterConfig, roles: BoardRoles, hooks: ServiceHooks, clock: any MonotonicClock,
          wallClock: any WallClock, reloadConfig: (@Sendable () throws(ConfigError) -> ShutterConfig)?,
-         preview: PreviewFrames?, live: LiveVideo? = nil) {
+         preview: (any FrameViewers)?, live: LiveVideo? = nil) {
         var ctx = ServiceContext(config: config, roles: roles, clock: clock, wallClock: wallClock,
                                  storage: Storage(config: config), hooks: hooks, log: Log("shutter.service"),
                                  startedAt: clock.now())
         ctx.video = live
         self.ctx = ctx
-        (inbox, input) = AsyncStream.makeStream(of: ServiceEvent.self)
+        inbox = Inbox(clock: clock)
         supervisor = CameraSupervisor(opening: CameraOpening(config), controls: config.camera.controls,
                                       open: roles.openCamera)
         self.preview = preview
@@ -68,7 +67,7 @@ public final class CameraService: Sendable {
             }
             return
         }
-        input.yield(event)
+        inbox.post(event)
     }
 
     /// A request, answered once the loop has an answer for it.
@@ -111,26 +110,29 @@ public final class CameraService: Sendable {
         // each job (an encode, a write, an LED change) leaked ~1-8 KB, ~64 KB a tap.
         await withDiscardingTaskGroup { group in
             let supervisor = self.supervisor
+            // Frames and edges go from the device's own queue into the inbox: one hop to the loop.
+            let inbox = self.inbox
             group.addTask {
-                await supervisor.run(events: { self.post(.camera($0)) }, frames: { self.post(.frame($0)) })
+                await supervisor.run(events: { self.post(.camera($0)) }, frames: { camera in
+                    let depth = camera.streamDepth
+                    return FrameSink(deliver: { inbox.post(frame: $0, depth: depth) }, ended: {},
+                                     caughtUp: { inbox.caughtUp })
+                })
             }
-            if let button = roles.button {
-                let events = button.events()
-                group.addTask { for await e in events { self.post(.button(e)) } }
-            }
+            roles.button?.deliver { inbox.post(button: $0) }
             let recorder = loop.clip.recorder
             group.addTask { await self.microphone(into: recorder) }
-            group.addTask { await self.timer() }
             group.addTask { await leds.play() }
             if let signals {
                 group.addTask { for await s in signals { self.post(.signal(s)) } }
             }
+            // Started in order before the first event; each then runs under the parts' policy.
             for part in parts {
-                part.start(self)
-                group.addTask { await part.run(self) }
+                let started = part.start(self)
+                group.addTask { await self.supervise(part, started: started) }
             }
-            var events = inbox.makeAsyncIterator()
-            while let event = await events.next() {
+            // The loop's wait is its timer: the next deadline is the wait's argument.
+            while let event = await inbox.next(until: loop.nextWake) {
                 loop.handle(event)
                 for job in loop.jobs.take() {
                     group.addTask { self.post(.done(await job())) }
@@ -139,14 +141,8 @@ public final class CameraService: Sendable {
                     exitCode = code
                     break
                 }
-                // The timer is woken only when the next tick comes sooner than it waits for.
-                let next = loop.nextWake
-                let sooner = wake.withLock { w in
-                    defer { w = next }
-                    return w.map { next < $0 } ?? true
-                }
-                if sooner { wakeup.notify() }
             }
+            partsStopping.store(true, ordering: .sequentiallyConsistent)
             if loop.jobs.inFlight > 0, let exitNow = ctx.hooks.exitWithoutWaiting {
                 // Past the stop bound: work that does not end (a write on a dead card) holds no one.
                 for part in parts.reversed() { part.stop() }
@@ -155,8 +151,8 @@ public final class CameraService: Sendable {
             ended.withLock { $0 = loop.status }
             loop.finish()
             // Requests that came in behind the last event are told it stopped.
-            input.finish()
-            while let event = await events.next() {
+            inbox.close()
+            while let event = await inbox.next(until: .init(nanoseconds: .max)) {
                 if case .request(_, let reply) = event {
                     var r = ControlReply.failure("shutterd is stopping")
                     r.status = ended.withLock { $0 }
@@ -172,22 +168,36 @@ public final class CameraService: Sendable {
         return exitCode
     }
 
-    /// The timer service: a tick at the loop's next deadline (or sooner, when it moves).
-    private func timer() async {
+    /// The parts' policy: a part helps the camera and never stops it. One whose start
+    /// fails, or whose `run` ends while the service runs, is logged and started again
+    /// (stopped first) after a backoff: 1 s, doubling to `PartPolicy.maxBackoff`, back to
+    /// 1 s once it has run `PartPolicy.healthyRun`. A part that is off is left alone.
+    private func supervise(_ part: any ServicePart, started first: PartStart) async {
+        var started = first
+        var backoff = PartPolicy.firstBackoff
         while !Task.isCancelled {
-            let next = wake.withLock { $0 } ?? ctx.now + .milliseconds(500)
-            await wakeup.wait(until: next, on: ctx.clock)
-            if Task.isCancelled { return }
-            // Due: one tick, and the deadline is taken (the loop sets the next one after it).
-            let now = ctx.now
-            let due = wake.withLock { w in
-                guard let t = w, t <= now else { return false }
-                w = nil
-                return true
+            switch started {
+            case .off:
+                return
+            case .failed(let why):
+                ctx.log.error("\(part.name) did not start: \(why); trying again in \(Self.words(backoff))")
+            case .running:
+                let began = ctx.now
+                await part.run(self)
+                if Task.isCancelled || partsStopping.load(ordering: .sequentiallyConsistent) { return }
+                if ctx.now - began >= PartPolicy.healthyRun { backoff = PartPolicy.firstBackoff }
+                ctx.log.error("\(part.name) stopped by itself; starting it again in \(Self.words(backoff))")
+                part.stop()
             }
-            if due { post(.tick) }
+            do { try await ctx.clock.sleep(until: ctx.now + backoff) } catch { return }
+            if partsStopping.load(ordering: .sequentiallyConsistent) { return }
+            backoff = min(backoff * 2, PartPolicy.maxBackoff)
+            started = part.start(self)
+            if case .running = started { ctx.log.notice("\(part.name) started again") }
         }
     }
+
+    private static func words(_ d: Duration) -> String { "\(d.nanoseconds / 1_000_000_000) s" }
 
     /// The microphone service: opened off the loop (an ALSA open can block); its
     /// sound goes straight to the clip recorder, never through the loop.
@@ -230,18 +240,41 @@ public final class CameraService: Sendable {
 }
 
 /// A service of the process that lives as long as the camera loop: the control
-/// socket, the web page, the terminal. Started in order, before the loop takes
-/// its first event; stopped in reverse once it is done.
+/// socket, the web page, MQTT, the terminal. Started in order, before the loop takes
+/// its first event; stopped in reverse once it is done. One that fails is started
+/// again (`CameraService.supervise`): the camera never stops for a part.
 public protocol ServicePart: Sendable {
-    /// Starts it (a socket bound, a thread reading keys); a failure is logged, not fatal.
-    func start(_ service: CameraService)
-    /// A part with a loop of its own runs it here until cancelled.
+    /// What the log calls it ("the web page").
+    var name: String { get }
+    /// Starts it (a socket bound, a thread reading keys).
+    func start(_ service: CameraService) -> PartStart
+    /// Runs until cancelled (the default waits); returning early is a failure.
     func run(_ service: CameraService) async
     func stop()
 }
 
 extension ServicePart {
-    public func run(_ service: CameraService) async {}
+    public func run(_ service: CameraService) async {
+        while !Task.isCancelled { try? await Task.sleep(nanoseconds: 3_600_000_000_000) }
+    }
+}
+
+/// How a part's start went.
+public enum PartStart: Sendable, Equatable {
+    case running
+    /// Not configured (`mqtt.enabled` false), or configured so that it cannot run until
+    /// the configuration changes (said in the log): not started again.
+    case off
+    /// Could not start now (a port in use, a file it cannot read yet): started again later.
+    case failed(String)
+}
+
+/// The bounds of `CameraService.supervise`.
+enum PartPolicy {
+    static let firstBackoff = Duration.seconds(1)
+    static let maxBackoff = Duration.seconds(60)
+    /// A part that ran this long before it failed starts again after `firstBackoff`.
+    static let healthyRun = Duration.seconds(600)
 }
 
 /// What a Unix signal asks of the service (SIGUSR1, SIGUSR2, SIGTERM/SIGINT, SIGHUP).

@@ -36,14 +36,12 @@ final class ServiceLoop {
     /// The last few video frames by reference: the press frame has passed by the time a press is known.
     var recent: RecentFrames
     let leds: LEDs
-    let preview: PreviewFrames?
-    let supervisor: CameraSupervisor
+    let preview: (any FrameViewers)?
     var stopping: Stopping?
 
-    init(ctx: ServiceContext, supervisor: CameraSupervisor, leds: LEDs, preview: PreviewFrames?,
+    init(ctx: ServiceContext, supervisor: CameraSupervisor, leds: LEDs, preview: (any FrameViewers)?,
          reloadConfig: (@Sendable () throws(ConfigError) -> ShutterConfig)?) {
         self.ctx = ctx
-        self.supervisor = supervisor
         self.leds = leds
         self.preview = preview
         let c = ctx.config
@@ -56,7 +54,7 @@ final class ServiceLoop {
         photo = PhotoPath(ctx: ctx, jobs: jobs, flashLED: leds.flash)
         clip = ClipSession(ctx: ctx, jobs: jobs)
         control = CameraControlPlane(ctx: ctx, jobs: jobs, supervisor: supervisor, reloadConfig: reloadConfig)
-        health = Health(ctx: ctx, jobs: jobs)
+        health = Health(ctx: ctx, jobs: jobs, supervisor: supervisor)
         live = LiveReport(events: ctx.live)
         files = CardFiles(ctx: ctx, jobs: jobs)
         // Enough frames to reach back past the stability filter to the press.
@@ -134,7 +132,7 @@ final class ServiceLoop {
         let now = ctx.now
         photo.tidy(now: now, patience: health.watchdog.pace.patience(PhotoPath.pinTimeout)) { machine.isPending($0) }
         requests.answerUnbound(isPending: machine.isPending)
-        for effect in control.resume(betweenCaptures: betweenCaptures, cameraHealthy: health.cameraHealthy,
+        for effect in control.resume(betweenCaptures: betweenCaptures, cameraHealthy: cameraWell,
                                      flashMode: machine.flashMode, videoTorch: machine.configuration.videoTorch,
                                      now: now) {
             switch effect {
@@ -142,10 +140,9 @@ final class ServiceLoop {
                 apply(machine.handle(input, at: now))
             case .reopening(let status):
                 // Captures wait while no camera streams; the first frame restores them.
-                health.cameraDown()
                 recent.removeAll()
                 health.reopenBegan()
-                apply(machine.handle(.fault(.cameraLost), at: now))
+                cameraLost()
                 health.publish(status)
             }
         }
@@ -168,7 +165,7 @@ final class ServiceLoop {
 
     /// No photo, press, clip or snapshot in progress.
     var betweenCaptures: Bool {
-        guard clip.isIdle, photo.isIdle else { return false }
+        guard clip.isIdle, photo.isIdle, machine.inProgress.isEmpty else { return false }
         switch machine.state {
         case .idle, .booting, .cameraUnavailable, .storageUnavailable: return true
         default: return false
@@ -207,7 +204,9 @@ final class ServiceLoop {
         let now = ctx.now
         control.frameArrived(f)
         let exposure = f.metadata.exposureTimeMicroseconds.map { Duration.microseconds(Int64($0)) }
-        if health.frameArrived(now: now, exposure: exposure, lastError: journal.lastError) {
+        let wasWell = cameraWell
+        health.frameArrived(now: now, exposure: exposure, wasWell: wasWell, lastError: journal.lastError)
+        if !wasWell {
             // Clears a no-camera fault latched while booting or running.
             apply(machine.handle(.cameraRestored, at: now))
             becomeReadyIfPossible()
@@ -224,7 +223,6 @@ final class ServiceLoop {
     }
 
     private func camera(_ event: CameraSupervisor.Event) {
-        let now = ctx.now
         switch event {
         case let .started(camera, opening, restart):
             control.started(camera, opening: opening, restart: restart)
@@ -235,13 +233,12 @@ final class ServiceLoop {
             if journal.lastError != "\(error)" { ctx.log.warning("camera unavailable: \(error)") }
             journal.lastError = "\(error)"
             health.cameraUnavailable(absent: absent, restart: restart)
-            apply(machine.handle(.fault(.cameraLost), at: now))
+            cameraLost()
         case .lost:
             guard stopping == nil else { return }
-            health.cameraDown()
             control.lost()
             ctx.log.warning("camera stream ended (unplugged or failed); will retry")
-            apply(machine.handle(.fault(.cameraLost), at: now))
+            cameraLost()
             health.publish("waiting for camera")
         }
     }
@@ -249,16 +246,9 @@ final class ServiceLoop {
     private func watchdog(_ now: MonotonicTime) {
         switch health.evaluate(now: now) {
         case .restartCamera:
-            if health.cameraHealthy {
-                health.cameraDown()
-                apply(machine.handle(.fault(.cameraLost), at: now))
-            }
+            if cameraWell { cameraLost() }  // a camera that never delivered keeps the start's LED
             recent.removeAll()
-            let supervisor = self.supervisor, controls = control.controls
-            jobs.add {
-                await supervisor.restart(controls: controls)
-                return .nothing
-            }
+            health.restartCamera(controls: control.controls)
         case .unhealthy(.encoderStalled):
             // Finish what can be finished: end the clip (what was written stays
             // playable); the next press starts a fresh encoder.
@@ -275,7 +265,17 @@ final class ServiceLoop {
     }
 
     private func becomeReadyIfPossible() {
-        if health.becomeReadyIfPossible(line: readyLine) { apply(machine.handle(.ready, at: ctx.now)) }
+        if health.becomeReadyIfPossible(line: readyLine, cameraWell: cameraWell) { apply(machine.handle(.ready, at: ctx.now)) }
+    }
+
+    /// Frames have come since the start and none was missed since: the machine's
+    /// `cameraLost` fault is the one record of a camera that stopped.
+    var cameraWell: Bool { health.framesSeen && !machine.cameraLost }
+
+    /// No frames for now (a stopped stream, a reopen, a failed start or restart):
+    /// captures are refused with the camera's code until a frame comes.
+    private func cameraLost() {
+        if !machine.cameraLost { apply(machine.handle(.fault(.cameraLost), at: ctx.now)) }
     }
 
     private var readyLine: String { health.readyLine(photos: photo.photos, clips: clip.clips) }
@@ -356,8 +356,17 @@ final class ServiceLoop {
         }
     }
 
+    /// "saving a photo", "recording SHTR0004.MP4": the machine's captures in progress, in words.
     var inProgressText: String {
-        let doing = photo.doing.merging(clip.doing) { a, _ in a }.sorted { $0.key.value < $1.key.value }.map(\.value)
+        let doing = machine.inProgress.map { c -> String in
+            switch c.activity {
+            case .photo(.press): return "saving a photo"
+            case .photo(.focused): return "taking a photo"
+            case .videoSnapshot: return "taking a photo from the video"
+            case .recording: return clip.name(of: c.id).map { "recording \($0)" } ?? "recording"
+            case .finalising: return "saving \(clip.name(of: c.id) ?? "a clip")"
+            }
+        }
         return doing.isEmpty ? "a capture is in progress" : doing.joined(separator: ", ")
     }
 
@@ -431,7 +440,7 @@ final class ServiceLoop {
             health.reopenEnded()
             control.reopened(op: op, outcome, now: now)
         case let .camerasListed(op, r):
-            control.listed(op: op, r, cameraHealthy: health.cameraHealthy)
+            control.listed(op: op, r, cameraHealthy: cameraWell)
         case let .focused(op, r):
             control.focused(op: op, r)
         case let .filesListed(op, items):

@@ -22,14 +22,16 @@ final class MQTTPart: ServicePart {
         (wakes, wake) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
     }
 
-    func start(_ service: CameraService) {
-        guard config.mqtt.enabled else { return }
+    var name: String { "MQTT" }
+
+    func start(_ service: CameraService) -> PartStart {
+        guard config.mqtt.enabled else { return .off }
         let board = config.board.description.isEmpty ? service.ctx.roles.name : config.board.description
         let settings: MQTTSettings
         do {
             settings = try MQTTSettings(config: config, board: board)
         } catch {
-            return Log("shutter.mqtt").error("MQTT not started: \(error)")
+            return .failed("\(error)")
         }
         let s = MQTTSession(settings: settings, service: service, statusWake: wake)
         session.withLock { $0 = s }
@@ -37,10 +39,11 @@ final class MQTTPart: ServicePart {
         watch.withLock { $0 = service.events.watch { [weak s] e in s?.live(e) } }
         timer.withLock { $0 = s.statusTimer(seconds: Self.statusSeconds) }
         wake.yield()
+        return .running
     }
 
     func run(_ service: CameraService) async {
-        guard let s = session.withLock({ $0 }) else { return }
+        guard let s = session.withLock({ $0 }) else { return }  // not started: the policy retries the start
         for await _ in wakes {
             s.status(await service.status())
         }

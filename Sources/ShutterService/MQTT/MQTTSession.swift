@@ -26,10 +26,8 @@ final class MQTTSession: @unchecked Sendable {
     /// again whenever the connection comes back.
     private var retained: [(topic: String, payload: Data)] = []
     private var stateWord: String?
-    private var problems = RateLimitedLog(interval: 300)
-    private var badInput = RateLimitedLog(interval: 60)
-    private var retainedCommands = RateLimitedLog(interval: 60)
-    private var dropLog = RateLimitedLog(interval: 60)
+    /// Each kind of trouble logged at most once a while.
+    private var said = Said()
     private var forgotten = false
     /// After a TLS failure, the next start of the network thread (1 s doubling to 60 s).
     private var tlsRetrySeconds = 1
@@ -122,13 +120,13 @@ final class MQTTSession: @unchecked Sendable {
     private func connectedEvent(_ code: Int32) {
         guard code == 0 else {
             connected = false
-            problems.say(log, "MQTT: \(settings.broker) refused the connection: \(MQTTClient.describeConnack(code)); "
+            said.problems.say(log, "MQTT: \(settings.broker) refused the connection: \(MQTTClient.describeConnack(code)); "
                          + "check mqtt.username and mqtt.passwordFile. Retrying with backoff")
             return
         }
         connected = true
         tlsRetrySeconds = 1
-        if let missed = problems.reset() {
+        if let missed = said.problems.reset() {
             log.notice("MQTT: connected to \(settings.broker) (after \(missed) failed attempt\(missed == 1 ? "" : "s"))")
         } else if !everConnected {
             log.notice("MQTT: connected to \(settings.broker)")
@@ -149,7 +147,7 @@ final class MQTTSession: @unchecked Sendable {
         guard code != 0 else { return }
         let what = Self.tlsAdvice(reason, code: code, settings: settings).map { "TLS with \(settings.broker) failed (\(reason)): \($0)" }
             ?? "no connection to \(settings.broker) (\(reason))"
-        problems.say(log, "MQTT: \(what); the camera works without it, events are kept (up to \(outbox.capacity)) "
+        said.problems.say(log, "MQTT: \(what); the camera works without it, events are kept (up to \(outbox.capacity)) "
                      + "and the client retries with backoff")
     }
 
@@ -210,7 +208,7 @@ final class MQTTSession: @unchecked Sendable {
     /// Events in order, a few at a time (MQTTOutbox).
     private func send(_ topic: String, _ payload: Data) {
         if outbox.enqueue(.init(topic: topic, payload: payload)) {
-            dropLog.say(log, "MQTT: the broker is not taking events; dropped the oldest (\(outbox.dropped) so far, "
+            said.dropLog.say(log, "MQTT: the broker is not taking events; dropped the oldest (\(outbox.dropped) so far, "
                         + "\(outbox.capacity) kept)")
         }
         pump()
@@ -272,13 +270,13 @@ final class MQTTSession: @unchecked Sendable {
         guard m.topic == settings.command else { return }
         if m.retained {
             // A retained command would fire at every start: never taken.
-            retainedCommands.say(log, "MQTT: ignored a retained command on \(m.topic) (commands are never retained; "
+            said.retainedCommands.say(log, "MQTT: ignored a retained command on \(m.topic) (commands are never retained; "
                          + "clear it with `mosquitto_pub -r -n -t \(m.topic)`)")
             return
         }
         switch MQTTCommands.request(m.payload) {
         case .failure(let refusal):
-            badInput.say(log, "MQTT: refused a command (\(m.payload.count) bytes): \(refusal.reply.error ?? "")")
+            said.badInput.say(log, "MQTT: refused a command (\(m.payload.count) bytes): \(refusal.reply.error ?? "")")
             answer(m, refusal.reply)
         case .success(let request):
             log.info("MQTT: command \(request.cmd)")
@@ -297,6 +295,15 @@ final class MQTTSession: @unchecked Sendable {
 }
 
 /// A log line at most once per `interval` seconds, with how many were held back.
+/// The session's rate-limited warnings, one per kind of trouble.
+struct Said {
+    /// The broker unreachable or refusing: once in 5 minutes.
+    var problems = RateLimitedLog(interval: 300)
+    var badInput = RateLimitedLog(interval: 60)
+    var retainedCommands = RateLimitedLog(interval: 60)
+    var dropLog = RateLimitedLog(interval: 60)
+}
+
 struct RateLimitedLog {
     let interval: TimeInterval
     private var last: Date?

@@ -22,8 +22,9 @@ final class ClipSession {
         /// The first frame's exposure start, once committed.
         var start: MonotonicTime?
         var path: String?
-        /// The one stop time: frames after it are not recorded.
-        var stopAt: MonotonicTime?
+        /// The one stop time, shared with the recorder: frames after it are not recorded.
+        let stop = ClipStop()
+        var stopAt: MonotonicTime? { stop.at }
     }
 
     private let ctx: ServiceContext
@@ -32,8 +33,8 @@ final class ClipSession {
     private(set) var current: Current?
     /// Clips get an audio track only while the microphone delivers.
     var micRunning = false
-    /// What each clip in flight is doing (recording, saving), for "busy: ..." refusals.
-    private(set) var doing: [CaptureID: String] = [:]
+    /// The clip whose finish is under way (a job): its id and file name, until `finished`.
+    private var finishing: (id: CaptureID, name: String?)?
     private(set) var clips = 0
 
     init(ctx: ServiceContext, jobs: Jobs) {
@@ -51,7 +52,14 @@ final class ClipSession {
     }
 
     /// No clip is encoded, committed or being finalised.
-    var isIdle: Bool { current == nil && doing.isEmpty }
+    var isIdle: Bool { current == nil && finishing == nil }
+
+    /// The file name of clip `id` (recording or finishing), for "busy: recording SHTR0004.MP4".
+    func name(of id: CaptureID) -> String? {
+        if let c = current, c.id == id { return c.path.map { ($0 as NSString).lastPathComponent } }
+        if let f = finishing, f.id == id { return f.name }
+        return nil
+    }
     var recordingID: CaptureID? { current?.id }
     /// Frames go to the recorder while a clip is encoded, or always with pre-roll.
     var wantsFrames: Bool { current != nil || recorder.hasPreroll }
@@ -61,8 +69,9 @@ final class ClipSession {
     func begin(from: MonotonicTime, kept: [Frame], camera: CameraInfo?) {
         if current?.id != nil { return }  // a recording is running
         let labels = CameraLabels.clip(ctx.config, camera, cameraAppliesTransform: ctx.roles.cameraAppliesTransform)
-        recorder.begin(from: from, kept: kept, withAudio: micRunning, labels: labels)
-        current = Current(id: nil)
+        let c = Current(id: nil)
+        recorder.begin(from: from, kept: kept, withAudio: micRunning, labels: labels, stop: c.stop)
+        current = c
     }
 
     /// 2. The press was not a hold: stop encoding and delete the temporary file.
@@ -82,7 +91,6 @@ final class ClipSession {
     func commit(id: CaptureID, from: MonotonicTime, kept: [Frame], camera: CameraInfo?) {
         if current == nil || current?.id != nil { begin(from: from, kept: kept, camera: camera) }
         current?.id = id
-        doing[id] = "recording"
         let committed = recorder.commit()
         jobs.add { .clipCommitted(id, await committed.value) }
     }
@@ -94,14 +102,12 @@ final class ClipSession {
             if current?.id == id {
                 current?.path = path
                 current?.start = start
-                if current?.stopAt == nil { doing[id] = "recording \((path as NSString).lastPathComponent)" }
             }
             ctx.log.notice("recording \(path) (from the press)")
             return nil
         case .failure(let e):
             ctx.log.warning("recording refused: \(e.message)")
             if current?.id == id { current = nil }
-            doing[id] = nil
             let discarded = recorder.discard()
             jobs.add {
                 await discarded.value
@@ -114,9 +120,7 @@ final class ClipSession {
     /// 4. The stop time (the release, a stop request, the max, an encoder that stalled).
     func stop(_ id: CaptureID, at end: MonotonicTime) {
         guard current?.id == id, current?.stopAt == nil else { return }
-        current?.stopAt = end
-        recorder.stop(at: end)
-        doing[id] = "saving \(current?.path.map { ($0 as NSString).lastPathComponent } ?? "a clip")"
+        current?.stop.set(end)
     }
 
     /// Stopping the service: a recording ends now, a speculative clip is dropped.
@@ -145,13 +149,14 @@ final class ClipSession {
     private func finish() {
         guard let c = current, let id = c.id else { return }
         current = nil
+        finishing = (id, name(of: id) ?? c.path.map { ($0 as NSString).lastPathComponent })
         let finished = recorder.finish()
         jobs.add { .clipFinished(id, start: c.start, await finished.value) }
     }
 
     /// The clip is finalised: the machine's input, and what its requests are answered with.
     func finished(_ id: CaptureID, _ outcome: ClipRecorder.Outcome) -> (input: CaptureInput, files: Result<[String], CaptureError>, error: String?) {
-        doing[id] = nil
+        if finishing?.id == id { finishing = nil }
         let paths = outcome.paths, summary = outcome.summary
         if let e = summary.error {
             if !paths.isEmpty { clips += 1 }

@@ -11,9 +11,13 @@ import ShutterStorage
 final class Health {
     private let ctx: ServiceContext
     private let jobs: Jobs
+    /// Carries out the restarts the watchdog decides.
+    private let supervisor: CameraSupervisor
     private(set) var watchdog: WatchdogPolicy
     private(set) var isReady = false
-    private(set) var cameraHealthy = false
+    /// A frame has come since the start (READY waits for it). Whether the camera is
+    /// well now is the capture state machine's `cameraLost` fault: one owner.
+    private(set) var framesSeen = false
     /// The card was checked at least once (READY waits for it).
     private var storageChecked = false
     private var nextProbe: MonotonicTime
@@ -24,9 +28,10 @@ final class Health {
     private(set) var cameraRestarts = 0
     private var statusLine = ""
 
-    init(ctx: ServiceContext, jobs: Jobs) {
+    init(ctx: ServiceContext, jobs: Jobs, supervisor: CameraSupervisor) {
         self.ctx = ctx
         self.jobs = jobs
+        self.supervisor = supervisor
         let c = ctx.config
         var wd = WatchdogConfiguration()
         wd.frameTimeout = .milliseconds(c.watchdog.frameTimeoutMs)
@@ -134,17 +139,13 @@ final class Health {
 
     // MARK: The camera
 
-    /// A frame: the camera is well. True when it was not (the machine's fault clears).
-    func frameArrived(now: MonotonicTime, exposure: Duration?, lastError: String?) -> Bool {
+    /// A frame: the watchdog's progress. `wasWell`: the camera was well before it (if
+    /// not, frames coming again are said once).
+    func frameArrived(now: MonotonicTime, exposure: Duration?, wasWell: Bool, lastError: String?) {
         watchdog.frameArrived(at: now, exposure: exposure)
-        guard !cameraHealthy else { return false }
-        cameraHealthy = true
-        if isReady || lastError != nil { ctx.log.notice("camera frames are coming") }
-        return true
+        framesSeen = true
+        if !wasWell, isReady || lastError != nil { ctx.log.notice("camera frames are coming") }
     }
-
-    /// No frames for now: a stopped stream, a reopen, a failed start.
-    func cameraDown() { cameraHealthy = false }
 
     func cameraStarted(restart: Bool) {
         if restart { watchdog.cameraRestartSucceeded(at: ctx.now) }
@@ -153,13 +154,21 @@ final class Health {
     /// The camera could not start: no camera at boot waits quietly, never giving up
     /// (LED code 2, STATUS "waiting for camera"); a failed restart counts.
     func cameraUnavailable(absent: Bool, restart: Bool) {
-        cameraHealthy = false
         if absent && !isReady {
             watchdog = WatchdogPolicy(configuration: watchdog.configuration, startedAt: ctx.now, fps: ctx.config.video.fps)
         } else if restart {
             watchdog.cameraRestartFailed(at: ctx.now)
         }
         publish("waiting for camera")
+    }
+
+    /// The watchdog's restart, carried out (a job): the stream stops and starts again with `controls`.
+    func restartCamera(controls: CameraControls) {
+        let supervisor = self.supervisor
+        jobs.add {
+            await supervisor.restart(controls: controls)
+            return .nothing
+        }
     }
 
     /// A deliberate reopen (a switch, a restart for a setting) is not a stall.
@@ -184,7 +193,7 @@ final class Health {
             }
             publish(isReady ? "camera stalled, restarting (attempt \(attempt))" : "waiting for camera")
         case .waiting, .unhealthy:
-            if cameraHealthy, watchdog.consecutiveFailures > 0 { cameraHealthy = false }
+            break
         case .giveUp(let reason):
             ctx.log.error("giving up: \(reason.message); exiting \(reason.exitCode) so systemd restarts the service")
             publish("failed: \(reason.message)")
@@ -196,8 +205,8 @@ final class Health {
 
     /// Camera frames and a probed card (a full or missing card does not hold READY
     /// back: the service is up and shows the storage code). True when it became ready now.
-    func becomeReadyIfPossible(line: String) -> Bool {
-        guard !isReady, cameraHealthy, storageChecked else { return false }
+    func becomeReadyIfPossible(line: String, cameraWell: Bool) -> Bool {
+        guard !isReady, cameraWell, storageChecked else { return false }
         isReady = true
         ctx.log.notice(line)
         statusLine = line

@@ -47,8 +47,6 @@ final class PhotoPath {
     private var snapshots: [(id: CaptureID, at: MonotonicTime, releasedAt: MonotonicTime)] = []
     /// The last speculative clip thrown away (a tap's): its photo is reported once it is gone.
     private var lastDiscard: Eventually<Void>?
-    /// What each photo in flight is doing, for "busy: ..." refusals.
-    private(set) var doing: [CaptureID: String] = [:]
     private(set) var photos = 0
     /// The last photo's moment and timing, and the longest gap between video frames since it began.
     private var lastPhoto: PhotoReport?
@@ -62,8 +60,8 @@ final class PhotoPath {
                            flashLED: flashLED, cameraAppliesTransform: ctx.roles.cameraAppliesTransform)
     }
 
-    /// No photo is being taken, saved, or waits for a frame.
-    var isIdle: Bool { doing.isEmpty && snapshots.isEmpty }
+    /// No photo waits for a frame (the photos being taken or saved are the machine's `inProgress`).
+    var isIdle: Bool { snapshots.isEmpty }
 
     var report: PhotoReport? {
         lastPhoto.map { p in
@@ -179,10 +177,8 @@ final class PhotoPath {
         let releasedAt = releaseTime(of: origin, pressedAt: pressedAt)
         switch moment {
         case .press:
-            doing[id] = "saving a photo"
             writePinned(id: id, origin: origin, pressedAt: pressedAt, releasedAt: releasedAt)
         case .focused:
-            doing[id] = "taking a photo"
             pins[origin] = nil  // a flash photo of the press moment: taken focused
             let af = autofocus, taker = self.taker, discarded = lastDiscard
             autofocus = nil
@@ -200,10 +196,8 @@ final class PhotoPath {
         videoGap = .zero
         let releasedAt = releaseTime(of: origin, pressedAt: at)
         if pins[origin] != nil {
-            doing[id] = "saving a photo"
             writePinned(id: id, origin: origin, pressedAt: at, releasedAt: releasedAt)
         } else {
-            doing[id] = "taking a photo from the video"
             snapshots.append((id, at, releasedAt))
         }
     }
@@ -247,7 +241,6 @@ final class PhotoPath {
 
     /// A photo job came back: the machine's input for it, and its report when saved.
     func saved(_ o: Outcome) -> (input: CaptureInput, report: PhotoReport?) {
-        doing[o.id] = nil
         switch o.result {
         case .success(let photo):
             let r = PhotoReport(path: photo.path, moment: o.moment,

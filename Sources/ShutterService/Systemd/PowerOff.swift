@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: BSD-2-Clause
 /// Asks the system to power off: the last step of the shutdown gesture, after the
 /// clip is finalised and the files are synced. Real: `SystemctlPowerOff` (logind,
-/// allowed by a polkit rule for the service user). Tests: `RecordingPowerOff`.
+/// allowed by a polkit rule for the service user). Tests: `RecordingPowerOff` (in the test target).
 public protocol PowerOff: Sendable {
     /// Returns once the request was accepted (the system then stops the service
     /// with SIGTERM as part of the shutdown); throws when it was refused.

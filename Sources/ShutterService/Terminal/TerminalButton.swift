@@ -14,7 +14,9 @@ final class TerminalButton: ServicePart {
     private let saved = Mutex<termios?>(nil)
     static let help = "keys: [space] press/release  [t] tap  [h] hold 3 s  [p] photo  [r] record on/off  [s] status  [q] quit"
 
-    func start(_ service: CameraService) {
+    var name: String { "the terminal's keys" }
+
+    func start(_ service: CameraService) -> PartStart {
         var t = termios()
         if tcgetattr(0, &t) == 0 {
             saved.withLock { $0 = t }
@@ -33,6 +35,7 @@ final class TerminalButton: ServicePart {
         let reader = Thread { Self.readKeys(service) }
         reader.name = "terminal-keys"
         reader.start()
+        return .running
     }
 
     func stop() {

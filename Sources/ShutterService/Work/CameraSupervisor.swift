@@ -68,12 +68,15 @@ actor CameraSupervisor {
         self.controls = controls
     }
 
-    /// Starts the camera and delivers its events and frames until cancelled, then stops it.
-    func run(events: @escaping @Sendable (Event) -> Void, frames emit: @escaping @Sendable (Frame) -> Void) async {
+    /// Starts the camera and delivers its events until cancelled, then stops it. Its frames
+    /// go from the camera's own queue to `frames(camera)`'s sink (the loop's inbox), not
+    /// through this actor: a frame is one hop from the camera to the loop.
+    func run(events: @escaping @Sendable (Event) -> Void,
+             frames: @escaping @Sendable (any CameraDevice) -> FrameSink) async {
         var isRestart = false
         while !Task.isCancelled {
             phase = .starting
-            var frames: AsyncStream<Frame>?
+            var ended: Eventually<Void>?
             var failedSwitch: (request: SwitchRequest, error: any Error)?
             if let request = pendingSwitch {
                 pendingSwitch = nil
@@ -83,11 +86,11 @@ actor CameraSupervisor {
                 camera = nil
                 let index = request.index ?? choice
                 do {
-                    let (cam, stream) = try await startNew(index: index, opening: request.opening)
+                    let (cam, end) = try await startNew(index: index, opening: request.opening, frames: frames)
                     camera = cam
                     choice = index
                     opening = request.opening
-                    frames = stream
+                    ended = end
                     request.reply.set(.switched(cam.info))
                 } catch {
                     log.warning("camera \(index.map(String.init) ?? "(configured)") did not start with \(request.opening) "
@@ -96,14 +99,14 @@ actor CameraSupervisor {
                 }
             }
             do {
-                if frames == nil {
+                if ended == nil {
                     let cam: any CameraDevice
                     if let c = camera { cam = c } else { cam = try await open(choice, opening) }
                     camera = cam
                     await giveControls(cam)
-                    frames = try await cam.start()
+                    ended = try await Self.start(cam, frames: frames)
                 }
-                guard let cam = camera, let frames else { break }
+                guard let cam = camera, let ended else { break }
                 failedSwitch?.request.reply.set(.wentBack(error: failedSwitch!.error, to: cam.info))
                 if pendingSwitch != nil {
                     // A switch asked for while this camera was starting: taken up now.
@@ -113,7 +116,8 @@ actor CameraSupervisor {
                 }
                 phase = .streaming
                 events(.started(cam, opening: opening, restart: isRestart))
-                for await f in frames { emit(f) }
+                // Until the stream ends (a stop, a restart, an unplug) or the service stops.
+                await withTaskCancellationHandler { await ended.value } onCancel: { ended.set(()) }
                 if Task.isCancelled { break }
                 if restarting {
                     restarting = false
@@ -145,15 +149,26 @@ actor CameraSupervisor {
 
     /// Opens and starts the camera at `index`; a camera that opened but did not
     /// start is stopped again (and let go).
-    private func startNew(index: Int?, opening: CameraOpening) async throws -> (any CameraDevice, AsyncStream<Frame>) {
+    private func startNew(index: Int?, opening: CameraOpening,
+                          frames: @Sendable (any CameraDevice) -> FrameSink) async throws -> (any CameraDevice, Eventually<Void>) {
         let cam = try await open(index, opening)
         do {
             await giveControls(cam)
-            return (cam, try await cam.start())
+            return (cam, try await Self.start(cam, frames: frames))
         } catch {
             await cam.stop()
             throw error
         }
+    }
+
+    /// Starts `cam` into the sink `frames` gives; the result is set when its stream ends.
+    private static func start(_ cam: any CameraDevice,
+                              frames: @Sendable (any CameraDevice) -> FrameSink) async throws -> Eventually<Void> {
+        let ended = Eventually<Void>()
+        let sink = frames(cam)
+        try await cam.start(into: FrameSink(deliver: sink.deliver, ended: { sink.ended(); ended.set(()) },
+                                            caughtUp: sink.caughtUp))
+        return ended
     }
 
     /// Stops the current stream (if any) so `run` starts the camera again, with `controls`.

@@ -8,7 +8,7 @@ import Synchronization
 
 /// The hold path's files: a press starts encoding at once, from the frame
 /// exposed at the press, into a hidden temp file (`begin`); a hold gives it its
-/// DCF name (`commit`); the release or the max ends it (`stop`, then `finish`);
+/// DCF name (`commit`); the release or the max ends it (its `ClipStop`, then `finish`);
 /// a tap throws it away (`discard`).
 ///
 /// With pre-roll (`video.prerollSeconds` > 0) one encoder runs all the time
@@ -42,12 +42,14 @@ final class ClipRecorder: Sendable {
         var recorder: Recorder?
         var setupError: String?
         var committed = false
-        var stopAt: MonotonicTime?
+        /// The loop's stop time for this clip (its one owner is the loop's `ClipSession`).
+        let stop: ClipStop
 
-        init(files: ClipFiles, start: MonotonicTime, exposureStart: MonotonicTime) {
+        init(files: ClipFiles, start: MonotonicTime, exposureStart: MonotonicTime, stop: ClipStop) {
             self.files = files
             self.start = start
             self.exposureStart = exposureStart
+            self.stop = stop
         }
     }
 
@@ -129,7 +131,7 @@ final class ClipRecorder: Sendable {
             }
             prerollState.withLock { $0 = report }
             guard let s = session.withLock({ $0 }), let r = s.recorder else { return }
-            if let stop = s.stopAt, p.time > stop { return }
+            if let stop = s.stop.at, p.time > stop { return }
             if r.append(packet: p), s.committed { progressState.withLock { $0.lastAccepted = clock.now() } }
         }
     }
@@ -138,7 +140,9 @@ final class ClipRecorder: Sendable {
 
     /// A press: encode from `from` (the kept frames reach back to it) under a temp name.
     /// Replaces an uncommitted clip; never a committed one.
-    func begin(from: MonotonicTime, kept: [Frame], withAudio: Bool, labels: ClipLabels = ClipLabels()) {
+    /// `stop`: the clip's stop time, set by the loop; nothing after it is recorded.
+    func begin(from: MonotonicTime, kept: [Frame], withAudio: Bool, labels: ClipLabels = ClipLabels(),
+               stop: ClipStop) {
         let n = serial.withLock { $0 += 1; return $0 }
         var clipSettings = self.settings
         clipSettings.labels = labels
@@ -147,10 +151,12 @@ final class ClipRecorder: Sendable {
         queue.async { [self] in
             if let old = session.withLock({ $0 }), old.committed { return }
             if let old = detach() { finalise(old, discard: true) { _ in } }
-            if let preroll { return beginFromRing(from: from, serial: n, settings: settings, encoder: preroll) }
+            if let preroll {
+                return beginFromRing(from: from, serial: n, settings: settings, encoder: preroll, stop: stop)
+            }
             let files = ClipFiles(storage: storage, serial: n)
             let start = kept.first.map { min($0.timestamp, from) } ?? from
-            let s = Session(files: files, start: start, exposureStart: kept.first?.exposureStart ?? from)
+            let s = Session(files: files, start: start, exposureStart: kept.first?.exposureStart ?? from, stop: stop)
             do {
                 let r = try Recorder(settings: settings, start: start, nextPath: { try files.nextPath() },
                                      wallTime: wallTime)
@@ -167,12 +173,12 @@ final class ClipRecorder: Sendable {
 
     /// On `queue`: a clip from the ring's keyframe nearest press − N, then the live packets.
     private func beginFromRing(from: MonotonicTime, serial: Int, settings: RecordingSettings,
-                               encoder: PrerollEncoder) {
+                               encoder: PrerollEncoder, stop: ClipStop) {
         let files = ClipFiles(storage: storage, serial: serial)
         let target = from - .seconds(prerollSeconds)
         let held = ring.withLock { $0.clip(from: target) }
         let first = held?.video.first
-        let s = Session(files: files, start: first?.time ?? from, exposureStart: first?.exposureStart ?? from)
+        let s = Session(files: files, start: first?.time ?? from, exposureStart: first?.exposureStart ?? from, stop: stop)
         do {
             let r = try Recorder(settings: settings, start: s.start, nextPath: { try files.nextPath() },
                                  wallTime: wallTime)
@@ -196,7 +202,7 @@ final class ClipRecorder: Sendable {
         let now = clock.now()
         queue.async { [self] in
             guard let s = session.withLock({ $0 }), let r = s.recorder else { return }
-            if let stop = s.stopAt {
+            if let stop = s.stop.at {
                 if frame.timestamp <= stop { r.append(frame) }
             } else if r.append(frame), s.committed {
                 progressState.withLock { $0.lastAccepted = now }
@@ -208,7 +214,7 @@ final class ClipRecorder: Sendable {
         queue.async { [self] in
             if preroll != nil { ring.withLock { $0.push(audio) } }
             guard let s = session.withLock({ $0 }), let r = s.recorder else { return }
-            if let stop = s.stopAt, audio.timestamp > stop { return }
+            if let stop = s.stop.at, audio.timestamp > stop { return }
             r.append(audio)
         }
     }
@@ -245,11 +251,6 @@ final class ClipRecorder: Sendable {
         return result
     }
 
-    /// Frames and sound after `at` are not recorded (the release, a stop, the max).
-    func stop(at: MonotonicTime) {
-        queue.async { [self] in session.withLock { $0 }?.stopAt = at }
-    }
-
     /// Finalises the clip (flush, sync): its files with their final names.
     func finish() -> Eventually<Outcome> {
         let result = Eventually<Outcome>()
@@ -260,7 +261,7 @@ final class ClipRecorder: Sendable {
     /// With pre-roll the packets trail the frames by the encoder's queue: wait (briefly)
     /// for the packet of the last frame before the stop, so the clip ends at the release.
     private func finishWhenCaughtUp(_ result: Eventually<Outcome>, tries: Int) {
-        if preroll != nil, tries < 10, let s = session.withLock({ $0 }), let stop = s.stopAt,
+        if preroll != nil, tries < 10, let s = session.withLock({ $0 }), let stop = s.stop.at,
            (newestPacket.withLock { $0 }.map { $0 < stop } ?? false) {
             queue.asyncAfter(deadline: .now() + .milliseconds(50)) { [self] in finishWhenCaughtUp(result, tries: tries + 1) }
             return

@@ -9,7 +9,7 @@ import ShutterWeb
 /// clip's poster frame, saved beside it as a DCF `.THM` when the clip is saved.
 /// A frame is handed over only when the preview thread is idle and one is due;
 /// otherwise it is skipped (and counted): the recorder never waits for it.
-final class PreviewFrames: @unchecked Sendable {
+final class PreviewFrames: FrameViewers, @unchecked Sendable {
     static let previewInterval = Duration.milliseconds(200)
     static let previewSide = 640
     static let posterSide = 160

@@ -8,24 +8,28 @@ import ShutterWeb
 /// activation: shutterd itself has no network), else on `web.listen`. Its
 /// requests go through the control socket's own path to the same service.
 enum WebFrontend {
+    /// The server; nil when the page is off or its configuration keeps it off (said in the
+    /// log: no password, unreadable TLS files); a failure to listen is retried by the caller.
     static func start(config: ShutterConfig, service: CameraService, preview: PreviewFeed?, tokens: WebTokens? = nil,
-                      live: LiveVideoFeed? = nil) -> WebServer? {
+                      live: LiveVideoFeed? = nil)
+        -> Result<WebServer?, WebStartFailure>
+    {
         let log = Log("shutter.web")
         let inherited = WebServer.systemdSocket()
         guard config.web.enabled else {
             if inherited != nil { log.warning("systemd passed a web socket but web.enabled is false: the web page stays off") }
-            return nil
+            return .success(nil)
         }
         let hash = config.web.passwordHash
         guard !hash.isEmpty else {
             log.error("web page not started: no password set. Run `shutterctl web-password`, put the hash it prints in "
                       + "web.passwordHash, and restart shutterd")
-            return nil
+            return .success(nil)
         }
         guard PasswordHash.isValid(hash) else {
             log.error("web page not started: web.passwordHash is not an Argon2id hash libsodium can read; "
                       + "make a new one with `shutterctl web-password`")
-            return nil
+            return .success(nil)
         }
         var tls: (certificatePEM: String, keyPEM: String)?
         if !config.web.tlsCertificate.isEmpty {
@@ -34,7 +38,7 @@ enum WebFrontend {
                        try String(contentsOfFile: config.web.tlsKey, encoding: .utf8))
             } catch {
                 log.error("web page not started: cannot read web.tlsCertificate/web.tlsKey (\(error.localizedDescription))")
-                return nil
+                return .success(nil)
             }
         }
         let backend = WebBackend(request: { request, answer in
@@ -63,10 +67,14 @@ enum WebFrontend {
                 let shown = ListenAddress(parsing: "\(listen.host.contains(":") ? "[\(listen.host)]" : listen.host):\(server.port)")!
                 log.notice("web page on \(scheme)://\(shown)/")
             }
-            return server
+            return .success(server)
         } catch {
-            log.error("web page not started: cannot listen on \(config.web.listen): \(error)")
-            return nil
+            return .failure(WebStartFailure(message: "cannot listen on \(config.web.listen): \(error)"))
         }
     }
+}
+
+/// Why the web page could not start now (it is tried again).
+struct WebStartFailure: Error {
+    var message: String
 }

@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: BSD-2-Clause
+import ShutterService
 import Synchronization
 
 /// A `PowerOff` that only records that it was asked: the shutdown-gesture tests
 /// check that power-off is asked for exactly once, after the clip is finalised
 /// (`onCall` runs at the moment of the call, to look at the files then).
-public final class RecordingPowerOff: PowerOff {
+final class RecordingPowerOff: PowerOff {
     private struct State {
         var calls = 0
     }
@@ -16,24 +17,24 @@ public final class RecordingPowerOff: PowerOff {
     /// - Parameters:
     ///   - failure: thrown by every call (to test a refused power-off); nil = accepted.
     ///   - onCall: runs on each call, before it returns.
-    public init(failure: PowerOffError? = nil, onCall: @escaping @Sendable () -> Void = {}) {
+    init(failure: PowerOffError? = nil, onCall: @escaping @Sendable () -> Void = {}) {
         self.failure = failure
         self.onCall = onCall
     }
 
     /// How many times power-off was asked for.
-    public var callCount: Int {
+    var callCount: Int {
         state.withLock { $0.calls }
     }
 
-    public func powerOff() async throws(PowerOffError) {
+    func powerOff() async throws(PowerOffError) {
         state.withLock { $0.calls += 1 }
         onCall()
         if let failure { throw failure }
     }
 
     /// Waits until at least `count` calls were made, or `timeout` passes; true if they were.
-    public func waitForCalls(_ count: Int = 1, timeout: Duration) async -> Bool {
+    func waitForCalls(_ count: Int = 1, timeout: Duration) async -> Bool {
         let clock = ContinuousClock()
         let deadline = clock.now + timeout
         while callCount < count {
