@@ -50,6 +50,7 @@ bench: deps version
 	SHUTTER_BENCH=1 $(SWIFT) test --skip-build --disable-swift-testing --filter MQTTFiguresTests
 	SHUTTER_BENCH=1 BENCH_REALTIME_SECONDS=$(BENCH_REALTIME_SECONDS) $(SWIFT) test --skip-build --disable-swift-testing \
 		--filter WebEndToEndTests.testPreviewNeverSlowsTheRecorder
+	SHUTTER_BENCH=1 $(SWIFT) test --skip-build --disable-swift-testing --filter LiveFiguresTests
 
 clean:
 	rm -rf .build

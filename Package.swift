@@ -17,6 +17,17 @@ let noWritableCode: [LinkerSetting] = [.unsafeFlags(["-use-ld=bfd", "-Xlinker", 
 let noWritableCode: [LinkerSetting] = []
 #endif
 
+// GStreamer's and GLib's headers (Debian's paths; glibconfig.h is per architecture).
+#if arch(arm64)
+let multiarch = "aarch64-linux-gnu"
+#elseif arch(arm)
+let multiarch = "arm-linux-gnueabihf"
+#else
+let multiarch = "x86_64-linux-gnu"
+#endif
+let gstreamerIncludes = ["-I/usr/include/gstreamer-1.0", "-I/usr/include/glib-2.0",
+                         "-I/usr/lib/\(multiarch)/glib-2.0/include"]
+
 let package = Package(
     name: "Shutter",
     platforms: [.macOS(.v15)],
@@ -50,6 +61,12 @@ let package = Package(
         // behind one plain C header; the shim owns the daemon and its callbacks.
         .target(name: "CShutterWeb", linkerSettings: [.linkedLibrary("microhttpd"), .linkedLibrary("sodium"),
                                                       .linkedLibrary("gnutls")]),
+        // Live RTSP (GStreamer's RTSP server library) behind a plain C header; the shim owns
+        // the GLib loop, the media and its appsrc elements. Include paths by hand: the .pc
+        // files' -pthread is a flag SwiftPM refuses (a warning on every build).
+        .target(name: "CShutterRTSP", cSettings: [.unsafeFlags(gstreamerIncludes)],
+                linkerSettings: [.linkedLibrary("gstrtspserver-1.0"), .linkedLibrary("gstrtsp-1.0"), .linkedLibrary("gstreamer-1.0"),
+                                 .linkedLibrary("gio-2.0"), .linkedLibrary("gobject-2.0"), .linkedLibrary("glib-2.0")]),
         // Web page passwords (libsodium Argon2id) apart from the HTTP shim, for shutterctl.
         .target(name: "CShutterPassword", linkerSettings: [.linkedLibrary("sodium")]),
 
@@ -90,7 +107,7 @@ let package = Package(
         // Wiring: service loop, control socket, web server, systemd notify, signals.
         .target(name: "ShutterService",
                 dependencies: ["ShutterCore", "ShutterBuild", "ShutterControl", "ShutterStorage", "ShutterMedia", "ShutterHardware",
-                               "ShutterSim", "ShutterWeb", "CMosquitto"],
+                               "ShutterSim", "ShutterWeb", "CMosquitto", "CShutterRTSP"],
                 swiftSettings: strict),
         .executableTarget(name: "shutterd", dependencies: ["ShutterService"], swiftSettings: strict),
         .executableTarget(name: "shutterctl", dependencies: ["ShutterControl"], swiftSettings: strict),

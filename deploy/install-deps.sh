@@ -10,16 +10,19 @@
 # python3-requests is the Home Assistant test's HTTP client; GStreamer's gst-discoverer-1.0 with
 # its MP4 demuxer and H.264/AAC decoders reads a finished clip's duration as another player
 # would; scdoc renders the man pages for their check, deploy/check-man-pages.py; mosquitto and
-# mosquitto-clients are the MQTT tests' broker and clients), so `make run` on a Pi does not
-# pull a browser in.
+# mosquitto-clients are the MQTT tests' broker and clients; vlc-bin's cvlc plays the live RTSP
+# stream headless), so `make run` on a Pi does not pull a browser in. The live RTSP server
+# (libgstrtspserver) runs appsrc (plugins-base), rtph264pay and rtpmp4gpay (plugins-good) and
+# avenc_aac (gstreamer1.0-libav).
 set -eu
 PKGS="pkg-config libturbojpeg0-dev libjpeg62-turbo-dev libexif-dev \
 libavcodec-dev libavformat-dev libavutil-dev libswresample-dev libswscale-dev ffmpeg \
 libcamera-dev libgpiod-dev gpiod libasound2-dev alsa-utils sox tmux \
 libimage-exiftool-perl systemd e2fsprogs \
-libmicrohttpd-dev libsodium-dev libmosquitto-dev"
+libmicrohttpd-dev libsodium-dev libmosquitto-dev \
+libgstrtspserver-1.0-dev gstreamer1.0-plugins-base gstreamer1.0-plugins-good gstreamer1.0-libav"
 TEST_PKGS="chromium chromium-driver python3-selenium openssl testssl.sh apache2-utils slowhttptest python3-requests \
-gstreamer1.0-plugins-base-apps gstreamer1.0-plugins-good gstreamer1.0-libav scdoc mosquitto mosquitto-clients"
+gstreamer1.0-plugins-base-apps scdoc mosquitto mosquitto-clients vlc-bin vlc-plugin-base"
 [ "${1:-}" = "--list" ] && { echo $PKGS; exit 0; }
 [ "${1:-}" = "--test" ] && { shift; PKGS="$PKGS $TEST_PKGS"; }
 [ $# -gt 0 ] && PKGS="$*"

@@ -671,6 +671,7 @@ void sav_encoder_free(sav_encoder *e) {
 }
 
 int64_t sav_packet_pts(const sav_packet *p) { return ((const AVPacket *)p)->pts; }
+const uint8_t *sav_packet_data(const sav_packet *p) { return ((const AVPacket *)p)->data; }
 int sav_packet_size(const sav_packet *p) { return ((const AVPacket *)p)->size; }
 int sav_packet_is_key(const sav_packet *p) { return (((const AVPacket *)p)->flags & AV_PKT_FLAG_KEY) != 0; }
 void sav_packet_free(sav_packet *p) {
@@ -830,4 +831,106 @@ done:
     av_packet_free(&pkt);
     av_free(map);
     return r;
+}
+
+// MARK: live stream (fragmented MP4 for the web page, SPS/PPS for RTSP)
+
+int sav_encoder_header(const sav_encoder *e, const uint8_t **data) {
+    *data = e->video.vc->extradata;
+    return e->video.vc->extradata_size;
+}
+
+int sav_encoder_codec_string(const sav_encoder *e, char *out, size_t outlen) {
+    // RFC 6381 avc1.PPCCLL from the SPS (the first NAL of type 7 in the Annex B header).
+    const uint8_t *x = e->video.vc->extradata;
+    int n = e->video.vc->extradata_size;
+    for (int i = 0; i + 7 < n; i++) {
+        if (x[i] == 0 && x[i + 1] == 0 && x[i + 2] == 1 && (x[i + 3] & 0x1f) == 7) {
+            snprintf(out, outlen, "avc1.%02X%02X%02X", x[i + 4], x[i + 5], x[i + 6]);
+            return 0;
+        }
+    }
+    if (n > 4 && x[0] == 1) { // avcC
+        snprintf(out, outlen, "avc1.%02X%02X%02X", x[1], x[2], x[3]);
+        return 0;
+    }
+    snprintf(out, outlen, "avc1.640028");
+    return -SAV_ERR_INVALID;
+}
+
+#define SAV_LIVE_IO_BUFFER (64 << 10)
+
+struct sav_live {
+    AVFormatContext *oc;
+    AVStream *vs;
+    sav_live_write_fn write;
+    void *context;
+    int64_t first_pts, last_pts;
+};
+
+static int live_write_cb(void *opaque, sav_wbuf *buf, int size) {
+    sav_live *l = opaque;
+    return l->write(l->context, buf, (size_t)size) == 0 ? size : AVERROR(EIO);
+}
+
+int sav_live_open(const sav_encoder *e, sav_live_write_fn write, void *context, sav_live **out) {
+    *out = NULL;
+    sav_live *l = av_mallocz(sizeof *l);
+    if (!l) return -SAV_ERR_NOMEM;
+    l->write = write;
+    l->context = context;
+    l->first_pts = l->last_pts = INT64_MIN;
+    int r = avformat_alloc_output_context2(&l->oc, NULL, "mp4", NULL);
+    if (r < 0 || !l->oc) { av_free(l); return -SAV_ERR_MUXER; }
+    l->vs = avformat_new_stream(l->oc, NULL);
+    if (!l->vs) { sav_live_free(l); return -SAV_ERR_NOMEM; }
+    l->vs->time_base = e->video.vc->time_base;
+    l->vs->avg_frame_rate = e->video.vc->framerate;
+    if (avcodec_parameters_from_context(l->vs->codecpar, e->video.vc) < 0) { sav_live_free(l); return -SAV_ERR_MUXER; }
+    uint8_t *iobuf = av_malloc(SAV_LIVE_IO_BUFFER);
+    if (!iobuf) { sav_live_free(l); return -SAV_ERR_NOMEM; }
+    l->oc->pb = avio_alloc_context(iobuf, SAV_LIVE_IO_BUFFER, 1, l, NULL, live_write_cb, NULL);
+    if (!l->oc->pb) { av_free(iobuf); sav_live_free(l); return -SAV_ERR_NOMEM; }
+    l->oc->pb->seekable = 0;
+    AVDictionary *opts = NULL;
+    // Fragments cut by the caller (sav_live_packet flushes one per frame): a browser's
+    // Media Source gets each frame as it is encoded.
+    av_dict_set(&opts, "movflags", "frag_custom+empty_moov+default_base_moof", 0);
+    r = avformat_write_header(l->oc, &opts);
+    av_dict_free(&opts);
+    if (r < 0) { sav_live_free(l); return -SAV_ERR_MUXER; }
+    avio_flush(l->oc->pb);
+    *out = l;
+    return 0;
+}
+
+int sav_live_packet(sav_live *l, const sav_packet *p, int64_t pts90k) {
+    if (l->first_pts == INT64_MIN) l->first_pts = pts90k;
+    int64_t t = pts90k - l->first_pts;
+    if (t <= l->last_pts) return -SAV_ERR_INVALID;
+    AVPacket *pkt = av_packet_clone((const AVPacket *)p);
+    if (!pkt) return -SAV_ERR_NOMEM;
+    pkt->pts = pkt->dts = t;
+    pkt->duration = l->last_pts == INT64_MIN ? 0 : t - l->last_pts;
+    l->last_pts = t;
+    pkt->stream_index = l->vs->index;
+    av_packet_rescale_ts(pkt, (AVRational){1, SAV_VIDEO_TB}, l->vs->time_base);
+    int r = av_write_frame(l->oc, pkt);
+    av_packet_free(&pkt);
+    if (r < 0) return -SAV_ERR_IO;
+    r = av_write_frame(l->oc, NULL); // closes the fragment now
+    avio_flush(l->oc->pb);
+    return r < 0 ? -SAV_ERR_IO : 0;
+}
+
+void sav_live_free(sav_live *l) {
+    if (!l) return;
+    if (l->oc) {
+        if (l->oc->pb) {
+            av_freep(&l->oc->pb->buffer);
+            avio_context_free(&l->oc->pb);
+        }
+        avformat_free_context(l->oc);
+    }
+    av_free(l);
 }

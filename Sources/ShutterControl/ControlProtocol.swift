@@ -201,6 +201,25 @@ public struct ServiceStatus: Codable, Sendable, Equatable {
         }
     }
 
+    /// The live H.264 (RTSP and the page's `/api/live.mp4`): viewers now and frames sent
+    /// and dropped (a viewer behind loses frames up to the next keyframe).
+    public struct LiveCounters: Codable, Sendable, Equatable {
+        public var rtspViewers = 0
+        public var rtspFramesSent = 0
+        public var rtspFramesDropped = 0
+        /// RTSP requests refused for a wrong or missing password.
+        public var rtspRefused = 0
+        /// RTSP viewers closed because they stopped reading.
+        public var rtspStalledClosed = 0
+        public var pageViewers = 0
+        public var pageFramesSent = 0
+        public var pageFramesDropped = 0
+        /// Whether the live video runs an encoder of its own (pre-roll off and someone watching).
+        public var ownEncoder = false
+
+        public init() {}
+    }
+
     /// The camera and what it does with the sensor controls.
     public struct Camera: Codable, Sendable, Equatable {
         /// The camera's model, "none" while no camera is open.
@@ -340,6 +359,9 @@ public struct ServiceStatus: Codable, Sendable, Equatable {
     public struct PreviewFigures: Codable, Sendable, Equatable {
         public var encoded: Int
         public var skipped: Int
+        /// The live H.264's viewers and frames (RTSP, the page's `/api/live.mp4`); absent
+        /// when none is served.
+        public var live: LiveCounters? = nil
 
         public init(encoded: Int, skipped: Int) {
             self.encoded = encoded

@@ -65,6 +65,6 @@ extension WebApp {
     /// when no session cookie came. Never elsewhere: a Basic challenge on the 401 of the
     /// page's own fetch (its session ended) would make the browser open a password dialog.
     static func challenges(_ r: WebRequest) -> Bool {
-        (r.path == "/api/snapshot.jpg" || r.path == "/preview.mjpg") && WebSessions.cookieValue(r.header("Cookie")) == nil
+        (r.path == "/api/snapshot.jpg" || r.path == "/preview.mjpg" || r.path == "/api/live.mp4") && WebSessions.cookieValue(r.header("Cookie")) == nil
     }
 }

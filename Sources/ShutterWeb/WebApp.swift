@@ -15,13 +15,16 @@ public struct WebBackend: Sendable {
     public var preview: PreviewFeed?
     /// The service's live events (`/api/events`); nil = none.
     public var events: LiveEvents?
+    /// The live H.264 (`/api/live.mp4`); nil = none.
+    public var live: LiveVideoFeed?
 
     public init(request: @escaping @Sendable (JSONObject, _ answer: @escaping @Sendable (JSONObject) -> Void) -> Void,
-                storage: Storage, preview: PreviewFeed? = nil, events: LiveEvents? = nil) {
+                storage: Storage, preview: PreviewFeed? = nil, events: LiveEvents? = nil, live: LiveVideoFeed? = nil) {
         self.request = request
         self.storage = storage
         self.preview = preview
         self.events = events
+        self.live = live
     }
 }
 
@@ -60,7 +63,7 @@ public final class WebApp: Sendable {
                              ("X-Frame-Options", "DENY")]
         if response.contentType.hasPrefix("text/html") {
             response.headers.append(("Content-Security-Policy",
-                                     "default-src 'self'; img-src 'self' blob:; media-src 'self'; frame-ancestors 'none'; form-action 'self'"))
+                                     "default-src 'self'; img-src 'self' blob:; media-src 'self' blob:; frame-ancestors 'none'; form-action 'self'"))
         }
         return response
     }
@@ -126,13 +129,14 @@ public final class WebApp: Sendable {
         case ("GET", 1, "preview.mjpg"): return preview()
         case ("GET", _, "api") where p == ["api", "snapshot.jpg"]: return snapshot()
         case ("GET", _, "api") where p == ["api", "events"]: return liveEvents()
+        case ("GET", _, "api") where p == ["api", "live.mp4"]: return liveVideo()
         default:
             if p.first == "files" || (p.count >= 2 && p[0] == "api" && p[1] == "files" && r.method != "GET") {
                 return .error(404, "no such file")
             }
             let routes = [["api", "status"], ["api", "events"], ["api", "photo"], ["api", "record"], ["api", "files"], ["api", "logout"],
                           ["api", "settings"], ["api", "settings", "reset"], ["api", "focus"], ["api", "snapshot.jpg"],
-                          ["api", "camera"], [""]]
+                          ["api", "camera"], ["api", "live.mp4"], [""]]
             if routes.contains(p) { return .error(405, "method \(r.method) not allowed here") }
             return .error(404, "not found")
         }
@@ -354,7 +358,7 @@ public final class WebApp: Sendable {
     }
 
     /// Keeps an open stream until it closes (`closeStreams` ends those left).
-    private func keep(_ stream: any WebStream, _ life: StreamLife) {
+    func keep(_ stream: any WebStream, _ life: StreamLife) {
         let id = ObjectIdentifier(stream)
         streams.withLock { $0[id] = stream }
         life.whenClosed { [weak self] in _ = self?.streams.withLock { $0.removeValue(forKey: id) } }

@@ -237,6 +237,9 @@ public final class WebTokens: Sendable {
         Info(name: e.name, scope: Scope(rawValue: e.scope) ?? .view, created: e.created, lastUsed: e.lastUsed)
     }
 
+    /// A secret's digest, for remembering one without keeping it (the RTSP password check).
+    public static func fingerprint(_ secret: String) -> [UInt8] { digest(Array(secret.utf8)) }
+
     static func digest(_ bytes: [UInt8]) -> [UInt8] {
         var out = [UInt8](repeating: 0, count: 32)
         _ = bytes.withUnsafeBytes { b in out.withUnsafeMutableBufferPointer { shutter_web_token_digest(b.baseAddress, b.count, $0.baseAddress) } }

@@ -110,7 +110,10 @@ echo /etc/shutter/shutter.json > "$pkg/DEBIAN/conffiles"
 #    ExecReload=/bin/kill, systemd (the service manager, systemd-sysusers) and
 #    init-system-helpers (deb-systemd-helper/-invoke); and libcamera's IPA modules
 #    (libcamera-ipa: the image processing algorithms a Pi's camera needs) where the
-#    library only suggests them (Debian 12's libcamera0.0.3: Suggests: libcamera-ipa).
+#    library only suggests them (Debian 12's libcamera0.0.3: Suggests: libcamera-ipa);
+#    and the GStreamer plugins the live RTSP stream loads at run time, which no library
+#    links (appsrc and audioconvert: plugins-base; rtph264pay, rtpmp4gpay: plugins-good;
+#    avenc_aac: gstreamer1.0-libav).
 mkdir -p "$stage/debian"
 printf 'Source: shutter\n\nPackage: shutter\nArchitecture: any\n' > "$stage/debian/control"
 shlibs=$(cd "$stage" && dpkg-shlibdeps -O -e shutter/usr/bin/shutterd -e shutter/usr/bin/shutterctl \
@@ -118,7 +121,7 @@ shlibs=$(cd "$stage" && dpkg-shlibdeps -O -e shutter/usr/bin/shutterd -e shutter
 shlibs=$(echo "$shlibs" | sed -n 's/^shlibs:Depends=//p')
 [ -n "$shlibs" ] || { say "FAIL dpkg-shlibdeps gave no Depends"; exit 1; }
 rm -rf "$stage/debian" "$stage/shlibdeps.log"
-depends="$shlibs, procps, systemd, init-system-helpers (>= 1.54~)"
+depends="$shlibs, procps, systemd, init-system-helpers (>= 1.54~), gstreamer1.0-plugins-base, gstreamer1.0-plugins-good, gstreamer1.0-libav"
 for lib in $(echo "$shlibs" | tr ',' '\n' | sed -n 's/^ *\(libcamera[0-9][^ ]*\).*/\1/p'); do
     if ! dpkg-query -W -f='${Depends}' "$lib" 2>/dev/null | grep -q 'libcamera-ipa'; then
         depends="$depends, libcamera-ipa"

@@ -118,8 +118,23 @@ sav_packet *sav_encoder_take(sav_encoder *e);
 void sav_encoder_free(sav_encoder *e);
 int64_t sav_packet_pts(const sav_packet *p);   // 1/90000, as given to sav_encoder_video
 int sav_packet_size(const sav_packet *p);
+const uint8_t *sav_packet_data(const sav_packet *p);
 int sav_packet_is_key(const sav_packet *p);
 void sav_packet_free(sav_packet *p);
+
+/// The encoder's SPS and PPS (Annex B for libx264): what an RTSP keyframe carries in band.
+int sav_encoder_header(const sav_encoder *e, const uint8_t **data);
+/// The stream's RFC 6381 codec ("avc1.64001F") for a browser's Media Source.
+int sav_encoder_codec_string(const sav_encoder *e, char *out, size_t outlen);
+
+/// A live fragmented MP4 stream of one encoder's packets (the web page's live video):
+/// the header at open, then one fragment per packet, each to `write` (0 = taken).
+typedef struct sav_live sav_live;
+typedef int (*sav_live_write_fn)(void *context, const uint8_t *data, size_t len);
+int sav_live_open(const sav_encoder *e, sav_live_write_fn write, void *context, sav_live **out);
+/// A packet of the same encoder; the stream's times start at its first packet.
+int sav_live_packet(sav_live *l, const sav_packet *p, int64_t pts90k);
+void sav_live_free(sav_live *l);
 
 /// Like sav_writer_open, but the video comes as packets of `e` (sav_writer_packet), not
 /// frames: the video track takes `e`'s parameters; audio is encoded here as usual.

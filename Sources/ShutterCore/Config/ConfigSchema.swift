@@ -201,6 +201,10 @@ public enum ConfigSchema {
         Key(path: "mqtt.topic", kind: .topic(allowEmpty: true)),
         Key(path: "mqtt.discovery", kind: .bool),
         Key(path: "mqtt.discoveryPrefix", kind: .topic(allowEmpty: false)),
+        Key(path: "live.rtsp.enabled", kind: .bool),
+        Key(path: "live.rtsp.listen", kind: .listenAddress),
+        Key(path: "live.rtsp.open", kind: .bool),
+        Key(path: "live.maxViewers", kind: .int(1...16)),
     ]
 
     public static let byPath: [String: Key] = Dictionary(uniqueKeysWithValues: keys.map { ($0.path, $0) })

@@ -22,6 +22,7 @@ public struct ShutterConfig: Codable, Equatable, Sendable {
     public var sim = Sim()
     public var web = Web()
     public var mqtt = MQTT()
+    public var live = Live()
 
     public init() {}
 
@@ -285,6 +286,25 @@ public struct ShutterConfig: Codable, Equatable, Sendable {
         public var discovery = true
         /// Home Assistant's discovery prefix. Default "homeassistant".
         public var discoveryPrefix = "homeassistant"
+    }
+
+    /// Live H.264 from the service's own encoder (docs/home-automation.md "Live video"):
+    /// the page's `/api/live.mp4` while the page is on, RTSP when enabled.
+    public struct Live: Codable, Equatable, Sendable {
+        public var rtsp = RTSP()
+        /// Viewers at once, for RTSP and for the page's live video each; one more is refused. Default 4, 1...16.
+        public var maxViewers = 4
+
+        public struct RTSP: Codable, Equatable, Sendable {
+            /// Serve rtsp://HOST:PORT/live. Default false.
+            public var enabled = false
+            /// Address and port to listen on ("127.0.0.1:0" = any free port). Default "0.0.0.0:8554".
+            public var listen = "0.0.0.0:8554"
+            /// No authentication at all. Without it a viewer needs a web API token (or the
+            /// page's password) as the Basic password, and shutterd refuses to start when there
+            /// is neither. Default false.
+            public var open = false
+        }
     }
 
     public struct Board: Codable, Equatable, Sendable {

@@ -14,14 +14,22 @@ enum ServiceRunner {
                     reloadConfig: (@Sendable () throws(ConfigError) -> ShutterConfig)? = nil) async -> Int32 {
         let log = Log("shutter.main")
         let feed = PreviewFeed()
+        // API tokens: managed on the control socket, checked by the web page and RTSP.
+        let tokens = WebTokens(root: config.storage.root)
+        if let refusal = RTSPPart.refusal(config, hasTokens: !tokens.list().isEmpty) {
+            log.error("configuration: \(refusal)")
+            return ConfigError.exitCode
+        }
+        let (live, livePage) = LiveSetup.make(config: config)
         let service = CameraService(config: config, roles: roles, hooks: hooks ?? SystemdHooks.make(),
                                     clock: SystemClock(), wallClock: SystemWallClock(), reloadConfig: reloadConfig,
-                                    preview: PreviewFrames(feed: feed))
-        // API tokens: managed on the control socket, checked by the web page.
-        let tokens = WebTokens(root: service.storage.root)
+                                    preview: PreviewFrames(feed: feed), live: live)
         let mqtt = MQTTPart(config: config)
         var parts: [any ServicePart] = [ControlSocketPart(path: config.control.socketPath, tokens: tokens, mqtt: mqtt)]
-        parts.append(WebPart(config: config, preview: feed, tokens: tokens))
+        parts.append(WebPart(config: config, preview: feed, tokens: tokens, live: livePage?.feed))
+        if let live, config.live.rtsp.enabled {
+            parts.append(RTSPPart(config: config, live: live, accepts: LiveSetup.accepts(config: config, tokens: tokens)))
+        }
         parts.append(mqtt)
         if roles.sim != nil, isatty(0) == 1 {
             parts.append(TerminalButton())
@@ -75,17 +83,19 @@ final class WebPart: ServicePart {
     private let preview: PreviewFeed
     private let server = Mutex<WebServer?>(nil)
     private let tokens: WebTokens
+    private let live: LiveVideoFeed?
 
-    init(config: ShutterConfig, preview: PreviewFeed, tokens: WebTokens) {
+    init(config: ShutterConfig, preview: PreviewFeed, tokens: WebTokens, live: LiveVideoFeed? = nil) {
         self.config = config
         self.preview = preview
         self.tokens = tokens
+        self.live = live
     }
 
     var name: String { "the web page" }
 
     func start(_ service: CameraService) -> PartStart {
-        switch WebFrontend.start(config: config, service: service, preview: preview, tokens: tokens) {
+        switch WebFrontend.start(config: config, service: service, preview: preview, tokens: tokens, live: live) {
         case .success(let s):
             server.withLock { $0 = s }
             return s == nil ? .off : .running

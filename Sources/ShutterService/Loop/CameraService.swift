@@ -39,10 +39,12 @@ public final class CameraService: Sendable {
 
     init(config: ShutterConfig, roles: BoardRoles, hooks: ServiceHooks, clock: any MonotonicClock,
          wallClock: any WallClock, reloadConfig: (@Sendable () throws(ConfigError) -> ShutterConfig)?,
-         preview: (any FrameViewers)?) {
-        ctx = ServiceContext(config: config, roles: roles, clock: clock, wallClock: wallClock,
-                             storage: Storage(config: config), hooks: hooks, log: Log("shutter.service"),
-                             startedAt: clock.now())
+         preview: (any FrameViewers)?, live: LiveVideo? = nil) {
+        var ctx = ServiceContext(config: config, roles: roles, clock: clock, wallClock: wallClock,
+                                 storage: Storage(config: config), hooks: hooks, log: Log("shutter.service"),
+                                 startedAt: clock.now())
+        ctx.video = live
+        self.ctx = ctx
         inbox = Inbox(clock: clock)
         supervisor = CameraSupervisor(open: roles.openCamera)
         self.preview = preview
@@ -214,7 +216,10 @@ public final class CameraService: Sendable {
             return
         }
         post(.microphone(running: true))
-        for await c in chunks { recorder.offer(c) }
+        for await c in chunks {
+            recorder.offer(c)
+            ctx.video?.offer(c)
+        }
         post(.microphone(running: false))
         if !Task.isCancelled { ctx.log.warning("microphone stopped delivering sound: clips continue without audio") }
         mic.stop()

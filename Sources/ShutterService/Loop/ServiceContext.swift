@@ -20,6 +20,8 @@ struct ServiceContext: Sendable {
     /// Where the loop tells live watchers what happened (LiveReport); the web page
     /// and the control socket hand it to theirs.
     var live = LiveEvents()
+    /// The live video's packets and viewers (Live/LiveVideo.swift); nil when none is served.
+    var video: LiveVideo? = nil
 
     var now: MonotonicTime { clock.now() }
 }

@@ -212,6 +212,7 @@ final class ServiceLoop {
         photo.frameArrived(f, frames: recent.all, camera: info)
         if clip.wantsFrames { clip.offer(f) }
         preview?.offer(f, now: now, recording: clip.recordingID)
+        ctx.video?.offer(f, now: now)
         if let t = clip.recorder.progress.lastAccepted, clip.recordingID != nil { health.encoderProgress(at: t) }
         clip.finishIfStopped(now: now, lastFrame: f.timestamp)
     }
@@ -522,6 +523,7 @@ final class ServiceLoop {
             uptimeSeconds: Double((ctx.now - ctx.startedAt).nanoseconds) / 1e9,
             lastPhoto: photo.report, preroll: clip.recorder.prerollReport)
         status.preview = preview.map { t in let f = t.figures; return .init(encoded: f.encoded, skipped: f.skipped) }
+        status.preview?.live = ctx.video?.counters
         status.memory = .init(heapBytes: ProcessMemory.heapInUse, residentBytes: ProcessMemory.resident)
         if let r = machine.recordingSpan {
             let now = ctx.now

@@ -29,7 +29,8 @@ enum MQTTDiscovery {
 
     /// Every entity: a button "Take photo", a switch and a binary sensor "Recording",
     /// sensors "State" and "Free space", an image "Last photo", an event entity for the
-    /// files, and device triggers for the button's tap and hold.
+    /// files, and device triggers for the button's tap and hold; with RTSP on, a sensor
+    /// "Live stream" whose state is the stream's URL (a viewer adds its token).
     static func configs(_ s: MQTTSettings) -> [Config] {
         let recordingTemplate = "{{ 'ON' if value_json.state == 'recording' else 'OFF' }}"
         func entity(_ component: String, _ object: String, _ name: String, _ fields: JSONObject) -> Config {
@@ -54,6 +55,12 @@ enum MQTTDiscovery {
                 "payload": .string(payload),
                 "qos": .int(1),
                 "device": .object(device(s)),
+            ])
+        }
+        let stream = s.rtspURL.map { url in
+            entity("sensor", "live_stream", "Live stream", [
+                "state_topic": .string(s.availability), "value_template": .string(url),
+                "entity_category": .string("diagnostic"), "icon": .string("mdi:cctv"),
             ])
         }
         return [
@@ -88,6 +95,6 @@ enum MQTTDiscovery {
             ]),
             trigger("tap", type: "button_short_press", payload: "tap"),
             trigger("hold", type: "button_long_press", payload: "hold-start"),
-        ]
+        ] + (stream.map { [$0] } ?? [])
     }
 }

@@ -21,6 +21,9 @@ struct MQTTSettings: Sendable {
     /// The web page's address when it is on ("http://host:8080"): Home Assistant's
     /// configuration_url and the events' file URLs.
     let webURL: String?
+    /// The live RTSP stream's address when it is on ("rtsp://host:8554/live"), without a
+    /// password: Home Assistant's "Live stream" sensor.
+    let rtspURL: String?
     let board: String
 
     /// What the configuration cannot say until the service runs (the password file's
@@ -52,6 +55,13 @@ struct MQTTSettings: Sendable {
             webURL = "\(scheme)://\(host):\(listen.port)"
         } else {
             webURL = nil
+        }
+        if config.live.rtsp.enabled, let listen = ListenAddress(parsing: config.live.rtsp.listen) {
+            let wildcard = listen.host == "0.0.0.0" || listen.host == "::"
+            let host = wildcard ? hostName : (listen.host.contains(":") ? "[\(listen.host)]" : listen.host)
+            rtspURL = "rtsp://\(host):\(listen.port)/live"
+        } else {
+            rtspURL = nil
         }
     }
 

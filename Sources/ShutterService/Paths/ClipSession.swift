@@ -48,7 +48,7 @@ final class ClipSession {
             segmentSeconds: Double(c.video.segmentSeconds))
         settings.keyframeInterval = .milliseconds(Int64(c.video.keyframeIntervalMs))
         recorder = ClipRecorder(storage: ctx.storage, settings: settings, clock: ctx.clock,
-                                prerollSeconds: c.video.prerollSeconds, wallClock: ctx.wallClock)
+                                prerollSeconds: c.video.prerollSeconds, wallClock: ctx.wallClock, live: ctx.video)
     }
 
     /// No clip is encoded, committed or being finalised.

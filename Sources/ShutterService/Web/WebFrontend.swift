@@ -10,7 +10,8 @@ import ShutterWeb
 enum WebFrontend {
     /// The server; nil when the page is off or its configuration keeps it off (said in the
     /// log: no password, unreadable TLS files); a failure to listen is retried by the caller.
-    static func start(config: ShutterConfig, service: CameraService, preview: PreviewFeed?, tokens: WebTokens? = nil)
+    static func start(config: ShutterConfig, service: CameraService, preview: PreviewFeed?, tokens: WebTokens? = nil,
+                      live: LiveVideoFeed? = nil)
         -> Result<WebServer?, WebStartFailure>
     {
         let log = Log("shutter.web")
@@ -54,7 +55,7 @@ enum WebFrontend {
             case .failure(let refusal): reply.send(refusal.reply)
             case .success(let r): service.post(.request(r, reply))
             }
-        }, storage: service.storage, preview: preview, events: service.events)
+        }, storage: service.storage, preview: preview, events: service.events, live: live)
         let app = WebApp(backend: backend, passwordHash: hash, tokens: tokens)
         let listen = ListenAddress(parsing: config.web.listen)!  // validated with the configuration
         do {

@@ -75,8 +75,9 @@ final class ClipRecorder: Sendable {
     /// The wall time of a point on the service's clock: dates each clip file when trusted.
     private let wallTime: (@Sendable (MonotonicTime) -> WallTime)?
 
+    /// `live`: the live viewers, who get the pre-roll encoder's packets too.
     init(storage: Storage, settings: RecordingSettings, clock: any MonotonicClock, prerollSeconds: Int = 0,
-         wallClock: (any WallClock)? = nil) {
+         wallClock: (any WallClock)? = nil, live: LiveVideo? = nil) {
         self.storage = storage
         if let wallClock {
             wallTime = { @Sendable t in wallClock.now().adding(t - clock.now()) }
@@ -90,7 +91,10 @@ final class ClipRecorder: Sendable {
         ring = Mutex(PrerollRing(retain: retain, byteLimit: PrerollBound.bytes(settings: settings, retain: retain)))
         if prerollSeconds > 0 {
             let box = WeakBox()
-            preroll = PrerollEncoder(settings: settings) { p in box.recorder?.received(p) }
+            preroll = PrerollEncoder(settings: settings) { p in
+                box.recorder?.received(p)
+                live?.received(p)
+            }
             box.recorder = self
             prerollState.withLock {
                 $0 = PrerollReport(seconds: prerollSeconds, heldSeconds: 0, bytes: 0,

@@ -235,18 +235,94 @@ $("next").addEventListener("click", () => { if (page < pageCount) { page++; load
 $("logout").addEventListener("click", async () => { await api("POST", "/api/logout"); sessionStorage.removeItem("csrf"); location.replace("/login"); });
 
 // ---- The live preview ------------------------------------------------------------------
-$("preview-toggle").addEventListener("click", () => {
+// The camera's own H.264 (/api/live.mp4, fragmented MP4) through Media Source Extensions
+// where the browser plays it; else the MJPEG preview. localStorage "preview" = "mjpeg"
+// keeps to MJPEG.
+let liveVideo = null;  // {abort} while the H.264 plays
+const previewShown = () => !$("preview").hidden || !$("live-video").hidden;
+function concatBytes(parts) {
+  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
+  let at = 0; for (const p of parts) { out.set(p, at); at += p.length; }
+  return out;
+}
+// RFC 6381 codec from the init segment's avcC box (profile, compatibility, level).
+function avcCodec(b) {
+  for (let i = 4; i + 8 < b.length; i++) {
+    if (b[i] === 0x61 && b[i + 1] === 0x76 && b[i + 2] === 0x63 && b[i + 3] === 0x43) {
+      return "avc1." + [b[i + 5], b[i + 6], b[i + 7]].map((x) => x.toString(16).padStart(2, "0")).join("");
+    }
+  }
+  return null;
+}
+async function startH264() {
+  if (!window.MediaSource || localStorage.getItem("preview") === "mjpeg") return false;
+  const ctl = new AbortController();
+  let r;
+  try { r = await fetch("/api/live.mp4", {signal: ctl.signal, cache: "no-store"}); } catch (e) { return false; }
+  if (!r.ok || !r.body) { ctl.abort(); return false; }
+  const reader = r.body.getReader();
+  const first = []; let codec = null;
+  while (!codec) {
+    const {value, done} = await reader.read();
+    if (done) return false;
+    first.push(value);
+    const head = concatBytes(first);
+    codec = avcCodec(head);
+    if (!codec && head.length > 65536) break;
+  }
+  const type = 'video/mp4; codecs="' + codec + '"';
+  if (!codec || !MediaSource.isTypeSupported(type)) { ctl.abort(); return false; }
+  const video = $("live-video"), ms = new MediaSource();
+  video.src = URL.createObjectURL(ms);
+  await new Promise((res) => ms.addEventListener("sourceopen", res, {once: true}));
+  const sb = ms.addSourceBuffer(type);
+  let queue = first;
+  const next = () => {
+    if (sb.updating || !queue.length || ms.readyState !== "open") return;
+    // Live: keep near the newest frame (a jump back when over 0.5 s behind), and only the
+    // last seconds in memory.
+    const b = sb.buffered;
+    if (b.length) {
+      const end = b.end(b.length - 1);
+      if (end - video.currentTime > 0.5) video.currentTime = end - 0.1;
+      if (video.currentTime - b.start(0) > 20) { sb.remove(b.start(0), video.currentTime - 10); return; }
+    }
+    sb.appendBuffer(concatBytes(queue)); queue = [];
+  };
+  sb.addEventListener("updateend", next);
+  next();
+  liveVideo = {abort: () => ctl.abort()};
+  video.hidden = false;
+  video.play().catch(() => {});
+  (async () => {
+    try {
+      for (;;) { const {value, done} = await reader.read(); if (done) break; queue.push(value); next(); }
+    } catch (e) { /* aborted */ }
+    if (liveVideo && !video.hidden) { $("preview-off").textContent = "Live video ended"; stopPreview(); }
+  })();
+  return true;
+}
+function stopPreview() {
+  if (liveVideo) { const l = liveVideo; liveVideo = null; l.abort(); }
+  const video = $("live-video");
+  video.pause(); video.removeAttribute("src"); video.load(); video.hidden = true;
+  $("preview").removeAttribute("src"); $("preview").hidden = true;
+  $("preview-off").hidden = false; $("focus-hint").hidden = true; $("preview-toggle").textContent = "Show live preview";
+}
+$("preview-toggle").addEventListener("click", async () => {
+  if (previewShown()) return stopPreview();
+  $("preview-off").hidden = true; $("focus-hint").hidden = false; $("preview-toggle").textContent = "Hide live preview";
+  if (await startH264()) return;
   const img = $("preview");
-  if (img.hidden) { img.src = "/preview.mjpg?t=" + Date.now(); img.hidden = false; $("preview-off").hidden = true; $("focus-hint").hidden = false; $("preview-toggle").textContent = "Hide live preview"; }
-  else { img.removeAttribute("src"); img.hidden = true; $("preview-off").hidden = false; $("focus-hint").hidden = true; $("preview-toggle").textContent = "Show live preview"; }
+  img.src = "/preview.mjpg?t=" + Date.now(); img.hidden = false;
 });
 $("preview").addEventListener("error", () => { $("preview").hidden = true; $("preview-off").hidden = false; $("preview-off").textContent = "No live preview"; });
 // The preview is only streamed while the page is visible.
-document.addEventListener("visibilitychange", () => { if (document.hidden && !$("preview").hidden) $("preview-toggle").click(); });
+document.addEventListener("visibilitychange", () => { if (document.hidden && previewShown()) stopPreview(); });
 
 // Tap-to-focus: the point as fractions of the picture (the preview is drawn over the whole box).
-$("preview").addEventListener("click", async (e) => {
-  const box = $("preview").getBoundingClientRect();
+for (const id of ["preview", "live-video"]) $(id).addEventListener("click", async (e) => {
+  const box = $(id).getBoundingClientRect();
   const x = Math.min(1, Math.max(0, (e.clientX - box.left) / box.width)), y = Math.min(1, Math.max(0, (e.clientY - box.top) / box.height));
   $("result").textContent = "Focusing at " + x.toFixed(2) + ", " + y.toFixed(2) + "…";
   const [, j] = await api("POST", "/api/focus", {x, y});

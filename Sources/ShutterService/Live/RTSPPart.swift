@@ -1,0 +1,54 @@
+// SPDX-License-Identifier: BSD-2-Clause
+import ShutterCore
+import Synchronization
+
+/// The RTSP server as a part of the service (`live.rtsp.enabled`): listening from the
+/// start, closed at the stop. A failure to listen (a port in use) is a failed start, which
+/// the parts' policy tries again later, as the web page's.
+final class RTSPPart: ServicePart {
+    private let config: ShutterConfig
+    private let live: LiveVideo
+    private let accepts: (@Sendable (String) -> Bool)?
+    private let server = Mutex<RTSPServer?>(nil)
+    private let log = Log("shutter.rtsp")
+
+    /// `accepts`: whether a Basic password may watch; nil with `live.rtsp.open`.
+    init(config: ShutterConfig, live: LiveVideo, accepts: (@Sendable (String) -> Bool)?) {
+        self.config = config
+        self.live = live
+        self.accepts = config.live.rtsp.open ? nil : accepts
+    }
+
+    /// Why shutterd must not start: RTSP on, not open, and nothing a viewer could log in with.
+    static func refusal(_ config: ShutterConfig, hasTokens: Bool) -> String? {
+        guard config.live.rtsp.enabled, !config.live.rtsp.open, !hasTokens, config.web.passwordHash.isEmpty else { return nil }
+        return "live.rtsp.enabled is true but no viewer could log in: add an API token (`shutterctl web-token add NAME "
+            + "--scope view`, its token is the RTSP password) or set web.passwordHash, or set live.rtsp.open to true "
+            + "for a stream without a password"
+    }
+
+    var name: String { "the live RTSP stream" }
+
+    func start(_ service: CameraService) -> PartStart {
+        let listen = ListenAddress(parsing: config.live.rtsp.listen)!  // validated with the configuration
+        do throws(RTSPServer.StartError) {
+            let s = try RTSPServer(host: listen.host, port: listen.port, maxViewers: config.live.maxViewers,
+                                   accepts: accepts)
+            server.withLock { $0 = s }
+            live.add(s)
+            let shown = listen.host.contains(":") ? "[\(listen.host)]" : listen.host
+            log.notice("live video on rtsp://\(shown):\(s.port)/live\(accepts == nil ? " (open: no password)" : "")")
+            return .running
+        } catch {
+            log.error("live RTSP not started: \(error)")
+            return .failed("\(error)")
+        }
+    }
+
+    func stop() {
+        guard let s = server.withLock({ s in defer { s = nil }; return s }) else { return }
+        live.remove(s)
+        s.stop()
+        live.stop()
+    }
+}

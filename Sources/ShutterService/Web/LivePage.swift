@@ -1,0 +1,63 @@
+// SPDX-License-Identifier: BSD-2-Clause
+import Foundation
+import ShutterControl
+import ShutterCore
+import ShutterMedia
+import ShutterWeb
+import Synchronization
+
+/// The page's live H.264 as a live consumer: each `/api/live.mp4` viewer gets its own
+/// fragmented MP4 (LiveMP4Muxer) from a keyframe on; a viewer behind skips to the next
+/// keyframe. Touched on the live queue only, but for `figures`.
+final class LivePage: LiveConsumer, @unchecked Sendable {
+    // Unchecked: `viewers` is touched on LiveVideo's queue only; `sent` is a Mutex.
+    let feed: LiveVideoFeed
+    private var viewers: [ObjectIdentifier: (viewer: LiveVideoViewer, muxer: LiveMP4Muxer?, needKey: Bool)] = [:]
+    private let sent = Mutex(0)
+    private let droppedGone = Mutex(0)
+
+    init(feed: LiveVideoFeed) { self.feed = feed }
+
+    var watched: Bool { feed.watched }
+
+    func deliver(_ packet: EncodedPacket) {
+        let open = feed.open
+        let ids = Set(open.map(ObjectIdentifier.init))
+        for (id, v) in viewers where !ids.contains(id) {
+            droppedGone.withLock { $0 += v.viewer.framesDropped }
+            viewers[id] = nil
+        }
+        for v in open {
+            let id = ObjectIdentifier(v)
+            var state = viewers[id] ?? (v, nil, true)
+            if state.muxer?.source !== packet.source { state.muxer = nil; state.needKey = true }
+            if state.needKey && !packet.isKey {
+                v.skip()
+                viewers[id] = state
+                continue
+            }
+            var bytes = Data()
+            let fresh = state.muxer == nil
+            if fresh {
+                guard let m = LiveMP4Muxer(source: packet.source) else { v.close(); continue }
+                state.muxer = m
+                bytes = m.header
+            }
+            bytes.append(state.muxer!.append(packet))
+            state.needKey = !v.push(bytes)
+            if state.needKey && fresh { state.muxer = nil }  // the init segment did not go out: start again
+            if !state.needKey { sent.withLock { $0 += 1 } }
+            viewers[id] = state
+        }
+    }
+
+    func deliver(_ audio: AudioChunk) {}  // the page's live video is video only
+    func hear(sampleRate: Int, channels: Int) {}
+
+    func figures(into c: inout ServiceStatus.LiveCounters) {
+        let open = feed.open
+        c.pageViewers = open.count
+        c.pageFramesSent = sent.withLock { $0 }
+        c.pageFramesDropped = droppedGone.withLock { $0 } + open.reduce(0) { $0 + $1.framesDropped }
+    }
+}
