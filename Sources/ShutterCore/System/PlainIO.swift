@@ -1,4 +1,9 @@
 // SPDX-License-Identifier: BSD-2-Clause
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -55,6 +60,7 @@ public enum PlainIO {
     /// `directory/name`, as NSString.appendingPathComponent joins them.
     public static func path(_ directory: String, _ name: String) -> String {
         if directory.isEmpty { return name }
+        if name.isEmpty { return directory }
         return directory.hasSuffix("/") ? directory + name : directory + "/" + name
     }
 }
@@ -74,6 +80,11 @@ extension StringProtocol {
     /// `trimmingCharacters(in: .whitespaces)` (space separators and tab).
     public var trimmedSpaces: String { trimmed { $0.isSpace } }
 
+    /// Without leading and trailing NUL bytes, white space and newlines (a device-tree
+    /// string ends in NUL): `trimmingCharacters(in: CharacterSet(charactersIn: "\u{0}")
+    /// .union(.whitespacesAndNewlines))`.
+    public var trimmedWhitespaceAndNUL: String { trimmed { $0.value == 0 || $0.isSpace || $0.isNewline } }
+
     private func trimmed(_ drop: (Unicode.Scalar) -> Bool) -> String {
         let scalars = unicodeScalars
         guard let first = scalars.firstIndex(where: { !drop($0) }),
@@ -88,5 +99,67 @@ private extension Unicode.Scalar {
     var isSpace: Bool { self == "\t" || properties.generalCategory == .spaceSeparator }
     var isNewline: Bool {
         (0x0A...0x0D).contains(value) || value == 0x85 || value == 0x2028 || value == 0x2029
+    }
+}
+
+/// NSString's path calls on a String (`lastPathComponent`, `deletingLastPathComponent`,
+/// `pathExtension`), as Foundation computes them for the absolute and relative POSIX paths
+/// the service handles (tested against NSString), without Foundation.
+extension PlainIO {
+    /// The path without trailing slashes ("/" stays "/").
+    private static func trimmingTrailingSlashes(_ path: String) -> Substring {
+        var s = Substring(path)
+        while s.count > 1 && s.hasSuffix("/") { s = s.dropLast() }
+        return s
+    }
+
+    /// The last component: "/a/b/" → "b", "/" → "/", "" → "".
+    public static func lastComponent(_ path: String) -> String {
+        let s = trimmingTrailingSlashes(path)
+        if s == "/" { return "/" }
+        if let slash = s.lastIndex(of: "/") { return String(s[s.index(after: slash)...]) }
+        return String(s)
+    }
+
+    /// The path without its last component: "/a/b" → "/a", "/a" → "/", "a" → "", "/" → "/".
+    public static func deletingLastComponent(_ path: String) -> String {
+        let s = trimmingTrailingSlashes(path)
+        if s == "/" { return "/" }
+        guard let slash = s.lastIndex(of: "/") else { return "" }
+        var head = s[..<slash]
+        while head.hasSuffix("/") { head = head.dropLast() }
+        return head.isEmpty ? "/" : String(head)
+    }
+
+    /// The path without its last component's extension, slashes as NSString leaves them
+    /// (doubled ones collapsed, a trailing one dropped): "/x/y.tar.gz" → "/x/y.tar", "a." → "a".
+    public static func deletingPathExtension(_ path: String) -> String {
+        var s = ""
+        for c in path where !(c == "/" && s.hasSuffix("/")) { s.append(c) }
+        if s.count > 1 && s.hasSuffix("/") { s.removeLast() }
+        let nameStart = s.lastIndex(of: "/").map { s.index(after: $0) } ?? s.startIndex
+        guard let dot = s[nameStart...].lastIndex(of: "."), dot != nameStart, s[nameStart...] != ".." else { return s }
+        return String(s[..<dot])
+    }
+
+    /// The last component's extension without the dot: "a/b.tar.gz" → "gz", "a/.b" → "", "a." → "".
+    public static func pathExtension(_ path: String) -> String {
+        let name = lastComponent(path)
+        guard let dot = name.lastIndex(of: "."), dot != name.startIndex, name != ".." else { return "" }
+        return String(name[name.index(after: dot)...])
+    }
+}
+
+extension PlainIO {
+    /// An error's reason for a log line without Foundation's `localizedDescription`
+    /// (full Foundation only): a file error's system reason ("No such file or directory",
+    /// from the POSIX error FoundationEssentials keeps under it), else the error's own text.
+    public static func reason(_ error: any Error) -> String {
+        if let posix = error as? POSIXError { return String(cString: strerror(posix.code.rawValue)) }
+        if let cocoa = error as? CocoaError, let posix = cocoa.userInfo["NSUnderlyingError"] as? POSIXError {
+            return String(cString: strerror(posix.code.rawValue))
+        }
+        if let failure = error as? Failure { return failure.description }
+        return "\(error)"
     }
 }

@@ -1,5 +1,12 @@
 // SPDX-License-Identifier: BSD-2-Clause
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#endif
 import ShutterCore
 import ShutterMedia
 import ShutterStorage
@@ -94,7 +101,7 @@ final class ClipSession {
             if current?.id == id {
                 current?.path = path
                 current?.start = start
-                if current?.stopAt == nil { doing[id] = "recording \((path as NSString).lastPathComponent)" }
+                if current?.stopAt == nil { doing[id] = "recording \(PlainIO.lastComponent(path))" }
             }
             ctx.log.notice("recording \(path) (from the press)")
             return nil
@@ -116,7 +123,7 @@ final class ClipSession {
         guard current?.id == id, current?.stopAt == nil else { return }
         current?.stopAt = end
         recorder.stop(at: end)
-        doing[id] = "saving \(current?.path.map { ($0 as NSString).lastPathComponent } ?? "a clip")"
+        doing[id] = "saving \(current?.path.map { PlainIO.lastComponent($0) } ?? "a clip")"
     }
 
     /// Stopping the service: a recording ends now, a speculative clip is dropped.
