@@ -1,9 +1,4 @@
 // SPDX-License-Identifier: BSD-2-Clause
-#if canImport(FoundationEssentials)
-import FoundationEssentials
-#else
-import Foundation
-#endif
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -151,15 +146,53 @@ extension PlainIO {
 }
 
 extension PlainIO {
-    /// An error's reason for a log line without Foundation's `localizedDescription`
-    /// (full Foundation only): a file error's system reason ("No such file or directory",
-    /// from the POSIX error FoundationEssentials keeps under it), else the error's own text.
-    public static func reason(_ error: any Error) -> String {
-        if let posix = error as? POSIXError { return String(cString: strerror(posix.code.rawValue)) }
-        if let cocoa = error as? CocoaError, let posix = cocoa.userInfo["NSUnderlyingError"] as? POSIXError {
-            return String(cString: strerror(posix.code.rawValue))
+    /// Whether something is at the path (following symlinks), as FileManager.fileExists.
+    public static func fileExists(_ path: String) -> Bool {
+        var st = stat()
+        return stat(path, &st) == 0
+    }
+
+    /// The process's environment, as ProcessInfo.environment gives it (the first of a
+    /// repeated name wins; an entry without "=" is left out).
+    public static var environment: [String: String] {
+        var out: [String: String] = [:]
+        var p = environ
+        while let entry = p.pointee {
+            let s = String(cString: entry)
+            if let eq = s.firstIndex(of: "="), out[String(s[..<eq])] == nil {
+                out[String(s[..<eq])] = String(s[s.index(after: eq)...])
+            }
+            p += 1
         }
-        if let failure = error as? Failure { return failure.description }
-        return "\(error)"
+        return out
+    }
+
+    /// The absolute path with symlinks resolved (realpath(3)), as URL's
+    /// resolvingSymlinksInPath; a path that does not exist comes back absolute, as given.
+    public static func resolvedPath(_ path: String) -> String {
+        var absolute = path
+        if !path.hasPrefix("/") {
+            var buf = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
+            if getcwd(&buf, buf.count) != nil {
+                absolute = self.path(String(decoding: buf.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self), path)
+            }
+        }
+        guard let real = realpath(absolute, nil) else { return absolute }
+        defer { free(real) }
+        return String(cString: real)
+    }
+
+    /// A directory's entry names (without "." and ".."), unsorted; nil when it cannot be read.
+    public static func directoryEntries(_ path: String) -> [String]? {
+        guard let dir = opendir(path) else { return nil }
+        defer { closedir(dir) }
+        var names: [String] = []
+        while let entry = readdir(dir) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
+                String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
+            }
+            if name != "." && name != ".." { names.append(name) }
+        }
+        return names
     }
 }

@@ -1,9 +1,4 @@
 // SPDX-License-Identifier: BSD-2-Clause
-#if canImport(FoundationEssentials)
-import FoundationEssentials
-#else
-import Foundation
-#endif
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -32,8 +27,9 @@ public final class PlainLock: @unchecked Sendable {
 }
 
 /// A pthread condition variable and its mutex with NSCondition's calls (lock, unlock,
-/// wait, wait(until:), signal, broadcast), as NSCondition does it: the deadline is the
-/// wall clock's (pthread_cond_timedwait on CLOCK_REALTIME).
+/// wait, signal, broadcast; `wait(seconds:)` for `wait(until: Date() + seconds)`), as
+/// NSCondition does it: the deadline is the wall clock's (pthread_cond_timedwait on
+/// CLOCK_REALTIME).
 public final class PlainCondition: @unchecked Sendable {
     private let mutex: UnsafeMutablePointer<pthread_mutex_t>
     private let cond: UnsafeMutablePointer<pthread_cond_t>
@@ -61,12 +57,14 @@ public final class PlainCondition: @unchecked Sendable {
     public func signal() { pthread_cond_signal(cond) }
     public func broadcast() { pthread_cond_broadcast(cond) }
 
-    /// Waits until signalled or the date passes; false when the date passed.
-    public func wait(until date: Date) -> Bool {
-        let t = date.timeIntervalSince1970
-        guard t.isFinite else { wait(); return true }
-        let whole = t.rounded(.down)
-        var ts = timespec(tv_sec: Int(whole), tv_nsec: Int((t - whole) * 1e9))
+    /// Waits until signalled or `seconds` pass; false when they passed.
+    public func wait(seconds: Double) -> Bool {
+        guard seconds.isFinite, seconds < 1e9 else { wait(); return true }
+        var ts = timespec()
+        clock_gettime(CLOCK_REALTIME, &ts)
+        let ns = Int(ts.tv_nsec) + Int((max(0, seconds) * 1e9).rounded())
+        ts.tv_sec += ns / 1_000_000_000
+        ts.tv_nsec = ns % 1_000_000_000
         return pthread_cond_timedwait(cond, mutex, &ts) != ETIMEDOUT
     }
 }

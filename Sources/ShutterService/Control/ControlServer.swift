@@ -165,7 +165,7 @@ public final class ControlServer: Sendable {
         func take(waitingAtMost seconds: Double) -> [Data] {
             condition.lock()
             defer { condition.unlock() }
-            if lines.isEmpty { _ = condition.wait(until: Date().addingTimeInterval(seconds)) }
+            if lines.isEmpty { _ = condition.wait(seconds: seconds) }
             let taken = lines
             lines.removeAll()
             return taken

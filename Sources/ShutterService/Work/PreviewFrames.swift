@@ -10,6 +10,7 @@ import Glibc
 import Dispatch
 import ShutterCore
 import ShutterMedia
+import ShutterStorage
 import ShutterWeb
 
 /// Small JPEGs from the video frames, off the service's actor: the web page's live
