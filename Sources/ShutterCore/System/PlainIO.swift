@@ -146,6 +146,15 @@ extension PlainIO {
 }
 
 extension PlainIO {
+    /// The size in bytes of what is at the path (lstat: a symlink's own, as
+    /// FileManager.attributesOfItem's .size), nil when nothing is there. FoundationEssentials'
+    /// attributes hold a UInt there, which `as? Int` (full Foundation's NSNumber) misses.
+    public static func fileSize(_ path: String) -> Int? {
+        var st = stat()
+        guard lstat(path, &st) == 0 else { return nil }
+        return Int(st.st_size)
+    }
+
     /// Whether something is at the path (following symlinks), as FileManager.fileExists.
     public static func fileExists(_ path: String) -> Bool {
         var st = stat()

@@ -84,7 +84,7 @@ final class Health {
         let path = PlainIO.path(dcim, last)
         // A name reserved just before a crash, never written: nothing to keep (its
         // number stays used, the counter is ahead of it).
-        if let size = (try? FileManager.default.attributesOfItem(atPath: path))?[.size] as? Int, size == 0 {
+        if let size = PlainIO.fileSize(path), size == 0 {
             unlink(path)
             log.notice("removed \(path): an empty clip left by a crash")
             return nil
