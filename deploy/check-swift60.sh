@@ -3,7 +3,9 @@
 # Builds the package with Swift 6.0.3 (Debian trixie's swiftlang, what Raspberry Pi OS
 # trixie ships) in a debootstrap chroot, against trixie's libgpiod 2, libcamera 0.4 and
 # FFmpeg 7. Root only; ~4.4 GB in $ROOT, cached. Not part of `make test` (size, time).
-# Usage: sudo sh deploy/check-swift60.sh [--test]
+# --test runs the tests there too, with the tools they call (python3 for the page's
+# checks, openssl for the TLS certificates, systemd's tools), so a failure is a result,
+# not a missing program. Usage: sudo sh deploy/check-swift60.sh [--test]
 set -eu
 ROOT=${ROOT:-/var/tmp/trixie-swift60/root}
 E="env -i PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin HOME=/root"
@@ -19,10 +21,11 @@ if [ ! -x "$ROOT/usr/bin/swift" ]; then
         swiftlang pkg-config libturbojpeg0-dev libjpeg62-turbo-dev libexif-dev libavcodec-dev \
         libavformat-dev libavutil-dev libswresample-dev libswscale-dev libcamera-dev libgpiod-dev \
         libasound2-dev build-essential ffmpeg exif libimage-exiftool-perl e2fsprogs systemd \
-        libmicrohttpd-dev libsodium-dev libmosquitto-dev
+        libmicrohttpd-dev libsodium-dev libmosquitto-dev python3 openssl
 fi
-# Packages added since a cached root was made (the web page's libraries, MQTT's).
-for p in libmicrohttpd-dev libsodium-dev libmosquitto-dev; do
+# Packages added since a cached root was made (the web page's libraries, MQTT's, the
+# tests' tools).
+for p in libmicrohttpd-dev libsodium-dev libmosquitto-dev systemd python3 openssl; do
     chroot "$ROOT" dpkg-query -W -f='${Status}\n' "$p" 2>/dev/null | grep -q "install ok installed" || {
         cp /etc/resolv.conf "$ROOT/etc/"
         chroot "$ROOT" $E env DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends "$p"

@@ -1,9 +1,4 @@
 // SPDX-License-Identifier: BSD-2-Clause
-#if canImport(FoundationEssentials)
-import FoundationEssentials
-#else
-import Foundation
-#endif
 import ShutterCore
 #if canImport(Glibc)
 import Glibc
@@ -31,14 +26,14 @@ public enum ControlClient {
     }
 
     /// `timeout`: how long to wait for the reply (a hold waits for its clip).
-    public static func send(_ request: ControlRequest, to path: String, timeout: Duration = .seconds(120)) throws -> (ControlReply, Data) {
+    public static func send(_ request: ControlRequest, to path: String, timeout: Duration = .seconds(120)) throws -> (ControlReply, [UInt8]) {
         let fd = try connect(to: path)
         defer { close(fd) }
         var tv = timeval(tv_sec: Int(timeout.milliseconds / 1000), tv_usec: 0)
         setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, socklen_t(MemoryLayout<timeval>.size))
-        let payload = ControlCoding.encode(request)
+        let payload = ControlCoding.line(request)
         _ = payload.withUnsafeBytes { Glibc.send(fd, $0.baseAddress!, $0.count, Int32(MSG_NOSIGNAL)) }
-        var data = Data()
+        var data: [UInt8] = []
         var buf = [UInt8](repeating: 0, count: 4096)
         while true {
             let n = buf.withUnsafeMutableBytes { recv(fd, $0.baseAddress!, $0.count, 0) }
@@ -49,7 +44,7 @@ public enum ControlClient {
         }
         guard !data.isEmpty else { throw Failure.noReply(path: path) }
         do {
-            return (try JSONDecoder().decode(ControlReply.self, from: data), data)
+            return (try PlainJSON.decode(ControlReply.self, from: data), data)
         } catch {
             throw Failure.badReply(String(decoding: data, as: UTF8.self))
         }
@@ -57,12 +52,12 @@ public enum ControlClient {
 
     /// A request whose answer is a stream of lines (`events`): `line` gets each one
     /// (without its newline) until it returns false or shutterd closes the connection.
-    public static func stream(_ request: ControlRequest, to path: String, line: (Data) -> Bool) throws {
+    public static func stream(_ request: ControlRequest, to path: String, line: ([UInt8]) -> Bool) throws {
         let fd = try connect(to: path)
         defer { close(fd) }
-        let payload = ControlCoding.encode(request)
+        let payload = ControlCoding.line(request)
         _ = payload.withUnsafeBytes { Glibc.send(fd, $0.baseAddress!, $0.count, Int32(MSG_NOSIGNAL)) }
-        var pending = Data()
+        var pending: [UInt8] = []
         var buf = [UInt8](repeating: 0, count: 4096)
         var any = false
         while true {
@@ -72,9 +67,9 @@ public enum ControlClient {
             pending.append(contentsOf: buf[0..<n])
             while let nl = pending.firstIndex(of: 0x0A) {
                 any = true
-                let text = pending[pending.startIndex..<nl]
-                pending = Data(pending[(nl + 1)...])
-                if !line(Data(text)) { return }
+                let text = Array(pending[..<nl])
+                pending = Array(pending[(nl + 1)...])
+                if !line(text) { return }
             }
         }
         if !any { throw Failure.noReply(path: path) }

@@ -1,9 +1,4 @@
 // SPDX-License-Identifier: BSD-2-Clause
-#if canImport(FoundationEssentials)
-import FoundationEssentials
-#else
-import Foundation
-#endif
 import ShutterBuild
 import ShutterCore
 
@@ -492,10 +487,11 @@ public struct ControlReply: Codable, Sendable, Equatable {
 }
 
 public enum ControlCoding {
-    public static func encode<T: Encodable>(_ value: T) -> Data {
-        let e = JSONEncoder()
-        e.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        var d = (try? e.encode(value)) ?? Data("{\"ok\":false,\"error\":\"encoding failed\"}".utf8)
+    /// One line of the protocol: compact JSON, keys sorted, slashes as they are (PlainJSON:
+    /// JSONEncoder's text without FoundationEssentials), then a newline. shutterd's side
+    /// has `encode` for the same bytes as Data (ControlCoding+Data.swift).
+    public static func line<T: Encodable>(_ value: T) -> [UInt8] {
+        var d = (try? PlainJSON.encode(value)) ?? Array("{\"ok\":false,\"error\":\"encoding failed\"}".utf8)
         d.append(0x0A)
         return d
     }

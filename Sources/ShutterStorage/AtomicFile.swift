@@ -2,7 +2,12 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+import ShutterCore
 
 /// The one way a finished file is written: it is either whole under its final
 /// name or absent. Temp file in the same directory, write, fsync, rename that
@@ -24,9 +29,9 @@ public enum AtomicFile {
     /// taken) and whatever `write` throws, as it is.
     public static func write(to path: String, placement: Placement = .exclusive,
                              _ write: (Int32) throws -> Void) throws {
-        let dir = (path as NSString).deletingLastPathComponent
-        let name = (path as NSString).lastPathComponent
-        let tmp = (dir as NSString).appendingPathComponent(".\(name).tmp-\(getpid())")
+        let dir = PlainIO.deletingLastComponent(path)
+        let name = PlainIO.lastComponent(path)
+        let tmp = PlainIO.path(dir, ".\(name).tmp-\(getpid())")
         let fd = try typedEINTR("open", path: tmp) { open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644) }
         var closed = false
         do {

@@ -2,7 +2,11 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// An open directory below the storage root; closed when dropped.
 final class DirectoryHandle {

@@ -2,7 +2,11 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// Reads an open file to its end (EINTR retried), at most `limit` bytes.
 enum FileDescriptorReader {

@@ -2,7 +2,12 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+import ShutterCore
 
 /// Free space and mount state of the file system holding a path (statvfs).
 public struct FileSystemSpace: Equatable, Sendable {
@@ -25,7 +30,7 @@ public struct FileSystemSpace: Equatable, Sendable {
     public static func isMountPoint(_ path: String) throws(SystemError) -> Bool {
         var a = stat(), b = stat()
         guard stat(path, &a) == 0 else { throw SystemError(errno: errno, call: "stat", path: path) }
-        let parent = (path as NSString).appendingPathComponent("..")
+        let parent = PlainIO.path(path, "..")
         guard stat(parent, &b) == 0 else { throw SystemError(errno: errno, call: "stat", path: parent) }
         return a.st_dev != b.st_dev || a.st_ino == b.st_ino
     }

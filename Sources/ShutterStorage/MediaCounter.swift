@@ -2,7 +2,12 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+import ShutterCore
 
 /// The persistent file-number counter, `<root>/.shutter-counter`: one line
 /// `next 100SHUTR/SHTR0042` (or `next none` when every number is used).
@@ -13,7 +18,7 @@ import Foundation
 enum MediaCounter {
     static let fileName = ".shutter-counter"
 
-    static func path(root: String) -> String { (root as NSString).appendingPathComponent(fileName) }
+    static func path(root: String) -> String { PlainIO.path(root, fileName) }
 
     /// The next ordinal stored, or nil when the file is absent or unreadable
     /// as a counter (the scan of existing files then decides alone).
@@ -25,7 +30,7 @@ enum MediaCounter {
         } catch where error.errno == EFBIG {
             return nil  // longer than a counter line: not one; the scan decides alone
         }
-        let text = String(decoding: bytes, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+        let text = String(decoding: bytes, as: UTF8.self).trimmedWhitespace
         guard text.hasPrefix("next ") else { return nil }
         let value = String(text.dropFirst(5))
         if value == "none" { return DCFNumber.count }
@@ -55,10 +60,10 @@ enum MediaCounter {
         var best: DCFNumber?
         for dirName in (try? fm.contentsOfDirectory(atPath: dcim)) ?? [] {
             guard let d = DCFNumber.directoryNumber(dirName) else { continue }
-            let dir = (dcim as NSString).appendingPathComponent(dirName)
+            let dir = PlainIO.path(dcim, dirName)
             for name in (try? fm.contentsOfDirectory(atPath: dir)) ?? [] {
                 if cleanUp, let pid = tempFileOwner(name), pid != getpid(), kill(pid, 0) != 0, errno == ESRCH {
-                    unlink((dir as NSString).appendingPathComponent(name))
+                    unlink(PlainIO.path(dir, name))
                     continue
                 }
                 guard let (f, _) = DCFNumber.fileNumber(name), let n = DCFNumber(directory: d, file: f) else { continue }
@@ -70,7 +75,7 @@ enum MediaCounter {
 
     /// The pid in an `AtomicFile` temp name `.SHTR0001.JPG.tmp-1234`.
     static func tempFileOwner(_ name: String) -> pid_t? {
-        guard name.hasPrefix(".\(DCFNumber.filePrefix)"), let r = name.range(of: ".tmp-", options: .backwards) else {
+        guard name.hasPrefix(".\(DCFNumber.filePrefix)"), let r = name.ranges(of: ".tmp-").last else {
             return nil
         }
         return pid_t(name[r.upperBound...])

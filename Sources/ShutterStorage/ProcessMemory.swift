@@ -1,6 +1,13 @@
 // SPDX-License-Identifier: BSD-2-Clause
 import CShutterSys
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// An encoder's buffers (x264 at 1080p is ~100 MB) go back to malloc when a clip
 /// ends; this hands the free pages back to the kernel so an idle camera stays

@@ -2,7 +2,12 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+import ShutterCore
 
 /// The runtime settings' state file, `<root>/.shutter-settings.json`, beside
 /// the file counter: what `shutterctl set` changed, so it survives a restart.
@@ -14,7 +19,7 @@ public enum SettingsFile {
     /// Where a file that cannot be read as settings is moved, for a person to look at.
     public static let corruptSuffix = ".corrupt"
 
-    public static func path(root: String) -> String { (root as NSString).appendingPathComponent(fileName) }
+    public static func path(root: String) -> String { PlainIO.path(root, fileName) }
 
     /// The file's text; nil when there is none. Throws for a file that exists
     /// and cannot be read, or is not UTF-8 (both: set it aside).

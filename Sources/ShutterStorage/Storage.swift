@@ -2,7 +2,11 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import ShutterCore
 import Synchronization
 
@@ -62,7 +66,7 @@ public final class Storage: Sendable {
     public init(root: String, lowSpacePolicy: LowSpacePolicy = .refuse, minFreeBytes: UInt64 = 0,
                 budget: CaptureBudget, requireMountPoint: Bool = false) {
         self.root = root
-        self.dcim = (root as NSString).appendingPathComponent("DCIM")
+        self.dcim = PlainIO.path(root, "DCIM")
         self.lowSpacePolicy = lowSpacePolicy
         self.minFreeBytes = minFreeBytes
         self.budget = budget
@@ -130,7 +134,7 @@ public final class Storage: Sendable {
             guard unlink(video.path) == 0 || errno == ENOENT else {
                 throw StorageError(SystemError(errno: errno, call: "unlink", path: video.path))
             }
-            try sys { () throws(SystemError) in try fsyncDirectory((video.path as NSString).deletingLastPathComponent) }
+            try sys { () throws(SystemError) in try fsyncDirectory(PlainIO.deletingLastComponent(video.path)) }
             deleted.append(video.path)
             space = try sys { () throws(SystemError) in try FileSystemSpace.of(root) }
             if space.availableBytes >= need { return deleted }
@@ -164,11 +168,11 @@ public final class Storage: Sendable {
         var out: [(number: DCFNumber, path: String)] = []
         for dirName in (try? fm.contentsOfDirectory(atPath: dcim)) ?? [] {
             guard let d = DCFNumber.directoryNumber(dirName) else { continue }
-            let dir = (dcim as NSString).appendingPathComponent(dirName)
+            let dir = PlainIO.path(dcim, dirName)
             for name in (try? fm.contentsOfDirectory(atPath: dir)) ?? [] {
                 guard let (f, ext) = DCFNumber.fileNumber(name), ext == "MP4",
                       let n = DCFNumber(directory: d, file: f), !active.contains(n.ordinal) else { continue }
-                out.append((n, (dir as NSString).appendingPathComponent(name)))
+                out.append((n, PlainIO.path(dir, name)))
             }
         }
         return out.sorted { $0.number < $1.number }
@@ -207,9 +211,9 @@ public final class Storage: Sendable {
             // Write-ahead: the next number is durable before this one is used.
             try sys { () throws(SystemError) in try MediaCounter.write(next: ordinal + 1, root: root) }
             s.next = ordinal + 1
-            let dir = (dcim as NSString).appendingPathComponent(number.directoryName)
+            let dir = PlainIO.path(dcim, number.directoryName)
             try sys { () throws(SystemError) in try makeDirectory(dir, parent: dcim) }
-            let path = (dir as NSString).appendingPathComponent(number.fileName(extension: kind.fileExtension))
+            let path = PlainIO.path(dir, number.fileName(extension: kind.fileExtension))
             if numberTaken(number, in: dir) {
                 // The counter was behind the card (restored backup, another tool): skip past what is there.
                 s.next = max(s.next ?? 0, highestExistingOrdinal(cleanUp: false) + 1)
@@ -296,7 +300,7 @@ public final class Storage: Sendable {
     /// A number is taken when a photo or a video of that number exists.
     private func numberTaken(_ number: DCFNumber, in dir: String) -> Bool {
         var st = stat()
-        return ["JPG", "MP4"].contains { lstat((dir as NSString).appendingPathComponent(number.fileName(extension: $0)), &st) == 0 }
+        return ["JPG", "MP4"].contains { lstat(PlainIO.path(dir, number.fileName(extension: $0)), &st) == 0 }
     }
 
     private func makeDirectory(_ path: String, parent: String) throws(SystemError) {

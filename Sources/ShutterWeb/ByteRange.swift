@@ -1,5 +1,12 @@
 // SPDX-License-Identifier: BSD-2-Clause
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#endif
 import ShutterCore
 
 /// The one `Range` form the server honours: a single byte range (RFC 9110 §14.2).
@@ -16,13 +23,13 @@ public enum ByteRangeAnswer: Equatable, Sendable {
 public enum ByteRange {
     public static func answer(_ header: String?, size: UInt64) -> ByteRangeAnswer {
         guard let header else { return .whole }
-        let text = header.trimmingCharacters(in: .whitespaces)
+        let text = header.trimmedSpaces
         guard text.lowercased().hasPrefix("bytes=") else { return .whole }
-        let spec = text.dropFirst(6).trimmingCharacters(in: .whitespaces)
+        let spec = text.dropFirst(6).trimmedSpaces
         // Several ranges may be ignored (RFC 9110 §14.2): the whole file is a valid answer.
         guard !spec.contains(","), let dash = spec.firstIndex(of: "-") else { return .whole }
-        let first = spec[..<dash].trimmingCharacters(in: .whitespaces)
-        let last = spec[spec.index(after: dash)...].trimmingCharacters(in: .whitespaces)
+        let first = spec[..<dash].trimmedSpaces
+        let last = spec[spec.index(after: dash)...].trimmedSpaces
         // A position that is not a whole number 0...Int.max makes the Range unusable (ignored).
         func number(_ s: String) -> UInt64? { (try? RequestNumber.bytePosition.integer(text: s)).map { UInt64($0) } }
         if first.isEmpty {

@@ -3,7 +3,11 @@
 import Glibc
 #endif
 import CExif
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import ShutterStorage
 
 /// Sends a photo or clip named by its DCF number (`/files/1000001`): the file by

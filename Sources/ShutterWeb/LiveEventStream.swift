@@ -1,5 +1,12 @@
 // SPDX-License-Identifier: BSD-2-Clause
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#endif
 import ShutterCore
 
 /// One watcher of `/api/events`: Server-Sent Events (`event:` + `data:` lines),
@@ -16,7 +23,7 @@ final class LiveEventStream: WebStream, @unchecked Sendable {
     private let events: LiveEvents
     private let render: @Sendable (LiveEvent) -> JSONObject?
     // Unchecked: `lock` guards the vars.
-    private let lock = NSLock()
+    private let lock = PlainLock()
     private var pending = Data("retry: 2000\n\n".utf8)
     private var overflowed = false
     private var lastWrite = Date()

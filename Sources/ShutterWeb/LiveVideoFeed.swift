@@ -1,5 +1,14 @@
 // SPDX-License-Identifier: BSD-2-Clause
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#endif
+import Dispatch
+import ShutterCore
 import Synchronization
 
 /// The page's live H.264 (`/api/live.mp4`): each open response is a viewer that the
@@ -44,7 +53,7 @@ public final class LiveVideoViewer: WebStream, @unchecked Sendable {
     let life = StreamLife()
     private let feed: LiveVideoFeed
     // Unchecked: `lock` guards the vars.
-    private let lock = NSLock()
+    private let lock = PlainLock()
     private var pending = Data()
     private var lastRead = Date()
     private var dropped = 0

@@ -1,5 +1,13 @@
 // SPDX-License-Identifier: BSD-2-Clause
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#endif
+import ShutterCore
 import Synchronization
 
 /// The live preview's frames for the web page: the service publishes a JPEG
@@ -72,7 +80,7 @@ final class MJPEGStream: WebStream, @unchecked Sendable {
     let life = StreamLife()
     private let feed: PreviewFeed
     // Unchecked: `lock` guards the vars.
-    private let lock = NSLock()
+    private let lock = PlainLock()
     private var pending = Data()
     private var sequence = 0
     private var lastFrame = Date()

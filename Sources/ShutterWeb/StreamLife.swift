@@ -1,5 +1,13 @@
 // SPDX-License-Identifier: BSD-2-Clause
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#endif
+import ShutterCore
 
 /// What every streamed body (the preview, live events) shares: it is open until
 /// closed, once; the server's waker for its parked connection; the app's handler
@@ -7,7 +15,7 @@ import Foundation
 /// connection reads once more, sees the end and closes.
 final class StreamLife: @unchecked Sendable {
     // Unchecked: `lock` guards every var.
-    private let lock = NSLock()
+    private let lock = PlainLock()
     private var open = true
     private var wake: (@Sendable () -> Void)?
     private var onClose: (@Sendable () -> Void)?

@@ -1,5 +1,12 @@
 // SPDX-License-Identifier: BSD-2-Clause
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#endif
 
 extension WebApp {
     /// `GET /api/snapshot.jpg`: the newest video frame as a JPEG at the preview's size

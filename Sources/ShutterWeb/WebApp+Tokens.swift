@@ -1,5 +1,12 @@
 // SPDX-License-Identifier: BSD-2-Clause
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#endif
 import ShutterCore
 
 /// API tokens on requests (WebTokens): `Authorization: Bearer TOKEN`, or HTTP Basic
@@ -43,10 +50,10 @@ extension WebApp {
 
     /// The token in `Bearer TOKEN` or in `Basic base64(user:TOKEN)`; nil for any other form.
     static func presentedToken(_ header: String) -> String? {
-        let trimmed = header.trimmingCharacters(in: .whitespaces)
+        let trimmed = header.trimmedSpaces
         guard let space = trimmed.firstIndex(of: " ") else { return nil }
         let scheme = trimmed[..<space].lowercased()
-        let value = trimmed[space...].trimmingCharacters(in: .whitespaces)
+        let value = trimmed[space...].trimmedSpaces
         guard !value.isEmpty else { return nil }
         switch scheme {
         case "bearer":

@@ -1,5 +1,12 @@
 // SPDX-License-Identifier: BSD-2-Clause
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#endif
 import ShutterCore
 import ShutterStorage
 import Synchronization
@@ -41,7 +48,7 @@ public final class WebApp: Sendable {
     public let tokens: WebTokens?
     private let log = Log("shutter.web")
     private let streams = Mutex([ObjectIdentifier: any WebStream]())
-    private let loginLock = NSLock()
+    private let loginLock = PlainLock()
     /// How long a request waits for the service before it is answered 503.
     let askDeadline: Double
     static let perPageDefault = 24
@@ -227,7 +234,7 @@ public final class WebApp: Sendable {
         let root = backend.storage.root.hasSuffix("/") ? backend.storage.root : backend.storage.root + "/"
         func scrub(_ v: JSONValue) -> JSONValue {
             switch v {
-            case .string(let text): return .string(text.replacingOccurrences(of: root, with: ""))
+            case .string(let text): return .string(text.replacing(root, with: ""))
             case .array(let a): return .array(a.map(scrub))
             case .object(var o):
                 o.removeValue(forKey: "storageRoot")

@@ -1,6 +1,13 @@
 // SPDX-License-Identifier: BSD-2-Clause
 import CShutterWeb
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#endif
 import ShutterCore
 
 /// One whole request as the web app sees it (read on the connection's thread).

@@ -1,5 +1,13 @@
 // SPDX-License-Identifier: BSD-2-Clause
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#endif
+import ShutterCore
 
 /// The page: `Sources/ShutterWeb/Page` (index.html, login.html, app.css, app.js,
 /// login.js), real files that web tools can work on, embedded into shutterd at
@@ -23,7 +31,7 @@ enum WebPage {
         }
 
         var contentType: String {
-            switch (name as NSString).pathExtension {
+            switch PlainIO.pathExtension(name) {
             case "html": return "text/html; charset=utf-8"
             case "css": return "text/css; charset=utf-8"
             case "js": return "text/javascript; charset=utf-8"
@@ -64,7 +72,7 @@ enum WebPage {
     /// a `W/` prefix does not matter here).
     static func matches(_ header: String, _ etag: String) -> Bool {
         header.split(separator: ",").contains { tag in
-            let t = tag.trimmingCharacters(in: .whitespaces)
+            let t = tag.trimmedSpaces
             return t == "*" || (t.hasPrefix("W/") ? String(t.dropFirst(2)) : t) == etag
         }
     }

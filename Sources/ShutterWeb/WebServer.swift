@@ -1,6 +1,13 @@
 // SPDX-License-Identifier: BSD-2-Clause
 import CShutterWeb
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#endif
 import ShutterCore
 
 /// The HTTP server: libmicrohttpd through the CShutterWeb shim, one epoll
@@ -128,7 +135,7 @@ private let webServerHandler: shutter_web_handler = { ctx, ex in
 /// dropped (under `lock`) when the shim releases the stream, so a late wake is a no-op.
 private final class StreamBox: @unchecked Sendable {
     let stream: any WebStream
-    private let lock = NSLock()
+    private let lock = PlainLock()
     private var handle: OpaquePointer?
     init(_ s: any WebStream) { stream = s }
 

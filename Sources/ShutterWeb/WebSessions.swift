@@ -1,6 +1,14 @@
 // SPDX-License-Identifier: BSD-2-Clause
 import CShutterWeb
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#endif
+import ShutterCore
 import Synchronization
 
 /// Logged-in browsers: a 32-byte random id in an HttpOnly, SameSite=Strict cookie,
@@ -56,7 +64,7 @@ public final class WebSessions: Sendable {
     static func cookieValue(_ header: String?) -> String? {
         guard let header else { return nil }
         for part in header.split(separator: ";") {
-            let kv = part.trimmingCharacters(in: .whitespaces)
+            let kv = part.trimmedSpaces
             if kv.hasPrefix(cookieName + "=") {
                 let v = String(kv.dropFirst(cookieName.count + 1))
                 return v.isEmpty ? nil : v

@@ -3,7 +3,12 @@
 import Glibc
 #endif
 import CShutterWeb
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+import Dispatch
 import ShutterCore
 import ShutterStorage
 import Synchronization
@@ -69,7 +74,7 @@ public final class WebTokens: Sendable {
     private let state: Mutex<State>
     /// One write at a time, each of the state as it is when it starts: a later write
     /// never loses to an earlier one.
-    private let writeLock = NSLock()
+    private let writeLock = PlainLock()
     private let writer = DispatchQueue(label: "shutter.web.tokens", qos: .utility)
     private let wallClock: @Sendable () -> Double
     private let uptime: @Sendable () -> Double
@@ -79,7 +84,7 @@ public final class WebTokens: Sendable {
     /// tokens is moved aside (`.corrupt`) and logged: no token is accepted from it.
     public init(root: String, wallClock: @escaping @Sendable () -> Double = { Date().timeIntervalSince1970 },
                 uptime: @escaping @Sendable () -> Double = { ProcessInfo.processInfo.systemUptime }) {
-        path = (root as NSString).appendingPathComponent(Self.fileName)
+        path = PlainIO.path(root, Self.fileName)
         self.wallClock = wallClock
         self.uptime = uptime
         var s = State(lastWrite: uptime())

@@ -14,7 +14,10 @@ then, from the executables:
     a Files paragraph naming libswiftCore under Apache-2.0 with Swift-exception, whose
     text holds the Runtime Library Exception and points to common-licenses/Apache-2.0;
   - static Foundation (its module names in the Swift metadata, no libFoundation*.so):
-    a paragraph naming Foundation, same licence; static Dispatch likewise (libdispatch);
+    a paragraph naming Foundation, same licence; full Foundation beyond
+    FoundationEssentials (swift-corelibs' Foundation, FoundationInternationalization):
+    a paragraph naming libFoundation.a, libFoundationInternationalization or
+    libCoreFoundation; static Dispatch likewise (libdispatch);
   - ICU's data inside (an "icudtNNl" package name, no libicu*.so): a paragraph naming
     ICU under Unicode-3.0 with its text;
   - libavcodec linked dynamically (ldd, else readelf's NEEDED for another architecture):
@@ -94,6 +97,10 @@ def facts(exe):
         (b"20FoundationEssentials" in data or b"10Foundation" in data),
         "dispatch": swift_static and not dyn("libdispatch.so") and
         (b"8Dispatch" in data or b"libdispatch" in data or b"20FoundationEssentials" in data),
+        # Full Foundation (swift-corelibs-foundation and FoundationInternationalization,
+        # which bring ICU), beyond FoundationEssentials: their module names in the metadata.
+        "foundation_full": swift_static and not dyn("libFoundation") and
+        (b"10Foundation" in data or b"30FoundationInternationalization" in data),
         "icu": re.search(rb"icudt\d+l", data) is not None and not dyn("libicu"),
         "avcodec": any(l.startswith("libavcodec.so") for l in libs),
     }
@@ -153,7 +160,7 @@ def check(copyright_path, exes, license_path):
             fail(f"the BSD-2-Clause text differs from {license_path}")
 
     all_text = norm(text)
-    found = {k: [] for k in ("swift", "foundation", "dispatch", "icu", "avcodec")}
+    found = {k: [] for k in ("swift", "foundation", "foundation_full", "dispatch", "icu", "avcodec")}
     for exe in exes:
         f = facts(exe)
         name = os.path.basename(exe)
@@ -161,19 +168,22 @@ def check(copyright_path, exes, license_path):
         for k in carried:
             found[k].append(name)
         say(f"{name}: static Swift runtime {'yes' if f['swift'] else 'no'}, Foundation {'yes' if f['foundation'] else 'no'}, "
-            f"Dispatch {'yes' if f['dispatch'] else 'no'}, ICU data {'yes' if f['icu'] else 'no'}; "
+            f"(full Foundation {'yes' if f['foundation_full'] else 'no'}), Dispatch {'yes' if f['dispatch'] else 'no'}, ICU data {'yes' if f['icu'] else 'no'}; "
             f"libavcodec {'linked' if f['avcodec'] else 'not linked'} ({f['how']}, {len(f['libs'])} libraries)")
+    shown = lambda word: word.replace("\\b", "").replace("\\.", ".").replace("|", " or ")
     exception = "As an exception, if you use this Software to compile your source code"
     rules = [("swift", r"libswiftCore", "Apache-2.0 with Swift-exception", "the Swift runtime"),
              ("foundation", r"Foundation", "Apache-2.0 with Swift-exception", "Foundation"),
+             ("foundation_full", r"libFoundation\.a|libFoundationInternationalization|libCoreFoundation",
+              "Apache-2.0 with Swift-exception", "full Foundation (beyond FoundationEssentials)"),
              ("dispatch", r"libdispatch", "Apache-2.0 with Swift-exception", "Dispatch"),
              ("icu", r"\bICU\b", "Unicode-3.0", "ICU and its data")]
     for key, word, lic, what in rules:
         have = stanza(word, lic)
         if found[key] and not have:
-            fail(f"{', '.join(found[key])} carry {what} statically, but no Files paragraph names {word.strip(chr(92) + 'b')} under '{lic}'")
+            fail(f"{', '.join(found[key])} carry {what} statically, but no Files paragraph names {shown(word)} under '{lic}'")
         elif not found[key] and stanza(word, lic):
-            fail(f"a Files paragraph names {what} ({word.strip(chr(92) + 'b')}), but no executable carries it statically")
+            fail(f"a Files paragraph names {what} ({shown(word)}), but no executable carries it statically")
         elif have:
             say(f"ok   {what}: in {', '.join(found[key])}, and in the file under {lic}")
     if found["swift"] or found["foundation"] or found["dispatch"]:

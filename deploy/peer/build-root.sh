@@ -74,45 +74,12 @@ lcgit=$(git_dir libcamera "${PEER_LIBCAMERA_GIT:-/work/.mirror/raspberrypi+libca
 rpgit=$(git_dir rpicam-apps "${PEER_RPICAM_GIT:-/work/.mirror/raspberrypi+rpicam-apps/repo}" \
     https://github.com/raspberrypi/rpicam-apps.git "$RPICAM_TAG" "$RPICAM_COMMIT")
 
-# layer DIR LOWER STEPS: builds layer DIR on LOWER (an overlay lowerdir string) with the
-# shell STEPS below, which run with $m = the merged root, mounts private.
-layer() {
-    dir=$1; lower=$2; steps=$3
-    [ -f "$dir/.complete" ] && return 0
-    if grep -q " $dir/" /proc/self/mountinfo; then
-        echo "peer: FAIL something is mounted under $dir: unmount it first" >&2; exit 1
-    fi
-    rm -rf "$dir"; mkdir -p "$dir/upper" "$dir/work" "$dir/m"
-    log=$dir.log
-    s=$(date +%s)
-    echo "peer: building $(basename "$dir") (log $log)" >&2
-    rc=0
-    unshare --mount --propagation private sh -eu -s "$dir" "$lower" "$lcgit" "$rpgit" "$PATCH" \
-        "$PKGS" "$LC_TAG" "$LC_OPTS" "$RPICAM_TAG" "$RPICAM_OPTS" > "$log" 2>&1 <<INNER || rc=$?
-dir=\$1; lower=\$2; lcgit=\$3; rpgit=\$4; patch=\$5; pkgs=\$6; lctag=\$7; lcopts=\$8; rptag=\$9; shift 9; rpopts=\$1
-m=\$dir/m
-mount -t overlay overlay -o "lowerdir=\$lower,upperdir=\$dir/upper,workdir=\$dir/work" "\$m"
-mount --bind /proc "\$m/proc"
-mount --bind /dev "\$m/dev"
-E="env -i PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin HOME=/root LANG=C.UTF-8"
-bounded() { # bounded SECONDS WHAT COMMAND...: names the step when it hangs
-    secs=\$1; what=\$2; shift 2
-    rc=0; timeout --kill-after=30 "\$secs" "\$@" || rc=\$?
-    [ "\$rc" = 124 ] || [ "\$rc" = 137 ] && echo "peer: TIMEOUT after \$secs s: \$what" >&2
-    return "\$rc"
-}
-in_root() { chroot "\$m" \$E "\$@"; }
-$steps
-INNER
-    if [ "$rc" != 0 ]; then
-        tail -25 "$log" >&2
-        echo "peer: FAIL building $(basename "$dir") (log $log)" >&2; exit 1
-    fi
-    rmdir "$dir/m" 2>/dev/null || true
-    echo "$(( $(date +%s) - s ))" > "$dir/.build-seconds"
-    touch "$dir/.complete"
-    echo "peer: $(basename "$dir") built in $(cat "$dir/.build-seconds") s" >&2
-}
+# The layers (deploy/overlay-layer.sh): STEPS below run with $m = the merged root, mounts
+# private, and these variables.
+# shellcheck source=../overlay-layer.sh
+. "$here/../overlay-layer.sh"
+export lcgit rpgit patch="$PATCH" pkgs="$PKGS" lctag="$LC_TAG" lcopts="$LC_OPTS" rptag="$RPICAM_TAG" rpopts="$RPICAM_OPTS"
+layer() { overlay_layer peer "$@"; }
 
 layer "$P" "$base" '
 cp /etc/resolv.conf "$m/etc/resolv.conf"

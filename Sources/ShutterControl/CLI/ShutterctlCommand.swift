@@ -1,9 +1,4 @@
 // SPDX-License-Identifier: BSD-2-Clause
-#if canImport(FoundationEssentials)
-import FoundationEssentials
-#else
-import Foundation
-#endif
 import ShutterBuild
 import ShutterCore
 
@@ -153,10 +148,9 @@ public enum ShutterctlCommand {
                 // As sent: values are JSON of any shape (null included).
                 print(String(decoding: raw, as: UTF8.self).trimmedWhitespace)
             } else {
-                let e = JSONEncoder()
-                e.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-                if cmd == "status" || cmd == "files" { e.outputFormatting.insert(.prettyPrinted) }
-                if let d = try? e.encode(reply) { print(String(decoding: d, as: UTF8.self)) }
+                if let d = try? PlainJSON.encode(reply, pretty: cmd == "status" || cmd == "files") {
+                    print(String(decoding: d, as: UTF8.self))
+                }
             }
             if !reply.ok {
                 PlainIO.write(2, "shutterctl: \(reply.error ?? "failed")\n")
@@ -181,7 +175,7 @@ public enum ShutterctlCommand {
         var refusal: String?
         do {
             try ControlClient.stream(ControlRequest(cmd: "events"), to: socket) { line in
-                if let reply = try? JSONDecoder().decode(ControlReply.self, from: line), !reply.ok {
+                if let reply = try? PlainJSON.decode(ControlReply.self, from: line), !reply.ok {
                     refusal = reply.error ?? "refused"
                     return false
                 }
@@ -203,8 +197,8 @@ public enum ShutterctlCommand {
     }
 
     static func resolveSocket() -> String {
-        if let env = ProcessInfo.processInfo.environment["SHUTTER_SOCKET"], !env.isEmpty { return env }
-        for p in ["/run/shutter/control.sock", "./shutter-data/control.sock"] where FileManager.default.fileExists(atPath: p) {
+        if let env = PlainIO.environment["SHUTTER_SOCKET"], !env.isEmpty { return env }
+        for p in ["/run/shutter/control.sock", "./shutter-data/control.sock"] where PlainIO.fileExists(p) {
             return p
         }
         return "/run/shutter/control.sock"

@@ -1,9 +1,4 @@
 // SPDX-License-Identifier: BSD-2-Clause
-#if canImport(FoundationEssentials)
-import FoundationEssentials
-#else
-import Foundation
-#endif
 import ShutterCore
 
 /// `shutterctl web-token add NAME --scope view|control | list | revoke NAME`: API
@@ -56,9 +51,7 @@ enum WebTokenCommand {
                 """)
             return 0
         }
-        let e = JSONEncoder()
-        e.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        if let d = try? e.encode(reply) { print(String(decoding: d, as: UTF8.self)) }
+        if let d = try? PlainJSON.encode(reply) { print(String(decoding: d, as: UTF8.self)) }
         return 0
     }
 

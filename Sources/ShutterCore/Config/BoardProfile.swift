@@ -1,9 +1,4 @@
 // SPDX-License-Identifier: BSD-2-Clause
-#if canImport(FoundationEssentials)
-import FoundationEssentials
-#else
-import Foundation
-#endif
 
 /// A board file, `boards/NAME.json`: the same schema as the config file, only
 /// the keys that differ on that board (chip label, encoder, camera defaults).
@@ -19,7 +14,7 @@ public struct BoardProfile: Equatable, Sendable {
     /// directory (`--boards-dir`), `$SHUTTER_BOARDS_DIR`, the installed
     /// `/usr/share/shutter/boards`, and `./boards` (a source checkout).
     public static func searchPath(explicit: String? = nil,
-                                  environment: [String: String] = ProcessInfo.processInfo.environment) -> [String] {
+                                  environment: [String: String] = PlainIO.environment) -> [String] {
         var dirs: [String] = []
         if let explicit, !explicit.isEmpty { dirs.append(explicit) }
         if let env = environment["SHUTTER_BOARDS_DIR"], !env.isEmpty { dirs.append(env) }
@@ -27,19 +22,18 @@ public struct BoardProfile: Equatable, Sendable {
         dirs.append("./boards")
         // Beside a build tree (.build/debug/shutterd -> ./boards) or an install prefix
         // (bin/shutterd -> share/shutter/boards), wherever the command is run from.
-        let exe = URL(fileURLWithPath: CommandLine.arguments.first ?? "").resolvingSymlinksInPath()
-        var dir = exe.deletingLastPathComponent()
+        var dir = PlainIO.deletingLastComponent(PlainIO.resolvedPath(CommandLine.arguments.first ?? ""))
         for _ in 0..<4 {
-            dirs.append(dir.appendingPathComponent("share/shutter/boards").path)
-            dirs.append(dir.appendingPathComponent("boards").path)
-            dir = dir.deletingLastPathComponent()
+            dirs.append(PlainIO.path(dir, "share/shutter/boards"))
+            dirs.append(PlainIO.path(dir, "boards"))
+            dir = PlainIO.deletingLastComponent(dir)
         }
         return dirs
     }
 
     /// Finds `NAME.json` on the search path and loads it.
     public static func find(name: String, searchPath: [String]) throws(ConfigError) -> BoardProfile {
-        for dir in searchPath where FileManager.default.fileExists(atPath: PlainIO.path(dir, "\(name).json")) {
+        for dir in searchPath where PlainIO.fileExists(PlainIO.path(dir, "\(name).json")) {
             return try load(name: name, directory: dir)
         }
         let known = Set(searchPath.flatMap(available(in:))).sorted()
@@ -68,7 +62,7 @@ public struct BoardProfile: Equatable, Sendable {
 
     /// Board names (file names without .json) in a directory.
     public static func available(in directory: String) -> [String] {
-        let files = (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []
+        let files = PlainIO.directoryEntries(directory) ?? []
         return files.filter { $0.hasSuffix(".json") }.map { String($0.dropLast(5)) }.sorted()
     }
 }

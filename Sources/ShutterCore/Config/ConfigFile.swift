@@ -1,9 +1,4 @@
 // SPDX-License-Identifier: BSD-2-Clause
-#if canImport(FoundationEssentials)
-import FoundationEssentials
-#else
-import Foundation
-#endif
 
 /// Reading one JSON configuration file (config or board) and validating it as
 /// a layer, with errors that name the file and line.

@@ -1,9 +1,4 @@
 // SPDX-License-Identifier: BSD-2-Clause
-#if canImport(FoundationEssentials)
-import FoundationEssentials
-#else
-import Foundation
-#endif
 
 /// Builds the effective configuration from its layers, lowest first:
 /// built-in defaults ← board file ← config file ← command-line overrides.
@@ -45,7 +40,7 @@ public enum ConfigLoader {
 
         // Config file.
         var fileLayer = JSONValue.object([:])
-        let filePath = configFile ?? defaultConfigFile.flatMap { FileManager.default.fileExists(atPath: $0) ? $0 : nil }
+        let filePath = configFile ?? defaultConfigFile.flatMap { PlainIO.fileExists($0) ? $0 : nil }
         if let filePath {
             let document = try ConfigFile.read(path: filePath)
             fileLayer = try ConfigFile.validate(document, source: "config file \(filePath)")
@@ -88,7 +83,7 @@ public enum ConfigLoader {
 
         let config: ShutterConfig
         do {
-            config = try JSONDecoder().decode(ShutterConfig.self, from: Data(merged.rendered(pretty: false).utf8))
+            config = try PlainJSON.decode(ShutterConfig.self, from: merged)
         } catch {
             // Unreachable when the schema matches ShutterConfig (a test checks it).
             throw ConfigError(.wrongType, source: "merged configuration",
@@ -109,12 +104,12 @@ extension ShutterConfig {
     /// (unknown optional values as null).
     public func tree() -> JSONValue {
         // Encoding a plain value of Codable structs cannot fail.
-        let data = (try? JSONEncoder().encode(self)) ?? Data("{}".utf8)
+        let data = (try? PlainJSON.encode(self)) ?? Array("{}".utf8)
         var value = (try? JSONParser.parse(String(decoding: data, as: UTF8.self)).value) ?? .object([:])
         for key in ConfigSchema.keys where value.value(at: key.path) == nil {
             value.setValue(.null, at: key.path)
         }
-        // Normalizes numbers (JSONEncoder writes 50.0 as 50); values are valid by construction.
+        // Normalizes numbers (PlainJSON, as JSONEncoder, writes 50.0 as 50); values are valid by construction.
         return (try? ConfigSchema.validate(layer: value)) ?? value
     }
 

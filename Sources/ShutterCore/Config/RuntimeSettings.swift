@@ -1,9 +1,4 @@
 // SPDX-License-Identifier: BSD-2-Clause
-#if canImport(FoundationEssentials)
-import FoundationEssentials
-#else
-import Foundation
-#endif
 
 /// The settings a running service may change (`shutterctl set`): the sensor
 /// controls (`camera.exposure.*` ... `camera.hdr`), the size preference lists
@@ -128,7 +123,7 @@ public struct RuntimeSettings: Equatable, Sendable {
         var tree = base.tree()
         for (path, value) in changes { tree.setValue(value, at: path) }
         // Valid values of valid keys always decode; the fallback only guards a schema slip.
-        return (try? JSONDecoder().decode(ShutterConfig.self, from: Data(tree.rendered(pretty: false).utf8))) ?? base
+        return (try? PlainJSON.decode(ShutterConfig.self, from: tree)) ?? base
     }
 
     // MARK: The state file

@@ -55,6 +55,7 @@ public enum PlainIO {
     /// `directory/name`, as NSString.appendingPathComponent joins them.
     public static func path(_ directory: String, _ name: String) -> String {
         if directory.isEmpty { return name }
+        if name.isEmpty { return directory }
         return directory.hasSuffix("/") ? directory + name : directory + "/" + name
     }
 }
@@ -74,6 +75,11 @@ extension StringProtocol {
     /// `trimmingCharacters(in: .whitespaces)` (space separators and tab).
     public var trimmedSpaces: String { trimmed { $0.isSpace } }
 
+    /// Without leading and trailing NUL bytes, white space and newlines (a device-tree
+    /// string ends in NUL): `trimmingCharacters(in: CharacterSet(charactersIn: "\u{0}")
+    /// .union(.whitespacesAndNewlines))`.
+    public var trimmedWhitespaceAndNUL: String { trimmed { $0.value == 0 || $0.isSpace || $0.isNewline } }
+
     private func trimmed(_ drop: (Unicode.Scalar) -> Bool) -> String {
         let scalars = unicodeScalars
         guard let first = scalars.firstIndex(where: { !drop($0) }),
@@ -88,5 +94,114 @@ private extension Unicode.Scalar {
     var isSpace: Bool { self == "\t" || properties.generalCategory == .spaceSeparator }
     var isNewline: Bool {
         (0x0A...0x0D).contains(value) || value == 0x85 || value == 0x2028 || value == 0x2029
+    }
+}
+
+/// NSString's path calls on a String (`lastPathComponent`, `deletingLastPathComponent`,
+/// `pathExtension`), as Foundation computes them for the absolute and relative POSIX paths
+/// the service handles (tested against NSString), without Foundation.
+extension PlainIO {
+    /// The path without trailing slashes ("/" stays "/").
+    private static func trimmingTrailingSlashes(_ path: String) -> Substring {
+        var s = Substring(path)
+        while s.count > 1 && s.hasSuffix("/") { s = s.dropLast() }
+        return s
+    }
+
+    /// The last component: "/a/b/" → "b", "/" → "/", "" → "".
+    public static func lastComponent(_ path: String) -> String {
+        let s = trimmingTrailingSlashes(path)
+        if s == "/" { return "/" }
+        if let slash = s.lastIndex(of: "/") { return String(s[s.index(after: slash)...]) }
+        return String(s)
+    }
+
+    /// The path without its last component: "/a/b" → "/a", "/a" → "/", "a" → "", "/" → "/".
+    public static func deletingLastComponent(_ path: String) -> String {
+        let s = trimmingTrailingSlashes(path)
+        if s == "/" { return "/" }
+        guard let slash = s.lastIndex(of: "/") else { return "" }
+        var head = s[..<slash]
+        while head.hasSuffix("/") { head = head.dropLast() }
+        return head.isEmpty ? "/" : String(head)
+    }
+
+    /// The path without its last component's extension, slashes as NSString leaves them
+    /// (doubled ones collapsed, a trailing one dropped): "/x/y.tar.gz" → "/x/y.tar", "a." → "a".
+    public static func deletingPathExtension(_ path: String) -> String {
+        var s = ""
+        for c in path where !(c == "/" && s.hasSuffix("/")) { s.append(c) }
+        if s.count > 1 && s.hasSuffix("/") { s.removeLast() }
+        let nameStart = s.lastIndex(of: "/").map { s.index(after: $0) } ?? s.startIndex
+        guard let dot = s[nameStart...].lastIndex(of: "."), dot != nameStart, s[nameStart...] != ".." else { return s }
+        return String(s[..<dot])
+    }
+
+    /// The last component's extension without the dot: "a/b.tar.gz" → "gz", "a/.b" → "", "a." → "".
+    public static func pathExtension(_ path: String) -> String {
+        let name = lastComponent(path)
+        guard let dot = name.lastIndex(of: "."), dot != name.startIndex, name != ".." else { return "" }
+        return String(name[name.index(after: dot)...])
+    }
+}
+
+extension PlainIO {
+    /// The size in bytes of what is at the path (lstat: a symlink's own, as
+    /// FileManager.attributesOfItem's .size), nil when nothing is there. FoundationEssentials'
+    /// attributes hold a UInt there, which `as? Int` (full Foundation's NSNumber) misses.
+    public static func fileSize(_ path: String) -> Int? {
+        var st = stat()
+        guard lstat(path, &st) == 0 else { return nil }
+        return Int(st.st_size)
+    }
+
+    /// Whether something is at the path (following symlinks), as FileManager.fileExists.
+    public static func fileExists(_ path: String) -> Bool {
+        var st = stat()
+        return stat(path, &st) == 0
+    }
+
+    /// The process's environment, as ProcessInfo.environment gives it (the first of a
+    /// repeated name wins; an entry without "=" is left out).
+    public static var environment: [String: String] {
+        var out: [String: String] = [:]
+        var p = environ
+        while let entry = p.pointee {
+            let s = String(cString: entry)
+            if let eq = s.firstIndex(of: "="), out[String(s[..<eq])] == nil {
+                out[String(s[..<eq])] = String(s[s.index(after: eq)...])
+            }
+            p += 1
+        }
+        return out
+    }
+
+    /// The absolute path with symlinks resolved (realpath(3)), as URL's
+    /// resolvingSymlinksInPath; a path that does not exist comes back absolute, as given.
+    public static func resolvedPath(_ path: String) -> String {
+        var absolute = path
+        if !path.hasPrefix("/") {
+            var buf = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
+            if getcwd(&buf, buf.count) != nil {
+                absolute = self.path(String(decoding: buf.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self), path)
+            }
+        }
+        guard let real = realpath(absolute, nil) else { return absolute }
+        defer { free(real) }
+        return String(cString: real)
+    }
+
+    /// A directory's entry names (without "." and ".."), unsorted; nil when it cannot be read.
+    public static func directoryEntries(_ path: String) -> [String]? {
+        guard let dir = opendir(path) else { return nil }
+        defer { closedir(dir) }
+        var names: [String] = []
+        while let entry = readdir(dir) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
+                String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
+            }
+            if name != "." && name != ".." { names.append(name) }
+        }
+        return names
     }
 }

@@ -1,7 +1,14 @@
 // SPDX-License-Identifier: BSD-2-Clause
 import CALSA
 import Dispatch
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#endif
 import ShutterCore
 import Synchronization
 
@@ -61,11 +68,9 @@ public final class ALSAMicrophone: Microphone {
         let session = CaptureSession(device: name, sampleRate: sampleRate, channels: channels,
                                      periodFrames: periodFrames)
         continuation.onTermination = { _ in session.requestStop() }
-        let thread = Thread { [self] in
+        PlainThread.start(name: "shutter.alsa") { [self] in
             self.capture(session, continuation)
         }
-        thread.name = "shutter.alsa"
-        thread.start()
         session.opened.wait()
         if let error = session.openError.withLock({ $0 }) {
             session.exited.wait()

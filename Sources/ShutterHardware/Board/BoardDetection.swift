@@ -1,5 +1,13 @@
 // SPDX-License-Identifier: BSD-2-Clause
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#endif
+import ShutterCore
 
 /// `--board auto`: which board profile fits this machine, from the device tree's
 /// model string. nil means "not a Raspberry Pi we know": the service then runs
@@ -18,7 +26,7 @@ public enum BoardDetection {
     /// device tree) to a board id. The Pi 400 and 500 and the compute modules share
     /// their SoC, GPIO chip and camera stack with the Pi they are built from.
     public static func boardID(forModel raw: String) -> String? {
-        let model = raw.trimmingCharacters(in: CharacterSet(charactersIn: "\u{0}").union(.whitespacesAndNewlines))
+        let model = raw.trimmedWhitespaceAndNUL
         // Most specific first: "Raspberry Pi Zero 2 W" must not fall to a Pi 3 or the
         // original Zero (a different SoC, no profile).
         let table: [(prefix: String, id: String)] = [

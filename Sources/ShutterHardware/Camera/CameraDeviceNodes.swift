@@ -1,6 +1,13 @@
 // SPDX-License-Identifier: BSD-2-Clause
 import ShutterCore
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// The V4L2/media device nodes a camera needs, and whether this process may
 /// open them: the facts a "no camera" message should name.

@@ -1,5 +1,12 @@
 // SPDX-License-Identifier: BSD-2-Clause
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#endif
 import ShutterCore
 
 /// Where a camera sits, from libcamera's `properties::Location`.
@@ -68,7 +75,7 @@ public enum CameraSelector: Sendable, Equatable, CustomStringConvertible {
     /// "" or "auto" = first; "0", "1" = index; "front"/"back"/"external" = location;
     /// "id:<fragment>" = id; anything else = model.
     public init(parsing text: String) {
-        let t = text.trimmingCharacters(in: .whitespaces)
+        let t = text.trimmedSpaces
         let lower = t.lowercased()
         if lower.isEmpty || lower == "auto" || lower == "first" {
             self = .first

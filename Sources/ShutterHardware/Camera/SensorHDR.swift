@@ -3,7 +3,11 @@
 import Glibc
 #endif
 import CShutterSys
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import ShutterCore
 
 /// Whether the sensor's own HDR mode is on for a camera, as its opener set it.
@@ -79,7 +83,7 @@ public struct SensorSubdevice: Sendable, Equatable {
         for entry in entries {
             let dir = sysfs + "/" + entry
             let name = ((try? String(contentsOfFile: dir + "/name", encoding: .utf8)) ?? "")
-                .trimmingCharacters(in: .whitespacesAndNewlines)
+                .trimmedWhitespace
             let ofNode = try? fm.destinationOfSymbolicLink(atPath: dir + "/device/of_node")
             let byTree = ofNode.map { !cameraID.isEmpty && $0.hasSuffix(cameraID) } ?? false
             let byName = !name.isEmpty && cameraID.hasSuffix(" " + name)

@@ -1,6 +1,14 @@
 // SPDX-License-Identifier: BSD-2-Clause
 import CShutterAV
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#endif
+import Dispatch
 
 /// One viewer's fragmented MP4 of the encoder's packets (the web page's `/api/live.mp4`):
 /// `header` is the init segment (ftyp + moov); each `append` gives a fragment (moof +

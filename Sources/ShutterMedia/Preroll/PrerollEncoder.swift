@@ -1,6 +1,13 @@
 // SPDX-License-Identifier: BSD-2-Clause
 import CShutterAV
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#endif
 import ShutterCore
 import Synchronization
 
@@ -22,11 +29,9 @@ public final class PrerollEncoder: Sendable {
         let queue = RecordingQueue(frameCapacity: settings.queueFrames)
         self.queue = queue
         let shared = self.shared
-        let thread = Thread {
+        PlainThread.start(name: "shutter.preroll") {
             EncoderLoop(settings: settings, queue: queue, shared: shared, onPacket: onPacket).run()
         }
-        thread.name = "shutter.preroll"
-        thread.start()
     }
 
     private static let quietFFmpeg: Void = sav_quiet_logs()

@@ -1,6 +1,13 @@
 // SPDX-License-Identifier: BSD-2-Clause
 import CShutterAV
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#endif
 import ShutterCore
 
 /// Records one clip: H.264 + AAC in fragmented MP4, encoded on its own thread.
@@ -35,12 +42,10 @@ public final class Recorder: Sendable {
         self.start = start
         let queue = RecordingQueue(frameCapacity: settings.queueFrames)
         self.queue = queue
-        let thread = Thread {
+        PlainThread.start(name: "shutter.recording") {
             RecordingPipeline(settings: settings, start: start, nextPath: nextPath, onDurable: onDurable,
                               queue: queue, wallTime: wallTime).run()
         }
-        thread.name = "shutter.recording"
-        thread.start()
     }
 
     private static let quietFFmpeg: Void = sav_quiet_logs()

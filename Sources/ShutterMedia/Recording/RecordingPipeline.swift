@@ -1,5 +1,12 @@
 // SPDX-License-Identifier: BSD-2-Clause
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#endif
 import ShutterCore
 
 /// The encoder thread's work: takes queued frames and audio, places them on the clip's
@@ -135,7 +142,7 @@ final class RecordingPipeline {
     private func reportDurable(_ m: DurableMark, now: MonotonicTime) {
         queue.durable = m
         onDurable?(m)
-        func s(_ d: Duration) -> String { String(format: "%.3f", Double(d.nanoseconds) / 1e9) }
+        func s(_ d: Duration) -> String { cFormat("%.3f", Double(d.nanoseconds) / 1e9) }
         if m.complete {
             RecordingLog.durable("durable: \(m.path) complete, \(s(m.mediaTime)) s (\(m.fragments) fragments, \(m.frames) frames)")
         } else {

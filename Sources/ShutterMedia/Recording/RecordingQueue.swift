@@ -1,5 +1,12 @@
 // SPDX-License-Identifier: BSD-2-Clause
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#endif
 import ShutterCore
 
 /// The bounded hand-off between the camera/microphone threads and the encoder thread,
@@ -17,7 +24,7 @@ final class RecordingQueue: @unchecked Sendable {
         case packet(EncodedPacket)
     }
 
-    private let cond = NSCondition()
+    private let cond = PlainCondition()
     private var items: [Item] = []
     private var head = 0
     private var freeBuffers: [OwnedFrameBuffer] = []
@@ -185,7 +192,7 @@ final class RecordingQueue: @unchecked Sendable {
     }
 }
 
-extension NSCondition {
+extension PlainCondition {
     // Own helper: NSLocking.withLock is not in every Swift 6.0 Foundation on Linux.
     fileprivate func locked<R>(_ body: () throws -> R) rethrows -> R {
         lock()

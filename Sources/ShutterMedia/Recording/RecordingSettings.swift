@@ -1,5 +1,12 @@
 // SPDX-License-Identifier: BSD-2-Clause
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#endif
 import ShutterCore
 
 /// How a clip is encoded. Comes from the board file (encoder) and the config (`video.*`).
@@ -115,7 +122,7 @@ public struct ClipLabels: Sendable, Equatable {
         var secs = time_t(t.secondsSinceEpoch)
         var tm = tm()
         guard gmtime_r(&secs, &tm) != nil else { return nil }
-        return String(format: "%04d-%02d-%02dT%02d:%02d:%02d.%06dZ", Int(tm.tm_year) + 1900, Int(tm.tm_mon) + 1,
+        return cFormat("%04d-%02d-%02dT%02d:%02d:%02d.%06dZ", Int(tm.tm_year) + 1900, Int(tm.tm_mon) + 1,
                       Int(tm.tm_mday), Int(tm.tm_hour), Int(tm.tm_min), Int(tm.tm_sec), Int(t.nanoseconds / 1000))
     }
 }

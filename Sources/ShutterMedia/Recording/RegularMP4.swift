@@ -1,6 +1,13 @@
 // SPDX-License-Identifier: BSD-2-Clause
 import CShutterAV
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#endif
 import ShutterCore
 import ShutterStorage
 
@@ -37,8 +44,8 @@ public enum RegularMP4 {
 
     /// The hidden file the finish writes beside `path` (`DCIM/100SHUTR/.SHTR0002.MP4.finishing`).
     public static func temporaryPath(for path: String) -> String {
-        let dir = (path as NSString).deletingLastPathComponent
-        return (dir as NSString).appendingPathComponent("." + (path as NSString).lastPathComponent + temporarySuffix)
+        let dir = PlainIO.deletingLastComponent(path)
+        return PlainIO.path(dir, "." + PlainIO.lastComponent(path) + temporarySuffix)
     }
 
     /// True when the file has a top-level `moof` (it is still fragmented).
@@ -101,7 +108,7 @@ public enum RegularMP4 {
             throw SegmentFile.ioError(e, "rename", path)
         }
         if stall == .afterRename { pause() }
-        do { try AtomicFile.fsyncDirectory((path as NSString).deletingLastPathComponent) } catch {
+        do { try AtomicFile.fsyncDirectory(PlainIO.deletingLastComponent(path)) } catch {
             RecordingLog.warning("fsync of the directory of \(path) failed: \(error)")
         }
         return Figures(bytesWritten: written, sourceBytes: Int64(st.st_size), duration: SystemClock().now() - began)
@@ -114,9 +121,9 @@ public enum RegularMP4 {
         guard let names = try? FileManager.default.contentsOfDirectory(atPath: dir) else { return [] }
         var clips: [String] = []
         for n in names where n.hasPrefix(".") && n.hasSuffix(temporarySuffix) {
-            unlink((dir as NSString).appendingPathComponent(n))
+            unlink(PlainIO.path(dir, n))
             let clip = String(n.dropFirst().dropLast(temporarySuffix.count))
-            clips.append((dir as NSString).appendingPathComponent(clip))
+            clips.append(PlainIO.path(dir, clip))
         }
         return clips.sorted()
     }

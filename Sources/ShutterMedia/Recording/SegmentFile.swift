@@ -1,6 +1,13 @@
 // SPDX-License-Identifier: BSD-2-Clause
 import CShutterAV
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#endif
 import ShutterCore
 import ShutterStorage
 
@@ -78,7 +85,7 @@ final class SegmentFile {
         headerBytes = sav_writer_committed_bytes(w)
         // The new name must survive a power cut too.
         do {
-            try AtomicFile.fsyncDirectory((path as NSString).deletingLastPathComponent)
+            try AtomicFile.fsyncDirectory(PlainIO.deletingLastComponent(path))
         } catch {
             RecordingLog.warning("fsync of the directory of \(path) failed: \(error)")
         }

@@ -3,7 +3,11 @@
 import Glibc
 #endif
 import CTurboJPEG
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import ShutterCore
 
 /// Small JPEGs of video frames: the web page's live preview (~640 px) and a
@@ -12,7 +16,7 @@ import ShutterCore
 /// libjpeg-turbo call. Its own handle: never contends with the photo encoder.
 public final class PreviewEncoder: @unchecked Sendable {
     // Unchecked: `lock` guards `handle` and `pixels` for a whole encode.
-    private let lock = NSLock()
+    private let lock = PlainLock()
     private let handle: tjhandle
     private var pixels: [UInt8] = []
 

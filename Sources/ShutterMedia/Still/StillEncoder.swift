@@ -3,7 +3,11 @@
 import Glibc
 #endif
 import CTurboJPEG
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import ShutterCore
 
 /// Encodes camera frames to JPEG with EXIF, straight from the frame's planes:
@@ -15,7 +19,7 @@ import ShutterCore
 /// times that on a Pi.
 public final class StillEncoder: @unchecked Sendable {
     // Unchecked: `lock` guards `handle` and every buffer below; encode holds it throughout.
-    private let lock = NSLock()
+    private let lock = PlainLock()
     private let handle: tjhandle
     /// JPEG output, sized with tjBufSize so TurboJPEG never reallocates it.
     private var output = ReusableBuffer()

@@ -1,7 +1,14 @@
 // SPDX-License-Identifier: BSD-2-Clause
 import Dispatch
 import Synchronization
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#endif
 import ShutterCore
 import ShutterStorage
 import ShutterWeb

@@ -1,5 +1,12 @@
 // SPDX-License-Identifier: BSD-2-Clause
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#endif
 import ShutterBuild
 import ShutterCore
 import ShutterHardware
@@ -86,7 +93,7 @@ public enum ShutterdCommand {
             // With --storage and no explicit socket, keep the socket beside the files
             // when the default runtime directory is not ours to write.
             if options.socket == nil, options.storage != nil, !canCreate(config.control.socketPath) {
-                config.control.socketPath = (config.storage.root as NSString).appendingPathComponent("control.sock")
+                config.control.socketPath = PlainIO.path(config.storage.root, "control.sock")
             }
             return config
         }
@@ -110,9 +117,9 @@ public enum ShutterdCommand {
     }
 
     private static func canCreate(_ socketPath: String) -> Bool {
-        let dir = (socketPath as NSString).deletingLastPathComponent
+        let dir = PlainIO.deletingLastComponent(socketPath)
         if access(dir, W_OK) == 0 { return true }
-        let parent = (dir as NSString).deletingLastPathComponent
+        let parent = PlainIO.deletingLastComponent(dir)
         return !FileManager.default.fileExists(atPath: dir) && access(parent, W_OK) == 0
     }
 }

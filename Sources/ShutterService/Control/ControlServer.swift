@@ -1,5 +1,9 @@
 // SPDX-License-Identifier: BSD-2-Clause
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import ShutterCore
 import Synchronization
 #if canImport(Glibc)
@@ -28,7 +32,7 @@ public final class ControlServer: Sendable {
         self.path = path
         self.handler = handler
         self.events = events
-        let dir = (path as NSString).deletingLastPathComponent
+        let dir = PlainIO.deletingLastComponent(path)
         if !dir.isEmpty { try? FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true) }
         var addr = sockaddr_un()
         addr.sun_family = sa_family_t(AF_UNIX)
@@ -61,9 +65,7 @@ public final class ControlServer: Sendable {
             throw SystemError(errno: e, call: "listen", path: path)
         }
         listenFD = fd
-        let t = Thread { [self] in acceptLoop() }
-        t.name = "control-accept"
-        t.start()
+        PlainThread.start(name: "control-accept") { [self] in acceptLoop() }
     }
 
     /// Stops accepting and removes the socket file.
@@ -81,9 +83,7 @@ public final class ControlServer: Sendable {
                 return  // closed
             }
             _ = fcntl(c, F_SETFD, FD_CLOEXEC)
-            let t = Thread { [self] in serve(c) }
-            t.name = "control-conn"
-            t.start()
+            PlainThread.start(name: "control-conn") { [self] in serve(c) }
         }
     }
 
@@ -152,7 +152,7 @@ public final class ControlServer: Sendable {
     /// the connection's thread.
     private final class LineQueue: @unchecked Sendable {
         // Unchecked: `condition` guards `lines`.
-        private let condition = NSCondition()
+        private let condition = PlainCondition()
         private var lines: [Data] = []
 
         func push(_ line: Data) {
@@ -165,7 +165,7 @@ public final class ControlServer: Sendable {
         func take(waitingAtMost seconds: Double) -> [Data] {
             condition.lock()
             defer { condition.unlock() }
-            if lines.isEmpty { _ = condition.wait(until: Date().addingTimeInterval(seconds)) }
+            if lines.isEmpty { _ = condition.wait(seconds: seconds) }
             let taken = lines
             lines.removeAll()
             return taken

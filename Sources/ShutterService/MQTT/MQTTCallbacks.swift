@@ -1,6 +1,13 @@
 // SPDX-License-Identifier: BSD-2-Clause
 import CMosquitto
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// What libmosquitto's network thread reports, as values.
 enum MQTTClientEvent: Sendable {

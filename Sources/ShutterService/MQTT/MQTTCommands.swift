@@ -1,5 +1,12 @@
 // SPDX-License-Identifier: BSD-2-Clause
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#endif
 import ShutterControl
 import ShutterCore
 
@@ -22,7 +29,7 @@ enum MQTTCommands {
         guard let text = String(validating: payload, as: UTF8.self) else {
             return .failure(refused("command is not UTF-8 text"))
         }
-        let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
+        let trimmed = text.trimmedWhitespace
         let line: Data
         if trimmed.hasPrefix("{") {
             line = Data(trimmed.utf8)

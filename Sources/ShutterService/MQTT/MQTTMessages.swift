@@ -1,5 +1,12 @@
 // SPDX-License-Identifier: BSD-2-Clause
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#endif
 import ShutterControl
 import ShutterCore
 import ShutterStorage
@@ -28,7 +35,7 @@ enum MQTTMessages {
             o["number"] = .int(n.directory * 10000 + n.file)
             if type != "deleted", let url = settings.webURL { o["url"] = .string("\(url)/files/\(n.directory * 10000 + n.file)") }
         }
-        if type != "deleted", let size = try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int {
+        if type != "deleted", let size = PlainIO.fileSize(path) {
             o["size"] = .int(size)
         }
         return (type, number, o)

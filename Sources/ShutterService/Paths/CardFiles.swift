@@ -1,5 +1,13 @@
 // SPDX-License-Identifier: BSD-2-Clause
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#endif
+import Dispatch
 import ShutterCore
 import ShutterStorage
 
@@ -116,7 +124,7 @@ final class CardFiles {
             var r = ControlReply(ok: true)
             r.deleted = item.map(Self.entry)
             reply?.send(r)
-            return (ctx.storage.dcim as NSString).appendingPathComponent("\(number.directoryName)/\(name)")
+            return PlainIO.path(ctx.storage.dcim, "\(number.directoryName)/\(name)")
         case .success(.beingWritten):
             var r = ControlReply.failure("busy: \(number) is the clip being recorded; stop the recording first")
             r.busy = true

@@ -1,5 +1,12 @@
 // SPDX-License-Identifier: BSD-2-Clause
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#endif
 import ShutterCore
 import ShutterMedia
 import ShutterStorage
@@ -56,7 +63,7 @@ final class ClipSession {
 
     /// The file name of clip `id` (recording or finishing), for "busy: recording SHTR0004.MP4".
     func name(of id: CaptureID) -> String? {
-        if let c = current, c.id == id { return c.path.map { ($0 as NSString).lastPathComponent } }
+        if let c = current, c.id == id { return c.path.map { PlainIO.lastComponent($0) } }
         if let f = finishing, f.id == id { return f.name }
         return nil
     }
@@ -149,7 +156,7 @@ final class ClipSession {
     private func finish() {
         guard let c = current, let id = c.id else { return }
         current = nil
-        finishing = (id, name(of: id) ?? c.path.map { ($0 as NSString).lastPathComponent })
+        finishing = (id, name(of: id) ?? c.path.map { PlainIO.lastComponent($0) })
         let finished = recorder.finish()
         jobs.add { .clipFinished(id, start: c.start, await finished.value) }
     }

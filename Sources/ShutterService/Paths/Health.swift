@@ -1,5 +1,13 @@
 // SPDX-License-Identifier: BSD-2-Clause
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#endif
+import Dispatch
 import ShutterCore
 import ShutterMedia
 import ShutterStorage
@@ -75,13 +83,13 @@ final class Health {
     /// may end in a partial fragment: cut it back to its last whole one.
     /// Returns the clip, when there is one left to keep.
     private static func recoverLastClip(in dcim: String, log: Log) -> String? {
-        guard let e = FileManager.default.enumerator(atPath: dcim) else { return nil }
-        let clips = e.compactMap { $0 as? String }.filter { $0.hasSuffix(".MP4") && !$0.contains("/.") }.sorted()
+        guard let e = try? FileManager.default.subpathsOfDirectory(atPath: dcim) else { return nil }
+        let clips = e.filter { $0.hasSuffix(".MP4") && !$0.contains("/.") }.sorted()
         guard let last = clips.last else { return nil }
-        let path = (dcim as NSString).appendingPathComponent(last)
+        let path = PlainIO.path(dcim, last)
         // A name reserved just before a crash, never written: nothing to keep (its
         // number stays used, the counter is ahead of it).
-        if let size = (try? FileManager.default.attributesOfItem(atPath: path))?[.size] as? Int, size == 0 {
+        if let size = PlainIO.fileSize(path), size == 0 {
             unlink(path)
             log.notice("removed \(path): an empty clip left by a crash")
             return nil
@@ -223,7 +231,7 @@ final class Health {
 
     func readyLine(photos: Int, clips: Int) -> String {
         var s = "ready, \(photos) photo\(photos == 1 ? "" : "s"), \(clips) clip\(clips == 1 ? "" : "s")"
-        if let f = freeBytes { s += String(format: ", %.1f GB free", Double(f) / 1e9) }
+        if let f = freeBytes { s += cFormat(", %.1f GB free", Double(f) / 1e9) }
         return s
     }
 }

@@ -2,7 +2,12 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+import ShutterCore
 
 /// Powers off through logind: `systemctl --no-ask-password poweroff`, run as the
 /// service user. logind asks polkit for `org.freedesktop.login1.power-off` (or
@@ -40,9 +45,7 @@ public struct SystemctlPowerOff: PowerOff {
         }
         // sync, spawn and waitpid block: a thread of their own, off the task pool.
         let result: Result<Void, PowerOffError> = await withCheckedContinuation { continuation in
-            let thread = Thread { continuation.resume(returning: run()) }
-            thread.name = "shutter.poweroff"
-            thread.start()
+            PlainThread.start(name: "shutter.poweroff") { continuation.resume(returning: run()) }
         }
         if case .failure(let error) = result { throw error }
     }
@@ -89,7 +92,7 @@ public struct SystemctlPowerOff: PowerOff {
         let exitCode = (status >> 8) & 0xff
         if signal == 0 && exitCode == 0 { return .success(()) }
         let how = signal == 0 ? "exit status \(exitCode)" : "signal \(signal)"
-        let said = output.trimmingCharacters(in: .whitespacesAndNewlines)
+        let said = output.trimmedWhitespace
         return .failure(PowerOffError(.refused, "\(command.joined(separator: " ")) failed (\(how)"
                                         + (said.isEmpty ? "" : ": \(said)") + "); check that deploy/install.sh installed "
                                         + "/etc/polkit-1/rules.d/50-shutter-poweroff.rules and that polkitd runs"))

@@ -1,5 +1,9 @@
 // SPDX-License-Identifier: BSD-2-Clause
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import ShutterCore
 import Synchronization
 #if canImport(Glibc)
@@ -32,9 +36,7 @@ final class TerminalButton: ServicePart {
         print("A photo: press t (or space, then space again within 1 s). A video: press h, or space ... space (held over 1 s).")
         Log.terminalStatusLine = true
         // A blocking read(2) has no place in the task pool: a thread of its own.
-        let reader = Thread { Self.readKeys(service) }
-        reader.name = "terminal-keys"
-        reader.start()
+        PlainThread.start(name: "terminal-keys") { Self.readKeys(service) }
         return .running
     }
 
@@ -83,7 +85,7 @@ final class TerminalButton: ServicePart {
             let st = s.leds["status"].map { $0.on ? "●" : "○" } ?? "-"
             let fl = s.leds["flash"].map { $0.on ? "●" : "○" } ?? "-"
             let line = "\r\u{1B}[2K[status \(st)] [flash \(fl)] \(s.state)  photos \(s.counters.photos)  clips \(s.counters.clips)"
-            FileHandle.standardOutput.write(Data(line.utf8))
+            PlainIO.write(1, line)
         }
     }
 }

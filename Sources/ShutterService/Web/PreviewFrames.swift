@@ -1,7 +1,16 @@
 // SPDX-License-Identifier: BSD-2-Clause
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#endif
+import Dispatch
 import ShutterCore
 import ShutterMedia
+import ShutterStorage
 import ShutterWeb
 
 /// Small JPEGs from the video frames, off the service's actor: the web page's live
@@ -19,7 +28,7 @@ final class PreviewFrames: FrameViewers, @unchecked Sendable {
     private let queue = DispatchQueue(label: "shutter.preview", qos: .utility)
     private let log = Log("shutter.preview")
     // Unchecked: `lock` guards everything below.
-    private let lock = NSLock()
+    private let lock = PlainLock()
     private var busy = false
     private var lastPreview: MonotonicTime?
     /// Each recording's poster, kept by its capture until the clip is saved: frames go on
@@ -78,11 +87,11 @@ final class PreviewFrames: FrameViewers, @unchecked Sendable {
         let jpeg = posters.removeValue(forKey: clip)
         lock.unlock()
         guard let jpeg else { return }
-        let thm = ((path as NSString).deletingPathExtension) + ".THM"
+        let thm = (PlainIO.deletingPathExtension(path)) + ".THM"
         do {
             try Data(jpeg).write(to: URL(fileURLWithPath: thm), options: .atomic)
         } catch {
-            log.warning("no poster frame for \(path): \(error.localizedDescription)")
+            log.warning("no poster frame for \(path): \(PlainIO.reason(error))")
         }
     }
 

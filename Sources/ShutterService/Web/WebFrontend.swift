@@ -1,5 +1,12 @@
 // SPDX-License-Identifier: BSD-2-Clause
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#endif
 import ShutterCore
 import ShutterStorage
 import ShutterWeb
@@ -34,10 +41,10 @@ enum WebFrontend {
         var tls: (certificatePEM: String, keyPEM: String)?
         if !config.web.tlsCertificate.isEmpty {
             do {
-                tls = (try String(contentsOfFile: config.web.tlsCertificate, encoding: .utf8),
-                       try String(contentsOfFile: config.web.tlsKey, encoding: .utf8))
+                tls = (String(decoding: try PlainIO.readFile(config.web.tlsCertificate), as: UTF8.self),
+                       String(decoding: try PlainIO.readFile(config.web.tlsKey), as: UTF8.self))
             } catch {
-                log.error("web page not started: cannot read web.tlsCertificate/web.tlsKey (\(error.localizedDescription))")
+                log.error("web page not started: cannot read web.tlsCertificate/web.tlsKey (\(error))")
                 return .success(nil)
             }
         }

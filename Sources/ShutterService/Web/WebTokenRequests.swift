@@ -1,5 +1,13 @@
 // SPDX-License-Identifier: BSD-2-Clause
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#endif
+import ShutterCore
 import ShutterWeb
 
 /// `web-token` on the control socket (`shutterctl web-token add|list|revoke`), answered
@@ -39,8 +47,7 @@ enum WebTokenRequests {
     }
 
     static func listing(_ info: WebTokens.Info) -> WebTokenListing {
-        let f = ISO8601DateFormatter()
-        func text(_ t: Double) -> String { f.string(from: Date(timeIntervalSince1970: t)) }
+        func text(_ t: Double) -> String { ISO8601Text.utc(t) }
         return WebTokenListing(name: info.name, scope: info.scope.rawValue, created: text(info.created),
                                lastUsed: info.lastUsed.map(text))
     }

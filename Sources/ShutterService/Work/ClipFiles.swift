@@ -1,5 +1,12 @@
 // SPDX-License-Identifier: BSD-2-Clause
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#endif
 import ShutterCore
 import ShutterStorage
 
@@ -11,7 +18,7 @@ import ShutterStorage
 /// name is a `VideoReservation`, finished when the clip is (`finish`).
 /// The lock guards every mutable field; `nextPath` runs on the encoder thread.
 final class ClipFiles: @unchecked Sendable {
-    private let lock = NSLock()
+    private let lock = PlainLock()
     private let storage: Storage
     private let tempPath: String
     private var committed = false
@@ -21,7 +28,7 @@ final class ClipFiles: @unchecked Sendable {
 
     init(storage: Storage, serial: Int) {
         self.storage = storage
-        tempPath = (storage.root as NSString).appendingPathComponent(".shutter-pending-\(getpid())-\(serial).mp4")
+        tempPath = PlainIO.path(storage.root, ".shutter-pending-\(getpid())-\(serial).mp4")
     }
 
     /// Removes temporary clips a crash or power cut left behind (a press that
@@ -29,7 +36,7 @@ final class ClipFiles: @unchecked Sendable {
     static func removeLeftovers(in root: String) {
         guard let names = try? FileManager.default.contentsOfDirectory(atPath: root) else { return }
         for n in names where n.hasPrefix(".shutter-pending-") {
-            unlink((root as NSString).appendingPathComponent(n))
+            unlink(PlainIO.path(root, n))
         }
     }
 

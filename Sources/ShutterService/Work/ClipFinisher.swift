@@ -1,6 +1,13 @@
 // SPDX-License-Identifier: BSD-2-Clause
 import Dispatch
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#endif
 import ShutterCore
 import ShutterMedia
 import ShutterStorage
@@ -27,7 +34,7 @@ enum ClipFinisher {
 
     /// One clip: nil when it is regular now (or was already), else why it is not.
     static func finish(_ path: String, storage: Storage, log: Log) -> String? {
-        let name = (path as NSString).lastPathComponent
+        let name = PlainIO.lastComponent(path)
         var st = stat()
         guard stat(path, &st) == 0 else { return nil }  // deleted meanwhile: nothing to finish
         do throws(StorageError) {
@@ -53,6 +60,6 @@ enum ClipFinisher {
     /// clips (whole, still fragmented) are returned to be finished again.
     static func removeLeftovers(in dcim: String) -> [String] {
         guard let dirs = try? FileManager.default.contentsOfDirectory(atPath: dcim) else { return [] }
-        return dirs.sorted().flatMap { RegularMP4.removeLeftovers(in: (dcim as NSString).appendingPathComponent($0)) }
+        return dirs.sorted().flatMap { RegularMP4.removeLeftovers(in: PlainIO.path(dcim, $0)) }
     }
 }

@@ -1,6 +1,13 @@
 // SPDX-License-Identifier: BSD-2-Clause
 import Dispatch
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#endif
 import ShutterCore
 import ShutterStorage
 import ShutterMedia
