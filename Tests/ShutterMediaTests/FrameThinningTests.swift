@@ -97,7 +97,7 @@ final class FrameThinningTests: XCTestCase {
         for i in 0..<300 {
             t.encoded(cost: .milliseconds(20))
             let queued = i % 3  // a little jitter in the queue
-            if t.admit(timestamp: .milliseconds(Int64(i) * 33), queued: queued, busyFor: .milliseconds(10)) { kept += 1 }
+            if t.admit(timestamp: .milliseconds(Int64(i) * 33), now: .milliseconds(Int64(i) * 33), queued: queued, busyFor: .milliseconds(10)) { kept += 1 }
         }
         XCTAssertEqual(kept, 300)
     }
@@ -107,10 +107,41 @@ final class FrameThinningTests: XCTestCase {
         var t = FrameThinning(capacity: 12)
         var kept: [Int] = []
         for _ in 0..<8 { t.encoded(cost: .nanoseconds(4 * 33_333_333)) }
-        for i in 0..<40 where t.admit(timestamp: MonotonicTime(nanoseconds: Int64(i) * 33_333_333), queued: 1, busyFor: nil) {
+        for i in 0..<40 where t.admit(timestamp: MonotonicTime(nanoseconds: Int64(i) * 33_333_333),
+                                          now: MonotonicTime(nanoseconds: Int64(i) * 33_333_333), queued: 1, busyFor: nil) {
             kept.append(i)
         }
         XCTAssertEqual(Set(zip(kept, kept.dropFirst()).map { $1 - $0 }), [4], "kept \(kept)")
+    }
+
+    /// The encoder opening (two seconds on its first frame, no cost known yet): the frames of
+    /// those seconds are not taken one after the other until the pool is full; after the first
+    /// half second, ever fewer.
+    func testTheFirstFrameCountsWhileTheEncoderOpens() {
+        var t = FrameThinning(capacity: 12)
+        var kept: [Int] = []
+        var queued = 1  // the first frame, being encoded
+        for i in 1...60 {
+            let ts = MonotonicTime(nanoseconds: Int64(i) * 33_333_333)
+            if t.admit(timestamp: ts, now: ts, queued: queued, busyFor: ts - MonotonicTime(nanoseconds: 0)) { kept.append(i); queued += 1 }
+        }
+        XCTAssertLessThan(kept.count, 12, "not until the pool is full: kept \(kept)")
+        let late = kept.filter { $0 > 15 }
+        XCTAssertFalse(late.isEmpty, "the encoder's second second still gets a frame: \(kept)")
+        XCTAssertTrue(zip(late, late.dropFirst()).allSatisfy { $1 - $0 >= 2 }, "no run once it is slow: \(kept)")
+    }
+
+    /// Frames stamped faster than they come (stored frames fed as fast as they go, a test's
+    /// clock) are not thinned: the pool alone decides, as before.
+    func testFramesFasterThanTheirStampsAreNotPaced() {
+        var t = FrameThinning(capacity: 400)
+        for _ in 0..<8 { t.encoded(cost: .milliseconds(100)) }  // a slow encoder
+        var kept = 0
+        for i in 0..<90 where t.admit(timestamp: .milliseconds(Int64(i) * 33), now: .milliseconds(Int64(i)),
+                                      queued: i, busyFor: .milliseconds(1)) {
+            kept += 1
+        }
+        XCTAssertGreaterThanOrEqual(kept, 84, "only the first frames are paced")
     }
 
     /// A queue filling up slows the pace even before any cost is known; a full one takes nothing.
@@ -120,7 +151,8 @@ final class FrameThinningTests: XCTestCase {
         XCTAssertEqual(t.occupancyFactor(queued: 12), 0)
         XCTAssertLessThan(t.occupancyFactor(queued: 8), t.occupancyFactor(queued: 5))
         var full = FrameThinning(capacity: 12)
-        XCTAssertTrue(full.admit(timestamp: .milliseconds(0), queued: 0, busyFor: nil))
-        for i in 1...10 { XCTAssertFalse(full.admit(timestamp: .milliseconds(Int64(i) * 33), queued: 12, busyFor: nil)) }
+        XCTAssertTrue(full.admit(timestamp: .milliseconds(0), now: .milliseconds(0), queued: 0, busyFor: nil))
+        for i in 1...10 { XCTAssertFalse(full.admit(timestamp: .milliseconds(Int64(i) * 33), now: .milliseconds(Int64(i) * 33),
+                                                    queued: 12, busyFor: nil)) }
     }
 }

@@ -4,7 +4,8 @@
 # share of one core (a cgroup CPU quota: v2 cpu.max or v1 cpu.cfs_quota_us; needs root),
 # one 20 s hold per share. Prints a JSON line per share: frames kept, frames per second,
 # the largest and median gap between frames and their ratio, the video's span against the
-# hold, and the sound against the span (reference: the span, measured in the same clip).
+# hold, and the sound against the span (reference: the span, the video track from its first
+# frame to the end of its last, measured in the same clip).
 # Fails (non-zero) when the sound is under 99 % of the span or the largest gap is over 3
 # times the median (frames left out in runs, not evenly).
 # Usage: overload.sh BIN_DIR [PERCENT...]   (default 8 15; ~30 s each)
@@ -45,10 +46,10 @@ def packets(sel):
     out = subprocess.run(["ffprobe", "-v", "error", "-select_streams", sel, "-show_entries", "packet=pts_time,duration_time",
                           "-of", "csv=p=0", clip], capture_output=True, text=True).stdout
     return [[float(x) if x not in ("", "N/A") else 0.0 for x in l.split(",")] for l in out.split() if l]
-v = sorted(p[0] for p in packets("v")); a = packets("a")
+vp = sorted(packets("v")); a = packets("a"); v = [p[0] for p in vp]
 gaps = sorted(b - x for x, b in zip(v, v[1:]))
 median = gaps[len(gaps) // 2] if gaps else 0
-span = (v[-1] - v[0] + median) if v else 0
+span = (v[-1] + vp[-1][1] - v[0]) if v else 0  # the video track: first frame to the end of the last
 sound = sum(p[1] for p in a)
 ratio = sound / span if span else 0
 gap_ratio = gaps[-1] / median if median else float("inf")

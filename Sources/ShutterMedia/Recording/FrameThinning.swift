@@ -12,8 +12,8 @@ import ShutterCore
 /// of its last `window` frames, and the frame it is on so far), and a frame is taken when
 /// one frame's worth is there. The credit never exceeds one frame, so a burst of frames
 /// after a stall is not a run. A queue filling up slows the pace (`occupancyFactor`):
-/// the cost was underestimated. No cost measured yet: one frame's credit a frame, slowed
-/// by the queue alone. Pure (times come in as arguments): `FrameThinningTests` drives it.
+/// the cost was underestimated. No cost measured yet: the frame the encoder is on counts
+/// (`meanCost`); the encoder idle, one frame's credit a frame, slowed by the queue. Pure (times come in as arguments): `FrameThinningTests` drives it.
 struct FrameThinning: Sendable {
     /// Encoded frames the mean cost is taken over: seconds of history at a few frames a second.
     static let window = 32
@@ -24,6 +24,8 @@ struct FrameThinning: Sendable {
     private var sum: Duration = .zero
     private var credit = 1.0
     private var lastTimestamp: MonotonicTime?
+    /// The first frame's timestamp and when it came.
+    private var origin: (timestamp: MonotonicTime, wall: MonotonicTime)?
 
     init(capacity: Int) { self.capacity = max(1, capacity) }
 
@@ -40,9 +42,13 @@ struct FrameThinning: Sendable {
         sum += cost
     }
 
-    /// The mean cost of a frame, the current one counted with its time so far; nil before any.
+    /// The mean cost of a frame, the current one counted with its time so far. Before any,
+    /// once the current one has taken over half a second, a quarter of its time so far: the
+    /// first frame opens the encoder, which takes a few frames' time (seconds on a starved
+    /// CPU), so the frames of that time are taken ever less often rather than until the pool
+    /// is full.
     func meanCost(busyFor: Duration?) -> Duration? {
-        guard !costs.isEmpty else { return nil }
+        guard !costs.isEmpty else { return busyFor.flatMap { $0 > .milliseconds(500) ? $0 / 4 : nil } }
         let n = costs.count + (busyFor == nil ? 0 : 1)
         return (sum + (busyFor ?? .zero)) / n
     }
@@ -55,10 +61,10 @@ struct FrameThinning: Sendable {
         return max(0, Double(capacity - queued) / Double(capacity - low))
     }
 
-    /// Whether to take the frame stamped `timestamp` (camera order), with `queued` frames
-    /// waiting or being encoded and the encoder on its current frame for `busyFor` (nil: idle).
-    /// Call once per frame.
-    mutating func admit(timestamp: MonotonicTime, queued: Int, busyFor: Duration?) -> Bool {
+    /// Whether to take the frame stamped `timestamp` (camera order) that came `now` (the
+    /// clock `busyFor` is on), with `queued` frames waiting or being encoded and the encoder
+    /// on its current frame for `busyFor` (nil: idle). Call once per frame.
+    mutating func admit(timestamp: MonotonicTime, now: MonotonicTime, queued: Int, busyFor: Duration?) -> Bool {
         let f = occupancyFactor(queued: queued)
         var gain = f
         if let last = lastTimestamp, let cost = meanCost(busyFor: busyFor), cost > .zero {
@@ -67,6 +73,10 @@ struct FrameThinning: Sendable {
         }
         if lastTimestamp.map({ timestamp > $0 }) ?? true { lastTimestamp = timestamp }
         credit = min(1, credit + gain)
+        if origin == nil { origin = (timestamp, now) }
+        // Frames stamped faster than they come (stored or synthetic ones, a test's clock) are
+        // not a camera's: the pool alone decides.
+        if let o = origin, (timestamp - o.timestamp) - (now - o.wall) > .milliseconds(200) { return true }
         guard credit >= 0.999 else { return false }
         credit -= 1
         return true

@@ -63,7 +63,7 @@ final class RecordingQueue: @unchecked Sendable {
             if newest.map({ frame.timestamp > $0 }) ?? true { newest = frame.timestamp }
             if finishing || failure != nil { return (false, false) }
             let now = clock.now()
-            if thinning.admit(timestamp: frame.timestamp, queued: framesInFlight,
+            if thinning.admit(timestamp: frame.timestamp, now: now, queued: framesInFlight,
                               busyFor: encodingSince.map { now - $0 }) {
                 return (true, false)
             }
