@@ -42,13 +42,12 @@ struct FrameThinning: Sendable {
         sum += cost
     }
 
-    /// The mean cost of a frame, the current one counted with its time so far. Before any,
-    /// once the current one has taken over half a second, a quarter of its time so far: the
-    /// first frame opens the encoder, which takes a few frames' time (seconds on a starved
-    /// CPU), so the frames of that time are taken ever less often rather than until the pool
-    /// is full.
+    /// The mean cost of a frame, the current one counted with its time so far. Before any, a
+    /// quarter of the current one's time so far: the first frame opens the encoder, which
+    /// takes a few frames' time (seconds on a starved CPU), so the frames of that time are
+    /// taken ever less often rather than until the pool is full (then a gap while it drains).
     func meanCost(busyFor: Duration?) -> Duration? {
-        guard !costs.isEmpty else { return busyFor.flatMap { $0 > .milliseconds(500) ? $0 / 4 : nil } }
+        guard !costs.isEmpty else { return busyFor.map { $0 / 4 } }
         let n = costs.count + (busyFor == nil ? 0 : 1)
         return (sum + (busyFor ?? .zero)) / n
     }
