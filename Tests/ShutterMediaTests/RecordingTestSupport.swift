@@ -150,7 +150,8 @@ struct SyntheticRecording {
                 nextChunk += 1
             }
             let f = stamp ? video.stampedFrame(index: i, timestamp: t) : video.frame(index: i, timestamp: t)
-            recorder.append(format == .i420 ? f : convert(f, to: format))
+            // Synthetic frames come as fast as they are drawn, not at a camera's pace: none left out.
+            recorder.appendWaiting(format == .i420 ? f : convert(f, to: format))
         }
         while settings.audioChannels > 0, nextChunk < audioChunks {
             appendAudio(nextChunk)

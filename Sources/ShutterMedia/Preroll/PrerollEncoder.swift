@@ -12,7 +12,8 @@ import ShutterCore
 import Synchronization
 
 /// The video encoder that runs while idle when pre-roll is on: frames in (copied, never
-/// blocking the camera), packets out to `onPacket` on its own thread. A clip then takes
+/// blocking the camera; when it is behind, left out evenly before the copy as a clip's
+/// encoder does, `FrameThinning`), packets out to `onPacket` on its own thread. A clip then takes
 /// packets instead of encoding frames, so a press starts no encoder.
 ///
 /// Keyframes: while no clip is being written (`clipOpen` false) one is forced every
@@ -46,7 +47,8 @@ public final class PrerollEncoder: Sendable {
         set { shared.clipOpen.withLock { $0 = newValue } }
     }
 
-    /// Queues a frame (copied). False when the queue is full (counted) or after an error.
+    /// Queues a frame (copied). False when left out at the encoder's pace or the queue is
+    /// full (counted), or after an error.
     @discardableResult
     public func append(_ frame: Frame) -> Bool { queue.push(frame: frame).accepted }
 
@@ -95,9 +97,11 @@ private final class EncoderLoop {
         let idleKey = PrerollEncoder.idleKeyframeFrames(fps: settings.fps)
         while let item = queue.pop() {
             guard case .video(let frame) = item else { continue }
-            defer { queue.recycle(frame) }
+            var opened = false
+            defer { queue.recycle(frame, measured: !opened) }
             if shared.failure.withLock({ $0 }) != nil { continue }
             do {
+                opened = source.map { $0.width != frame.width || $0.height != frame.height || $0.format != frame.format } ?? true
                 try encode(frame, idleKey: idleKey)
             } catch {
                 shared.failure.withLock { $0 = "\(error)" }

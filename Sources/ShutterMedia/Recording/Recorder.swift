@@ -14,7 +14,9 @@ import ShutterCore
 ///
 /// The clip's timeline starts at `start` (the button press). Frames carry sensor
 /// timestamps, audio chunks their capture time, all on CLOCK_MONOTONIC. `append` never
-/// blocks: frames are copied into a bounded pool and dropped (counted) when it is full.
+/// blocks: frames are copied into a bounded pool; when the encoder is behind, frames are
+/// left out before the copy, evenly at its pace (`FrameThinning`), and dropped when the
+/// pool is full anyway (both counted).
 /// Call `finish()` exactly once (clean stop, release, SIGTERM): it returns when every
 /// file is finalised and synced.
 public final class Recorder: Sendable {
@@ -51,15 +53,35 @@ public final class Recorder: Sendable {
     private static let quietFFmpeg: Void = sav_quiet_logs()
 
     /// Queues a frame for encoding. False when it was not taken: before the clip start,
-    /// the queue full (counted in `framesDropped`), or the recording stopped on an error.
+    /// left out at the encoder's pace or the queue full (counted in `framesDropped`), or the
+    /// recording stopped on an error.
     @discardableResult
     public func append(_ frame: Frame) -> Bool {
         if frame.timestamp < start { queue.countSkipped(); return false }
-        let r = queue.push(frame: frame)
+        return report(queue.push(frame: frame))
+    }
+
+    /// Whether the encoder's pace takes this frame: the decision of `append(_:)` alone, for a
+    /// caller that hands frames over through a queue of its own, so a frame left out is let go
+    /// at once (its camera buffer back) rather than carried there. Once per frame; a frame it
+    /// takes then goes to `append(taken:)`.
+    public func takes(_ frame: Frame) -> Bool {
+        if frame.timestamp < start { return true }  // `append(taken:)` counts it as skipped
+        return report(queue.takes(frame: frame))
+    }
+
+    /// Queues a frame `takes(_:)` took (copied; dropped only when the pool is full).
+    @discardableResult
+    public func append(taken frame: Frame) -> Bool {
+        if frame.timestamp < start { queue.countSkipped(); return false }
+        return report(queue.push(frame: frame, paced: false))
+    }
+
+    private func report(_ r: (Bool, firstDrop: Bool)) -> Bool {
         if r.firstDrop {
-            RecordingLog.warning("encoder behind: dropping frames (queue of \(queue.frameCapacity) full); count in the summary")
+            RecordingLog.warning("encoder behind: leaving out frames (evenly at its pace, or the queue of \(queue.frameCapacity) full); count in the summary")
         }
-        return r.accepted
+        return r.0
     }
 
     /// Like `append(_:)` but waits for room instead of dropping: for encoding stored or
@@ -68,7 +90,7 @@ public final class Recorder: Sendable {
     @discardableResult
     public func appendWaiting(_ frame: Frame) -> Bool {
         if frame.timestamp < start { queue.countSkipped(); return false }
-        return queue.push(frame: frame, wait: true).accepted
+        return queue.push(frame: frame, paced: false, wait: true).accepted
     }
 
     /// Queues a pre-roll encoder's packet (the clip's video then comes only as packets,
@@ -114,7 +136,7 @@ public final class Recorder: Sendable {
         let (s, first) = queue.waitForResult()
         guard first else { return s }
         if s.framesDropped > 0 || s.audioOverrunFrames > 0 || s.audioFramesDropped > 0 {
-            RecordingLog.warning("clip lost \(s.framesDropped) video frames (encoder behind), \(s.audioOverrunFrames) audio frames (microphone overrun, filled with silence), \(s.audioFramesDropped) audio frames (queue full)")
+            RecordingLog.warning("clip lost \(s.framesDropped) video frames (encoder behind; \(s.framesThinned) left out evenly), \(s.audioOverrunFrames) audio frames (microphone overrun, filled with silence), \(s.audioFramesDropped) audio frames (queue full)")
         }
         RecordingLog.info("clip done: \(s.paths.joined(separator: ", ")), \(s.framesWritten) frames, \(s.duration.milliseconds) ms\(s.error.map { ", error: \($0)" } ?? "")")
         return s

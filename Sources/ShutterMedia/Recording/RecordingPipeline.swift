@@ -26,9 +26,13 @@ final class RecordingPipeline {
     private var closing: SegmentFile?
     private var closingEnd = MonotonicTime(nanoseconds: 0)
     private var lastFrameTime: MonotonicTime?
+    /// Between the last two frames written.
+    private var lastInterval: Duration?
     private var summary = RecordingSummary()
     private var failed = false
     private var warnedAudioFormat = false
+    /// The frame being written opened a file (and its encoder): its time is a one-off.
+    private var opened = false
 
     init(settings: RecordingSettings, start: MonotonicTime, nextPath: @escaping @Sendable () throws -> String,
          onDurable: (@Sendable (DurableMark) -> Void)?, queue: RecordingQueue,
@@ -46,8 +50,9 @@ final class RecordingPipeline {
         while let item = queue.pop() {
             switch item {
             case .video(let frame):
+                opened = false
                 if !failed { attempt { () throws(RecordingError) in try video(frame) } }
-                queue.recycle(frame)
+                queue.recycle(frame, measured: !opened)
             case .packet(let p):
                 if !failed { attempt { () throws(RecordingError) in try packet(p) } }
             case .audio(let chunk):
@@ -62,9 +67,7 @@ final class RecordingPipeline {
             }
         }
         if !failed { attempt { () throws(RecordingError) in try finishAll() } }
-        if let last = lastFrameTime {
-            summary.duration = (last - start) + .nanoseconds(1_000_000_000 / Int64(settings.fps))
-        }
+        if let last = lastFrameTime { summary.duration = (last - start) + lastFrameLasts }
         queue.complete(summary)
     }
 
@@ -130,6 +133,7 @@ final class RecordingPipeline {
     /// A frame is in the file: audio up to it, then the syncs that are due.
     private func written(at time: MonotonicTime) throws(RecordingError) {
         summary.framesWritten += 1
+        if let previous = lastFrameTime { lastInterval = time - previous }
         lastFrameTime = time
         try releaseAudio(upTo: audio.index(of: time))
         let now = clock.now()
@@ -174,6 +178,7 @@ final class RecordingPipeline {
                                    packets: packets, settings: settings, clock: clock,
                                    created: wallTime.flatMap { ClipLabels.creationTime($0(origin)) })
         summary.paths.append(path)
+        opened = true
         RecordingLog.info("recording to \(path)")
         return file
     }
@@ -211,14 +216,20 @@ final class RecordingPipeline {
 
     private func finishAll() throws(RecordingError) {
         // Audio up to the end of the last frame, so both tracks end together.
-        if let last = lastFrameTime {
-            try releaseAudio(upTo: audio.index(of: last + .nanoseconds(1_000_000_000 / Int64(settings.fps))))
-        }
+        if let last = lastFrameTime { try releaseAudio(upTo: audio.index(of: last + lastFrameLasts)) }
         try finishClosing()
         if let file = current {
             current = nil
             try finish(file)
         }
+    }
+
+    /// How long the last frame lasts: a frame period, or the interval before it when frames
+    /// were being left out (up to 1 s), so the sound of the clip's end is kept.
+    private var lastFrameLasts: Duration {
+        let nominal = Duration.nanoseconds(1_000_000_000 / Int64(settings.fps))
+        guard let gap = lastInterval, gap > nominal * 3 / 2 else { return nominal }
+        return min(gap, .seconds(1))
     }
 
     private func finish(_ file: SegmentFile) throws(RecordingError) {

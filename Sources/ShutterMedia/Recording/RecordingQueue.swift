@@ -13,7 +13,8 @@ import ShutterCore
 /// with the pool of frame copies. Producers never wait: a full queue drops and counts.
 ///
 /// When the encoder cannot keep up (a starved CPU, a card whose sync hangs for seconds),
-/// video gives way and sound does not: frames are dropped before they are copied, and
+/// video gives way and sound does not: frames are left out before they are copied, evenly
+/// at the pace the encoder shows (`FrameThinning`), or dropped when the pool is full anyway;
 /// sound waits up to `audioSeconds` (it is small: 30 s of 48 kHz stereo is 5.5 MB).
 final class RecordingQueue: @unchecked Sendable {
     // Unchecked: every mutable field below is guarded by `cond` (an NSCondition lock).
@@ -33,7 +34,14 @@ final class RecordingQueue: @unchecked Sendable {
     private var audioQueued = 0
     private var finishing = false
     private var failure: RecordingError?
+    /// Frames not queued because the encoder was behind: left out by the pace or the pool full.
     private(set) var framesDropped = 0
+    /// Of `framesDropped`, those the pace left out.
+    private(set) var framesThinned = 0
+    private var thinning: FrameThinning
+    /// When the encoder took the frame it is on (nil: not on a frame).
+    private var encodingSince: MonotonicTime?
+    private let clock: any MonotonicClock
     private(set) var framesSkipped = 0
     private(set) var audioOverrunFrames = 0
     private(set) var audioFramesDropped = 0
@@ -48,13 +56,38 @@ final class RecordingQueue: @unchecked Sendable {
     /// Seconds of sound that may wait for the encoder.
     static let audioSeconds = 30
 
-    init(frameCapacity: Int) {
+    /// `clock`: the encoder's cost is measured on it (wall time; a test's manual clock).
+    init(frameCapacity: Int, clock: any MonotonicClock = SystemClock()) {
         self.frameCapacity = frameCapacity
+        self.clock = clock
+        thinning = FrameThinning(capacity: frameCapacity)
+    }
+
+    /// Whether the encoder's pace takes this frame (`FrameThinning`); a frame left out is
+    /// counted. Once per frame, before it is copied: then `push(frame:paced: false)`.
+    func takes(frame: Frame) -> (taken: Bool, firstDrop: Bool) {
+        cond.locked {
+            if newest.map({ frame.timestamp > $0 }) ?? true { newest = frame.timestamp }
+            if finishing || failure != nil { return (false, false) }
+            let now = clock.now()
+            if thinning.admit(timestamp: frame.timestamp, now: now, queued: framesInFlight,
+                              busyFor: encodingSince.map { now - $0 }) {
+                return (true, false)
+            }
+            framesDropped += 1
+            framesThinned += 1
+            return (false, framesDropped == 1)
+        }
     }
 
     /// Copies the frame into a pooled buffer and queues it. False when dropped.
-    /// `wait`: block while the pool is full instead of dropping (offline use, never the camera).
-    func push(frame: Frame, wait: Bool = false) -> (accepted: Bool, firstDrop: Bool) {
+    /// `paced`: ask `takes(frame:)` first (false: the caller did). `wait`: block while the
+    /// pool is full instead of dropping, never paced (offline use, never the camera).
+    func push(frame: Frame, paced: Bool = true, wait: Bool = false) -> (accepted: Bool, firstDrop: Bool) {
+        if paced && !wait {
+            let t = takes(frame: frame)
+            if !t.taken { return (false, t.firstDrop) }
+        }
         let needed = QueuedFrame.byteCount(of: frame)
         cond.lock()
         if newest.map({ frame.timestamp > $0 }) ?? true { newest = frame.timestamp }
@@ -120,7 +153,11 @@ final class RecordingQueue: @unchecked Sendable {
             items.removeFirst(head)
             head = 0
         }
-        if case .audio(let a) = item { audioQueued -= a.frameCount }
+        switch item {
+        case .audio(let a): audioQueued -= a.frameCount
+        case .video: encodingSince = clock.now()
+        case .packet: break
+        }
         return item
     }
 
@@ -145,9 +182,12 @@ final class RecordingQueue: @unchecked Sendable {
         cond.locked { freeBuffers.append(contentsOf: fresh) }
     }
 
-    /// The encoder is done with a frame copy: its buffer goes back to the pool.
-    func recycle(_ frame: QueuedFrame) {
+    /// The encoder is done with a frame copy: its buffer goes back to the pool. `measured`:
+    /// its time counts for the pace (not a frame that opened an encoder or a file).
+    func recycle(_ frame: QueuedFrame, measured: Bool = true) {
         cond.locked {
+            if let since = encodingSince, measured { thinning.encoded(cost: clock.now() - since) }
+            encodingSince = nil
             framesInFlight -= 1
             freeBuffers.append(frame.buffer)
             cond.broadcast()
@@ -185,6 +225,7 @@ final class RecordingQueue: @unchecked Sendable {
         resultTaken = true
         var s = result!
         s.framesDropped = framesDropped
+        s.framesThinned = framesThinned
         s.framesSkipped += framesSkipped
         s.audioOverrunFrames = audioOverrunFrames
         s.audioFramesDropped = audioFramesDropped

@@ -4,8 +4,11 @@ public struct RecordingSummary: Sendable, Equatable {
     /// Files written, in order (one unless segmented). Every listed file is playable.
     public var paths: [String] = []
     public var framesWritten = 0
-    /// Frames dropped because the encoder queue was full (the camera is never blocked).
+    /// Frames not encoded because the encoder was behind (the camera is never blocked): left
+    /// out before the copy at the encoder's pace, or the queue full.
     public var framesDropped = 0
+    /// Of `framesDropped`, those left out at the encoder's pace (spread evenly).
+    public var framesThinned = 0
     /// Frames older than the clip start (the press), or not after the previous frame.
     public var framesSkipped = 0
     /// Frames of another size or pixel format than the clip's first frame.

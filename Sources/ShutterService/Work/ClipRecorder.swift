@@ -26,7 +26,9 @@ import Synchronization
 /// The service loop only enqueues: frame and audio copies run on this type's
 /// serial queue, renames and fsyncs too, and finalising (which waits for the
 /// encoder thread) on a queue of its own, so a clip being finalised never holds
-/// up the next press's encoding.
+/// up the next press's encoding. Whether the encoder takes a frame is decided on
+/// the loop, before that queue (`Recorder.takes`): a frame it leaves out is let go
+/// at once, its camera buffer back, as a pre-roll encoder's is.
 final class ClipRecorder: Sendable {
     /// What the watchdog and `status` read.
     struct Progress: Sendable {
@@ -78,6 +80,8 @@ final class ClipRecorder: Sendable {
     private let prerollState = Mutex<PrerollReport?>(nil)
     /// Capture time of the newest packet received (on `queue`).
     private let newestPacket = Mutex<MonotonicTime?>(nil)
+    /// The clip's recorder, for `offer`'s decision on the loop (set and cleared on `queue`).
+    private let pacing = Mutex<Recorder?>(nil)
 
     /// The wall time of a point on the service's clock: dates each clip file when trusted.
     private let wallTime: (@Sendable (MonotonicTime) -> WallTime)?
@@ -169,6 +173,7 @@ final class ClipRecorder: Sendable {
                                      wallTime: wallTime)
                 for f in kept { r.append(f) }
                 s.recorder = r
+                pacing.withLock { $0 = r }
             } catch {
                 s.setupError = "\(error)"
                 log.error("cannot record: \(error)")
@@ -207,11 +212,15 @@ final class ClipRecorder: Sendable {
             return
         }
         let now = clock.now()
+        // Left out at the encoder's pace: not carried to the queue (nor copied).
+        let decided = pacing.withLock { $0 }
+        if let decided, !decided.takes(frame) { return }
         queue.async { [self] in
             guard let s = session.withLock({ $0 }), let r = s.recorder else { return }
+            func append() -> Bool { r === decided ? r.append(taken: frame) : r.append(frame) }
             if let stop = s.stop.at {
-                if frame.timestamp <= stop { r.append(frame) }
-            } else if r.append(frame), s.committed {
+                if frame.timestamp <= stop { _ = append() }
+            } else if append(), s.committed {
                 progressState.withLock { $0.lastAccepted = now }
             }
         }
@@ -294,6 +303,7 @@ final class ClipRecorder: Sendable {
     // On `queue`.
     private func detach() -> Session? {
         preroll?.clipOpen = false  // back to the short keyframe interval for the ring
+        pacing.withLock { $0 = nil }
         return session.withLock { s in defer { s = nil }; return s }
     }
 

@@ -1,0 +1,157 @@
+// SPDX-License-Identifier: BSD-2-Clause
+import ShutterCore
+import XCTest
+@testable import ShutterMedia
+
+/// An encoder that cannot keep up, under a CPU quota's bursts, on a manual clock: the
+/// recording queue with its 12-frame pool, a 30 fps camera whose frames arrive only while
+/// the process runs, and a virtual encoder that works only then. The CPU comes as a cgroup
+/// CFS quota gives it: per 100 ms period a budget (from a fixed pseudo-random sequence, 0 to
+/// 20 ms, 10 ms on average), used from the period's start; the encoder needs 3, 5 or 7
+/// frame periods' worth of that budget a frame. Frames left out at the encoder's pace
+/// (`FrameThinning`) are spread evenly: the largest gap between the frames encoded is at
+/// most 3 times the median. Dropping only when the pool is full (the rule before) leaves
+/// runs of frames and holes.
+final class FrameThinningTests: XCTestCase {
+    struct Run {
+        var kept: [MonotonicTime] = []
+        var thinned = 0
+        var poolFull = 0
+
+        var gaps: [Duration] { zip(kept, kept.dropFirst()).map { $1 - $0 }.sorted() }
+        var median: Duration { gaps[gaps.count / 2] }
+        var ratio: Double { Double(gaps.last!.nanoseconds) / Double(median.nanoseconds) }
+        var span: Duration { kept.last! - kept.first! }
+    }
+
+    /// 20 s of 30 fps (600 frames); the encoder takes `stride` frame periods of the mean CPU a frame.
+    func simulate(stride: Int, paced: Bool, seed: UInt64) -> Run {
+        let clock = ManualClock(start: .milliseconds(0))
+        let queue = RecordingQueue(frameCapacity: 12, clock: clock)
+        let video = SyntheticVideo(width: 64, height: 48)
+        var random = seed
+        func budget() -> Int64 {  // ms of CPU in a 100 ms period: 0...20
+            random = random &* 6364136223846793005 &+ 1442695040888963407
+            return Int64((random >> 33) % 21)
+        }
+        let costMicros = Int64(stride) * 10_000 / 3  // 3 frames a period at 10 ms of CPU
+        var run = Run()
+        var next = 0                 // the next camera frame
+        var pending: [Int] = []      // exposed while the process did not run
+        var current: QueuedFrame?
+        var remaining: Int64 = 0     // CPU µs the current frame still needs
+        var periodBudget: Int64 = 0
+        for ms in Int64(0)..<30_000 {  // 20 s of frames, then the queue drains (the clip's finish)
+            clock.advance(to: .milliseconds(ms))
+            if ms % 100 == 0 { periodBudget = budget() }
+            while Int64(next) * 1000 / 30 <= min(ms, 19_999) { pending.append(next); next += 1 }
+            guard ms % 100 < periodBudget else { continue }  // throttled
+            for i in pending {
+                let t = MonotonicTime(nanoseconds: Int64(i) * 1_000_000_000 / 30)
+                _ = queue.push(frame: video.frame(index: i, timestamp: t), paced: paced)
+            }
+            pending.removeAll()
+            if current == nil, let item = queue.tryPop(), case .video(let f) = item {
+                current = f
+                remaining = costMicros
+            }
+            guard let f = current else { continue }
+            remaining -= 1000
+            if remaining <= 0 {
+                run.kept.append(f.timestamp)
+                queue.recycle(f)
+                current = nil
+            }
+        }
+        run.thinned = queue.framesThinned
+        run.poolFull = queue.framesDropped - queue.framesThinned
+        return run
+    }
+
+    func testLeavesFramesOutEvenlyUnderQuotaBursts() {
+        var oldWorst = 0.0
+        for stride in [3, 5, 7] {
+            for seed: UInt64 in [1, 2, 3] {
+                let new = simulate(stride: stride, paced: true, seed: seed)
+                let old = simulate(stride: stride, paced: false, seed: seed)
+                func line(_ r: Run) -> String {
+                    String(format: "%d frames, largest gap %.3f s, median %.3f s (%.1fx), span %.2f s, %d left out, %d pool full",
+                           r.kept.count, Double(r.gaps.last!.nanoseconds) / 1e9, Double(r.median.nanoseconds) / 1e9,
+                           r.ratio, Double(r.span.nanoseconds) / 1e9, r.thinned, r.poolFull)
+                }
+                print("encoder at 1/\(stride) of 30 fps, seed \(seed): paced: \(line(new)); pool only: \(line(old))")
+                XCTAssertLessThanOrEqual(new.ratio, 3, "1/\(stride), seed \(seed): largest gap <= 3x the median")
+                // What the encoder can do (600 / stride) is nearly all taken: the pace is not too shy.
+                XCTAssertGreaterThanOrEqual(new.kept.count, 600 / stride * 8 / 10, "1/\(stride), seed \(seed)")
+                XCTAssertGreaterThanOrEqual(new.span, .seconds(19), "the clip spans the 20 s")
+                oldWorst = max(oldWorst, old.ratio)
+            }
+        }
+        XCTAssertGreaterThan(oldWorst, 3, "dropping only when the pool is full leaves holes (the rule before)")
+    }
+
+    /// An encoder that keeps up loses nothing to the pace, bursts or not.
+    func testAnEncoderThatKeepsUpKeepsEveryFrame() {
+        var t = FrameThinning(capacity: 12)
+        var kept = 0
+        for i in 0..<300 {
+            t.encoded(cost: .milliseconds(20))
+            let queued = i % 3  // a little jitter in the queue
+            if t.admit(timestamp: .milliseconds(Int64(i) * 33), now: .milliseconds(Int64(i) * 33), queued: queued, busyFor: .milliseconds(10)) { kept += 1 }
+        }
+        XCTAssertEqual(kept, 300)
+    }
+
+    /// An encoder at 1/4 of the frame rate and a queue that stays short: every 4th frame.
+    func testASteadyEncoderKeepsEveryKthFrame() {
+        var t = FrameThinning(capacity: 12)
+        var kept: [Int] = []
+        for _ in 0..<8 { t.encoded(cost: .nanoseconds(4 * 33_333_333)) }
+        for i in 0..<40 where t.admit(timestamp: MonotonicTime(nanoseconds: Int64(i) * 33_333_333),
+                                          now: MonotonicTime(nanoseconds: Int64(i) * 33_333_333), queued: 1, busyFor: nil) {
+            kept.append(i)
+        }
+        XCTAssertEqual(Set(zip(kept, kept.dropFirst()).map { $1 - $0 }), [4], "kept \(kept)")
+    }
+
+    /// The encoder opening (two seconds on its first frame, no cost known yet): the frames of
+    /// those seconds are not taken one after the other until the pool is full.
+    func testTheFirstFrameCountsWhileTheEncoderOpens() {
+        var t = FrameThinning(capacity: 12)
+        var kept: [Int] = []
+        var queued = 1  // the first frame, being encoded
+        for i in 1...60 {
+            let ts = MonotonicTime(nanoseconds: Int64(i) * 33_333_333)
+            if t.admit(timestamp: ts, now: ts, queued: queued, busyFor: ts - MonotonicTime(nanoseconds: 0)) { kept.append(i); queued += 1 }
+        }
+        XCTAssertLessThan(kept.count, 12, "not until the pool is full: kept \(kept)")
+        let late = kept.filter { $0 > 4 }
+        XCTAssertFalse(late.isEmpty, "the encoder's second second still gets a frame: \(kept)")
+        XCTAssertTrue(zip(late, late.dropFirst()).allSatisfy { $1 - $0 >= 2 }, "no run once it is slow: \(kept)")
+    }
+
+    /// Frames stamped faster than they come (stored frames fed as fast as they go, a test's
+    /// clock) are not thinned: the pool alone decides, as before.
+    func testFramesFasterThanTheirStampsAreNotPaced() {
+        var t = FrameThinning(capacity: 400)
+        for _ in 0..<8 { t.encoded(cost: .milliseconds(100)) }  // a slow encoder
+        var kept = 0
+        for i in 0..<90 where t.admit(timestamp: .milliseconds(Int64(i) * 33), now: .milliseconds(Int64(i)),
+                                      queued: i, busyFor: .milliseconds(1)) {
+            kept += 1
+        }
+        XCTAssertGreaterThanOrEqual(kept, 84, "only the first frames are paced")
+    }
+
+    /// A queue filling up slows the pace even before any cost is known; a full one takes nothing.
+    func testAFillingQueueSlowsThePace() {
+        let t = FrameThinning(capacity: 12)
+        XCTAssertEqual(t.occupancyFactor(queued: 3), 1)
+        XCTAssertEqual(t.occupancyFactor(queued: 12), 0)
+        XCTAssertLessThan(t.occupancyFactor(queued: 8), t.occupancyFactor(queued: 5))
+        var full = FrameThinning(capacity: 12)
+        XCTAssertTrue(full.admit(timestamp: .milliseconds(0), now: .milliseconds(0), queued: 0, busyFor: nil))
+        for i in 1...10 { XCTAssertFalse(full.admit(timestamp: .milliseconds(Int64(i) * 33), now: .milliseconds(Int64(i) * 33),
+                                                    queued: 12, busyFor: nil)) }
+    }
+}
