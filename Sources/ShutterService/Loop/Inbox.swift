@@ -90,10 +90,13 @@ final class Inbox: Sendable {
 
     /// The next event, or `.tick` once `deadline` passes before one comes; nil once closed and empty.
     func next(until deadline: MonotonicTime) async -> ServiceEvent? {
+        let clock = self.clock
         while true {
-            let now = clock.now()
             enum Step { case give(ServiceEvent), end, wait }
             let step: Step = state.withLock { s in
+                // Read under the lock: every event queued was posted at or before this
+                // time, so a frame stamped at the deadline never goes before its tick.
+                let now = clock.now()
                 if now >= deadline, !s.closed, s.events.isEmpty || (s.lastTick.map { $0 < deadline } ?? true) {
                     s.lastTick = now
                     return .give(.tick)
