@@ -163,9 +163,10 @@ final class MQTTEndToEndTests: XCTestCase {
             }
             slowest = max(slowest, Date().timeIntervalSince(t))
             let files = try XCTUnwrap(reply?["files"] as? [String], "capture \(i): \(String(describing: reply))")
+            if files.count != 1 { print("capture \(i) made \(files.count) files: \(String(describing: reply))") }
             names += files.map { String($0.split(separator: "/").last!) }
         }
-        XCTAssertEqual(names.count, 6)
+        XCTAssertEqual(names.count, 6, "each capture's reply names its file (a reply with none is printed above)")
         XCTAssertLessThan(slowest, 3, "a capture never waits on the broker")
         // The broker stays stopped for 10 s in all (the scenario, not a wait for nothing).
         while Date().timeIntervalSince(stoppedAt) < 10 { usleep(100_000) }

@@ -88,20 +88,32 @@ final class Inbox: Sendable {
         waiter?.resume()
     }
 
-    /// The next event, or `.tick` once `deadline` passes before one comes; nil once closed and empty.
+    /// A deadline that stays due after its tick (a part that waits for something, as the
+    /// encoder's progress) is ticked again at most this often: it neither spins the CPU nor
+    /// starves the events (the frames, the job results) that would move it.
+    static let retick = Duration.milliseconds(50)
+
+    /// The next event, or `.tick` once `deadline` passes before one comes; nil once closed and
+    /// empty. A deadline newly due is ticked before the events waiting; one already ticked
+    /// lets them go first.
     func next(until deadline: MonotonicTime) async -> ServiceEvent? {
         let clock = self.clock
         while true {
-            enum Step { case give(ServiceEvent), end, wait }
+            enum Step { case give(ServiceEvent), end, wait(until: MonotonicTime) }
             let step: Step = state.withLock { s in
                 // Read under the lock: every event queued was posted at or before this
                 // time, so a frame stamped at the deadline never goes before its tick.
                 let now = clock.now()
-                if now >= deadline, !s.closed, s.events.isEmpty || (s.lastTick.map { $0 < deadline } ?? true) {
+                let stale = s.lastTick.map { $0 >= deadline } ?? false  // ticked since it fell due
+                let retickAt = s.lastTick.map { $0 + Self.retick } ?? now
+                if now >= deadline, !s.closed, !stale || (s.events.isEmpty && now >= retickAt) {
                     s.lastTick = now
                     return .give(.tick)
                 }
-                guard !s.events.isEmpty else { return s.closed ? .end : .wait }
+                guard !s.events.isEmpty else {
+                    if s.closed { return .end }
+                    return .wait(until: stale ? retickAt : deadline)
+                }
                 let e = s.events.removeFirst()
                 if e.isFrame { s.frames -= 1 } else if case .button = e { s.buttonEvents -= 1 }
                 return .give(e)
@@ -109,7 +121,7 @@ final class Inbox: Sendable {
             switch step {
             case .give(let e): return e
             case .end: return nil
-            case .wait: await wait(until: deadline)
+            case .wait(let t): await wait(until: t)
             }
         }
     }

@@ -162,7 +162,9 @@ final class ServiceLoop {
                   control.nextDeadline] {
             if let d, d < next { next = d }
         }
-        return max(next, ctx.now)
+        // Not clamped to now: a deadline that stays due keeps its time, so the inbox can
+        // tell it was ticked already (and let events go first) from one newly due.
+        return next
     }
 
     /// No photo, press, clip or snapshot in progress.
