@@ -26,13 +26,17 @@ public final class PrerollEncoder: Sendable {
 
     /// `scaledTo`: frames scaled down to this size before they are encoded (swscale, on
     /// the encoder's thread): the live viewers' smaller stream. Nil = the frames' size.
-    public init(settings: RecordingSettings, scaledTo: PixelSize? = nil,
+    /// `niceness`: the thread's nice value (a live viewers' encoder: 10, so under CPU
+    /// pressure it, not pre-roll's or a clip's encoder, falls behind and drops frames).
+    public init(settings: RecordingSettings, scaledTo: PixelSize? = nil, niceness: Int32 = 0,
                 onPacket: @escaping @Sendable (EncodedPacket) -> Void) {
         PrerollEncoder.quietFFmpeg
         let queue = RecordingQueue(frameCapacity: settings.queueFrames)
         self.queue = queue
         let shared = self.shared
         PlainThread.start(name: "shutter.preroll") {
+            // Linux: the nice value is the calling thread's own.
+            if niceness != 0 { _ = setpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0, niceness) }
             EncoderLoop(settings: settings, scaledTo: scaledTo, queue: queue, shared: shared, onPacket: onPacket).run()
         }
     }
@@ -156,7 +160,8 @@ private final class EncoderLoop {
                 cfg.out_width = Int32(size.width)
                 cfg.out_height = Int32(size.height)
                 // The bit rate by the picture's area: the point of the smaller stream is fewer bytes.
-                cfg.video_bitrate = cfg.video_bitrate * Int64(size.width * size.height) / Int64(first.width * first.height)
+                cfg.video_bitrate = cfg.video_bitrate * Int64(size.width * size.height)
+                    / Int64(first.width * first.height)
             } else {
                 RecordingLog.error("live.size \(size) is larger than the video (\(first.width)x\(first.height)): "
                                    + "the live viewers get the video size")

@@ -76,7 +76,9 @@ final class LiveVideo: Sendable {
             if watched {
                 o.lastWatched = now
                 if o.encoder == nil {
-                    o.encoder = PrerollEncoder(settings: settings, scaledTo: size) { [weak self] p in self?.queued(p) }
+                    o.encoder = PrerollEncoder(settings: settings, scaledTo: size, niceness: 10) { [weak self] p in
+                        self?.queued(p)
+                    }
                 }
                 return (o.encoder, nil)
             }
