@@ -234,8 +234,10 @@ static int open_video_codec(sav_video *v, const sav_config *cfg, int global_head
     }
     AVCodecContext *c = v->vc = avcodec_alloc_context3(codec);
     if (!c) return -SAV_ERR_NOMEM;
-    c->width = cfg->width;
-    c->height = cfg->height;
+    const int scaled = cfg->out_width > 0 && cfg->out_height > 0
+        && (cfg->out_width != cfg->width || cfg->out_height != cfg->height);
+    c->width = scaled ? cfg->out_width : cfg->width;
+    c->height = scaled ? cfg->out_height : cfg->height;
     // NV12 and I420 go in as they are (libx264 and the V4L2 encoder take both); packed
     // formats are converted once to I420.
     c->pix_fmt = (v->in_fmt == AV_PIX_FMT_NV12) ? AV_PIX_FMT_NV12 : AV_PIX_FMT_YUV420P;
@@ -259,24 +261,24 @@ static int open_video_codec(sav_video *v, const sav_config *cfg, int global_head
         // a 2-frame (67 ms) video start offset; it also keeps encoder latency and memory low.
         c->max_b_frames = 0;
     } else if (cfg->video_bitrate <= 0) {
-        c->bit_rate = (int64_t)cfg->width * cfg->height * cfg->fps / 8; // ~0.125 bit/pixel
+        c->bit_rate = (int64_t)c->width * c->height * cfg->fps / 8; // ~0.125 bit/pixel
     }
     int r = avcodec_open2(c, codec, NULL);
     if (r < 0) {
         set_err(err, errlen, "video encoder '%s' would not open: %s", cfg->video_encoder, r);
         return -SAV_ERR_VIDEO_OPEN;
     }
-    if (v->in_fmt != c->pix_fmt) {
+    if (v->in_fmt != c->pix_fmt || scaled) {
         v->vframe = av_frame_alloc();
         if (!v->vframe) return -SAV_ERR_NOMEM;
         v->vframe->format = c->pix_fmt;
         v->vframe->width = c->width;
         v->vframe->height = c->height;
         if (av_frame_get_buffer(v->vframe, 0) < 0) return -SAV_ERR_NOMEM;
-        v->sws = sws_getContext(cfg->width, cfg->height, v->in_fmt, cfg->width, cfg->height, c->pix_fmt,
+        v->sws = sws_getContext(cfg->width, cfg->height, v->in_fmt, c->width, c->height, c->pix_fmt,
                                 SWS_BILINEAR, NULL, NULL, NULL);
         if (!v->sws) {
-            set_err(err, errlen, "no pixel conversion to I420 from this input format%s%s", "", 0);
+            set_err(err, errlen, "no pixel conversion or scaling from this input format%s%s", "", 0);
             return -SAV_ERR_INVALID;
         }
     }

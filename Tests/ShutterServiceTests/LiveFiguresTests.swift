@@ -8,7 +8,8 @@ import XCTest
 /// against CLOCK_MONOTONIC when the viewer has it; p50, p99) over RTSP (ffmpeg decoding) and
 /// on the page (headless chromium's shown frame), and the service's CPU and RSS with 0, 1
 /// and 4 RTSP viewers against pre-roll alone, in the same run; then pre-roll off with one
-/// viewer (the live encoder of its own). JSON lines {"bench", "value", "unit", "reference", "ratio"}.
+/// viewer (the live encoder of its own); then pre-roll on with `live.size` 640x360 and one
+/// viewer (the second, smaller encoder) against one viewer of the camera's own stream. JSON lines {"bench", "value", "unit", "reference", "ratio"}.
 final class LiveFiguresTests: XCTestCase {
     private func percentile(_ xs: [Double], _ p: Double) -> Double {
         let s = xs.sorted()
@@ -153,5 +154,19 @@ final class LiveFiguresTests: XCTestCase {
         emit("live_cpu_no_preroll_idle", idle.cpu, "% of a core", reference: alone.cpu)
         emit("live_cpu_no_preroll_1_viewer", watched.cpu, "% of a core", reference: alone.cpu)
         emit("live_rss_no_preroll_1_viewer", watched.rssMB, "MB", reference: idle.rssMB)
+        readers.forEach { kill($0.processIdentifier, SIGTERM); $0.waitUntilExit() }
+        readers = []
+        o.stop()
+
+        // live.size: pre-roll's full-size encoder and, while one watches, a second small one.
+        let (s, sbase) = try LiveRTSPTests.startDaemon(#", "size": "640x360""#)
+        defer { s.stop() }
+        let stoken = try LiveRTSPTests.addToken(s, "bench")
+        readers = [try reader(sbase.replacingOccurrences(of: "rtsp://", with: "rtsp://viewer:\(stoken)@") + "/live")]
+        try s.waitFor("one viewer", timeout: 30) { try LiveRTSPTests.live(s)["rtspViewers"] as? Int == 1 }
+        let small = try window(s)
+        XCTAssertEqual(try LiveRTSPTests.live(s)["ownEncoder"] as? Bool, true, "live.size: an encoder of its own")
+        emit("live_cpu_1_viewer_live_size_640x360", small.cpu, "% of a core", reference: one.cpu)
+        emit("live_rss_1_viewer_live_size_640x360", small.rssMB, "MB", reference: one.rssMB)
     }
 }

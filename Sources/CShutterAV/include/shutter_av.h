@@ -55,6 +55,9 @@ typedef struct {
     const char *software;        // "Shutter 0.3.0"
     int rotation;                // display rotation, 0 or 180 (the tkhd matrix)
     int hflip, vflip;            // display mirroring
+    // The encoded size when smaller than the frames (a live viewer's second stream):
+    // swscale scales each frame down first. 0 = width and height.
+    int out_width, out_height;
 } sav_config;
 
 typedef struct sav_writer sav_writer;

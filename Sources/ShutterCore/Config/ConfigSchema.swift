@@ -30,6 +30,8 @@ public enum ConfigSchema {
         case simCameras
         /// [width, height] in pixels, each even and in the range, or null.
         case pixelSize(ClosedRange<Int>, nullable: Bool)
+        /// "" (none) or one size "WIDTHxHEIGHT", both even and in the ranges.
+        case frameSize(width: ClosedRange<Int>, height: ClosedRange<Int>)
         /// "HOST:PORT" with a numeric IPv4 host or a bracketed IPv6 one.
         case listenAddress
         /// "" or an Argon2id hash string ("$argon2id$v=19$m=…").
@@ -71,6 +73,9 @@ public enum ConfigSchema {
                     + "\"maxSize\": \"WIDTHxHEIGHT\", \"sensorHdr\": true|false, \"startDelayMs\": 0...30000}"
             case .pixelSize(let r, let nullable):
                 return "[width, height], each an even integer in \(r.lowerBound)...\(r.upperBound)" + (nullable ? ", or null" : "")
+            case .frameSize(let w, let h):
+                return "\"\" or a size \"WIDTHxHEIGHT\" (width \(w.lowerBound)...\(w.upperBound), "
+                    + "height \(h.lowerBound)...\(h.upperBound), both even)"
             case .listenAddress:
                 return "\"HOST:PORT\" with a numeric IPv4 address or a bracketed IPv6 one (\"0.0.0.0:8080\", \"[::]:8080\"), port 0...65535"
             case .passwordHash:
@@ -205,6 +210,7 @@ public enum ConfigSchema {
         Key(path: "live.rtsp.listen", kind: .listenAddress),
         Key(path: "live.rtsp.open", kind: .bool),
         Key(path: "live.maxViewers", kind: .int(1...16)),
+        Key(path: "live.size", kind: .frameSize(width: 160...4096, height: 120...4096)),
     ]
 
     public static let byPath: [String: Key] = Dictionary(uniqueKeysWithValues: keys.map { ($0.path, $0) })
@@ -350,6 +356,13 @@ public enum ConfigSchema {
             return .array(v.map(JSONValue.double))
         case (.sizeList, .null), (.simCameras, .null):
             return value
+        case (.frameSize(let w, let h), .string(let s)):
+            guard !s.isEmpty else { return value }
+            guard let size = PixelSize(parsing: s) else { throw bad(.wrongType, "\"\(s)\"") }
+            guard w.contains(size.width), h.contains(size.height), size.width % 2 == 0, size.height % 2 == 0 else {
+                throw bad(.outOfRange, "\"\(s)\"")
+            }
+            return .string(size.description)
         case (.listenAddress, .string(let s)):
             guard ListenAddress(parsing: s) != nil else { throw bad(.notAllowed, "\"\(s)\"") }
             return value
@@ -502,7 +515,7 @@ public enum ConfigSchema {
                 }
                 value = .array([.int(w), .int(h)])
             }
-        case .string, .choice, .identifier, .gpioLine, .listenAddress, .passwordHash, .brokerURL, .topicName, .topic:
+        case .string, .choice, .identifier, .gpioLine, .frameSize, .listenAddress, .passwordHash, .brokerURL, .topicName, .topic:
             value = .string(text)
         case .sizeList:
             // JSON, or "1920x1080,1280x720" as a shell user would type it.

@@ -294,6 +294,10 @@ public struct ShutterConfig: Codable, Equatable, Sendable {
         public var rtsp = RTSP()
         /// Viewers at once, for RTSP and for the page's live video each; one more is refused. Default 4, 1...16.
         public var maxViewers = 4
+        /// A second, smaller stream for the viewers ("1280x720", both even, at most the video
+        /// size), from an encoder of its own while someone watches; "" = the camera's own
+        /// stream (no extra encode with pre-roll on). Default "".
+        public var size = ""
 
         public struct RTSP: Codable, Equatable, Sendable {
             /// Serve rtsp://HOST:PORT/live. Default false.

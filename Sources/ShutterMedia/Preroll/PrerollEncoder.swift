@@ -25,13 +25,20 @@ public final class PrerollEncoder: Sendable {
     private let queue: RecordingQueue
     private let shared = EncoderShared()
 
-    public init(settings: RecordingSettings, onPacket: @escaping @Sendable (EncodedPacket) -> Void) {
+    /// `scaledTo`: frames scaled down to this size before they are encoded (swscale, on
+    /// the encoder's thread): the live viewers' smaller stream. Nil = the frames' size.
+    /// `niceness`: the thread's nice value (a live viewers' encoder: 10, so under CPU
+    /// pressure it, not pre-roll's or a clip's encoder, falls behind and drops frames).
+    public init(settings: RecordingSettings, scaledTo: PixelSize? = nil, niceness: Int32 = 0,
+                onPacket: @escaping @Sendable (EncodedPacket) -> Void) {
         PrerollEncoder.quietFFmpeg
         let queue = RecordingQueue(frameCapacity: settings.queueFrames)
         self.queue = queue
         let shared = self.shared
         PlainThread.start(name: "shutter.preroll") {
-            EncoderLoop(settings: settings, queue: queue, shared: shared, onPacket: onPacket).run()
+            // Linux: the nice value is the calling thread's own.
+            if niceness != 0 { _ = setpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0, niceness) }
+            EncoderLoop(settings: settings, scaledTo: scaledTo, queue: queue, shared: shared, onPacket: onPacket).run()
         }
     }
 
@@ -72,6 +79,7 @@ private final class EncoderShared: Sendable {
 /// The encoder thread's state.
 private final class EncoderLoop {
     let settings: RecordingSettings
+    let scaledTo: PixelSize?
     let queue: RecordingQueue
     let shared: EncoderShared
     let onPacket: @Sendable (EncodedPacket) -> Void
@@ -85,9 +93,10 @@ private final class EncoderLoop {
     /// Frames sent and not yet out of the encoder: pts → capture times.
     var inFlight: [(pts: Int64, time: MonotonicTime, exposure: MonotonicTime)] = []
 
-    init(settings: RecordingSettings, queue: RecordingQueue, shared: EncoderShared,
+    init(settings: RecordingSettings, scaledTo: PixelSize?, queue: RecordingQueue, shared: EncoderShared,
          onPacket: @escaping @Sendable (EncodedPacket) -> Void) {
         self.settings = settings
+        self.scaledTo = scaledTo
         self.queue = queue
         self.shared = shared
         self.onPacket = onPacket
@@ -149,6 +158,19 @@ private final class EncoderLoop {
     private func open(first: QueuedFrame) throws(RecordingError) -> PacketSource {
         var cfg = SegmentFile.config(settings: settings, width: first.width, height: first.height,
                                      format: first.format)
+        if let size = scaledTo {
+            // Only ever smaller: a larger size would cost more than the camera's own stream.
+            if size.fits(in: PixelSize(width: first.width, height: first.height)) {
+                cfg.out_width = Int32(size.width)
+                cfg.out_height = Int32(size.height)
+                // The bit rate by the picture's area: the point of the smaller stream is fewer bytes.
+                cfg.video_bitrate = cfg.video_bitrate * Int64(size.width * size.height)
+                    / Int64(first.width * first.height)
+            } else {
+                RecordingLog.error("live.size \(size) is larger than the video (\(first.width)x\(first.height)): "
+                                   + "the live viewers get the video size")
+            }
+        }
         var errbuf = [CChar](repeating: 0, count: 256)
         var e: OpaquePointer?
         let r = settings.videoEncoder.withCString { enc in

@@ -22,6 +22,9 @@ protocol LiveConsumer: AnyObject, Sendable {
 /// of its own that runs only while someone watches (`offer`). Packets reach the
 /// consumers on a queue of their own: the encoder's thread never waits for a viewer, and
 /// when the queue is behind the viewers lose frames up to the next keyframe, never a clip.
+/// With `live.size` the viewers get a smaller stream instead: always the encoder of its own,
+/// fed frames it scales down on its thread (a full queue drops the viewers' frames), while
+/// pre-roll and clips keep the full-size encoder.
 final class LiveVideo: Sendable {
     /// Packets waiting for the consumers before the newest are dropped (~0.25 s at 30 fps).
     static let maxBacklog = 8
@@ -31,8 +34,10 @@ final class LiveVideo: Sendable {
     private let consumers = Mutex<[any LiveConsumer]>([])
     private let queue = DispatchQueue(label: "shutter.live", qos: .userInitiated)
     private let flow = Mutex(Flow())
-    /// Its own encoder when pre-roll is off (nil settings: pre-roll feeds it).
+    /// Its own encoder when pre-roll is off or `live.size` is set (nil settings: pre-roll feeds it).
     private let ownSettings: RecordingSettings?
+    /// `live.size`: what its own encoder scales the frames down to; nil = the frames' size.
+    private let size: PixelSize?
     private let own = Mutex<(encoder: PrerollEncoder?, lastWatched: MonotonicTime?)>((nil, nil))
 
     private struct Flow {
@@ -43,7 +48,8 @@ final class LiveVideo: Sendable {
 
     /// `preroll`: pre-roll's encoder runs and feeds `received`.
     init(config: ShutterConfig, preroll: Bool) {
-        ownSettings = preroll ? nil : Self.settings(config)
+        size = PixelSize(parsing: config.live.size)  // validated with the configuration; "" = nil
+        ownSettings = preroll && size == nil ? nil : Self.settings(config)
     }
 
     /// The clip recorder's settings (ClipSession) for the live encoder of its own.
@@ -69,7 +75,11 @@ final class LiveVideo: Sendable {
         let (encoder, stop) = own.withLock { o -> (PrerollEncoder?, PrerollEncoder?) in
             if watched {
                 o.lastWatched = now
-                if o.encoder == nil { o.encoder = PrerollEncoder(settings: settings) { [weak self] p in self?.received(p) } }
+                if o.encoder == nil {
+                    o.encoder = PrerollEncoder(settings: settings, scaledTo: size, niceness: 10) { [weak self] p in
+                        self?.queued(p)
+                    }
+                }
                 return (o.encoder, nil)
             }
             guard let e = o.encoder, let last = o.lastWatched, now - last >= Self.idleStop else { return (nil, nil) }
@@ -80,8 +90,13 @@ final class LiveVideo: Sendable {
         stop?.stop()
     }
 
-    /// An encoded packet (an encoder's thread): queued for the consumers, or dropped.
+    /// A packet of pre-roll's encoder (its thread): the viewers' unless they get their own size.
     func received(_ p: EncodedPacket) {
+        if size == nil { queued(p) }
+    }
+
+    /// An encoded packet (an encoder's thread): queued for the consumers, or dropped.
+    private func queued(_ p: EncodedPacket) {
         guard watched else { return }
         let take = flow.withLock { f -> Bool in
             if f.backlog >= Self.maxBacklog { f.skipToKey = true }
