@@ -10,8 +10,8 @@
 # python3-requests is the Home Assistant test's HTTP client; GStreamer's gst-discoverer-1.0 with
 # its MP4 demuxer and H.264/AAC decoders reads a finished clip's duration as another player
 # would; scdoc renders the man pages for their check, deploy/check-man-pages.py; mosquitto and
-# mosquitto-clients are the MQTT tests' broker and clients; vlc-bin's cvlc plays the live RTSP
-# stream headless), so `make run` on a Pi does not pull a browser in. The live RTSP server
+# mosquitto-clients are the MQTT tests' broker and clients; vlc-bin's cvlc plays the live
+# stream headless over HTTP, /api/live.mp4: Debian's VLC has no RTSP client), so `make run` on a Pi does not pull a browser in. The live RTSP server
 # (libgstrtspserver) runs appsrc (plugins-base), rtph264pay and rtpmp4gpay (plugins-good) and
 # avenc_aac (gstreamer1.0-libav).
 set -eu

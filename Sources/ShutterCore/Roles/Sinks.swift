@@ -10,15 +10,10 @@ public struct FrameSink: Sendable {
     public var deliver: @Sendable (Frame) -> Frame?
     /// The stream ended (stopped, unplugged, failed): no frame follows.
     public var ended: @Sendable () -> Void
-    /// The consumer has taken every frame delivered and waits for more (a simulated
-    /// board on a manual clock moves on only then).
-    public var caughtUp: @Sendable () -> Bool
 
-    public init(deliver: @escaping @Sendable (Frame) -> Frame?, ended: @escaping @Sendable () -> Void,
-                caughtUp: @escaping @Sendable () -> Bool = { true }) {
+    public init(deliver: @escaping @Sendable (Frame) -> Frame?, ended: @escaping @Sendable () -> Void) {
         self.deliver = deliver
         self.ended = ended
-        self.caughtUp = caughtUp
     }
 
     /// Frames into a stream that keeps the newest `depth` (a test's or a tool's consumer).

@@ -127,8 +127,7 @@ public final class CameraService: Sendable {
             group.addTask {
                 await supervisor.run(first: first, events: { self.post(.camera($0)) }, frames: { camera in
                     let depth = camera.streamDepth
-                    return FrameSink(deliver: { inbox.post(frame: $0, depth: depth) }, ended: {},
-                                     caughtUp: { inbox.caughtUp })
+                    return FrameSink(deliver: { inbox.post(frame: $0, depth: depth) }, ended: {})
                 })
             }
             roles.button?.deliver { inbox.post(button: $0) }

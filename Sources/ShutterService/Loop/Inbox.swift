@@ -75,10 +75,6 @@ final class Inbox: Sendable {
         return taken
     }
 
-    /// Every frame posted so far has been taken and the loop waits (a simulated board on
-    /// a manual clock moves on only then).
-    var caughtUp: Bool { state.withLock { $0.frames == 0 && $0.waiter != nil } }
-
     /// No more events: what is queued is still given, then nil.
     func close() {
         let waiter = state.withLock { s -> CheckedContinuation<Void, Never>? in

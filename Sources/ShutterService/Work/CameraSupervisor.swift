@@ -161,8 +161,7 @@ actor CameraSupervisor {
                               frames: @Sendable (any CameraDevice) -> FrameSink) async throws -> Eventually<Void> {
         let ended = Eventually<Void>()
         let sink = frames(cam)
-        try await cam.start(into: FrameSink(deliver: sink.deliver, ended: { sink.ended(); ended.set(()) },
-                                            caughtUp: sink.caughtUp))
+        try await cam.start(into: FrameSink(deliver: sink.deliver, ended: { sink.ended(); ended.set(()) }))
         return ended
     }
 
