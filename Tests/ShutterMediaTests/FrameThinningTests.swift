@@ -21,11 +21,20 @@ final class FrameThinningTests: XCTestCase {
         var gaps: [Duration] { zip(kept, kept.dropFirst()).map { $1 - $0 }.sorted() }
         var median: Duration { gaps[gaps.count / 2] }
         var ratio: Double { Double(gaps.last!.nanoseconds) / Double(median.nanoseconds) }
+        /// The largest gap between frames from `seconds` into the clip on, over the median.
+        func ratio(after seconds: Int64) -> Double {
+            let late = kept.filter { $0 - kept[0] >= .seconds(seconds) }
+            let largest = zip(late, late.dropFirst()).map { $1 - $0 }.max()!
+            return Double(largest.nanoseconds) / Double(median.nanoseconds)
+        }
         var span: Duration { kept.last! - kept.first! }
     }
 
-    /// 20 s of 30 fps (600 frames); the encoder takes `stride` frame periods of the mean CPU a frame.
-    func simulate(stride: Int, paced: Bool, seed: UInt64) -> Run {
+    /// 20 s of 30 fps (600 frames); the encoder takes `stride` frame periods of the mean CPU a
+    /// frame, and its first frame `openStride` more (its thread starting, x264 and the file
+    /// opening, the pool allocated: some 7 frames' time in shutterd at 8 % of a core; its time
+    /// is not measured).
+    func simulate(stride: Int, paced: Bool, seed: UInt64, openStride: Int = 0) -> Run {
         let clock = ManualClock(start: .milliseconds(0))
         let queue = RecordingQueue(frameCapacity: 12, clock: clock)
         let video = SyntheticVideo(width: 64, height: 48)
@@ -40,6 +49,7 @@ final class FrameThinningTests: XCTestCase {
         var pending: [Int] = []      // exposed while the process did not run
         var current: QueuedFrame?
         var remaining: Int64 = 0     // CPU µs the current frame still needs
+        var opened = false
         var periodBudget: Int64 = 0
         for ms in Int64(0)..<30_000 {  // 20 s of frames, then the queue drains (the clip's finish)
             clock.advance(to: .milliseconds(ms))
@@ -53,13 +63,14 @@ final class FrameThinningTests: XCTestCase {
             pending.removeAll()
             if current == nil, let item = queue.tryPop(), case .video(let f) = item {
                 current = f
-                remaining = costMicros
+                remaining = costMicros + (opened ? 0 : Int64(openStride) * 10_000 / 3)
             }
             guard let f = current else { continue }
             remaining -= 1000
             if remaining <= 0 {
                 run.kept.append(f.timestamp)
-                queue.recycle(f)
+                queue.recycle(f, measured: opened)
+                opened = true
                 current = nil
             }
         }
@@ -70,17 +81,20 @@ final class FrameThinningTests: XCTestCase {
 
     func testLeavesFramesOutEvenlyUnderQuotaBursts() {
         var oldWorst = 0.0
-        for stride in [3, 5, 7] {
+        for (stride, open) in [(3, 0), (5, 0), (7, 0), (3, 21), (5, 35), (7, 49)] {
             for seed: UInt64 in [1, 2, 3] {
-                let new = simulate(stride: stride, paced: true, seed: seed)
-                let old = simulate(stride: stride, paced: false, seed: seed)
+                let new = simulate(stride: stride, paced: true, seed: seed, openStride: open)
+                let old = simulate(stride: stride, paced: false, seed: seed, openStride: open)
                 func line(_ r: Run) -> String {
                     String(format: "%d frames, largest gap %.3f s, median %.3f s (%.1fx), span %.2f s, %d left out, %d pool full",
                            r.kept.count, Double(r.gaps.last!.nanoseconds) / 1e9, Double(r.median.nanoseconds) / 1e9,
                            r.ratio, Double(r.span.nanoseconds) / 1e9, r.thinned, r.poolFull)
                 }
-                print("encoder at 1/\(stride) of 30 fps, seed \(seed): paced: \(line(new)); pool only: \(line(old))")
-                XCTAssertLessThanOrEqual(new.ratio, 3, "1/\(stride), seed \(seed): largest gap <= 3x the median")
+                print("encoder at 1/\(stride) of 30 fps, open \(open), seed \(seed): paced: \(line(new)), from 3 s on \(String(format: "%.1fx", new.ratio(after: 3))); pool only: \(line(old))")
+                XCTAssertLessThanOrEqual(new.ratio(after: 3), 3, "1/\(stride), seed \(seed): from 3 s on, largest gap <= 3x the median")
+                // The encoder's opening: its length is not known until it ends, so one gap
+                // there may reach 4x (its frames are spread over its doublings).
+                XCTAssertLessThanOrEqual(new.ratio, open == 0 ? 3 : 4, "1/\(stride), open \(open), seed \(seed): largest gap")
                 // What the encoder can do (600 / stride) is nearly all taken: the pace is not too shy.
                 XCTAssertGreaterThanOrEqual(new.kept.count, 600 / stride * 8 / 10, "1/\(stride), seed \(seed)")
                 XCTAssertGreaterThanOrEqual(new.span, .seconds(19), "the clip spans the 20 s")
@@ -153,5 +167,39 @@ final class FrameThinningTests: XCTestCase {
         XCTAssertTrue(full.admit(timestamp: .milliseconds(0), now: .milliseconds(0), queued: 0, busyFor: nil))
         for i in 1...10 { XCTAssertFalse(full.admit(timestamp: .milliseconds(Int64(i) * 33), now: .milliseconds(Int64(i) * 33),
                                                     queued: 12, busyFor: nil)) }
+    }
+
+    /// Frames copied close together while the encoder opened (no cost known: the pace took
+    /// them) are passed over once a cost is known, so the backlog drains at once: the
+    /// encoder takes frames about a cost apart, not the 33 ms ones one after the other.
+    func testFramesQueuedWhileTheEncoderOpenedArePassedOver() {
+        let clock = ManualClock(start: .milliseconds(0))
+        let queue = RecordingQueue(frameCapacity: 12, clock: clock)
+        let video = SyntheticVideo(width: 64, height: 48)
+        for i in 0..<10 {
+            _ = queue.push(frame: video.frame(index: i, timestamp: .milliseconds(Int64(i) * 33)), paced: false)
+        }
+        func take() -> QueuedFrame? {
+            guard let item = queue.tryPop(), case .video(let f) = item else { return nil }
+            return f
+        }
+        let opening = take()!
+        clock.advance(to: .milliseconds(1500))
+        queue.recycle(opening, measured: false)      // the opening: no cost
+        let second = take()!
+        XCTAssertEqual(second.timestamp, .milliseconds(33), "no cost known yet: the next frame, whatever its distance")
+        clock.advance(to: .milliseconds(1800))
+        queue.recycle(second)                        // a cost: 300 ms
+        var taken: [Int64] = [second.timestamp.nanoseconds / 1_000_000]
+        var now: Int64 = 1800
+        while let f = take() {
+            taken.append(f.timestamp.nanoseconds / 1_000_000)
+            now += 300
+            clock.advance(to: .milliseconds(now))
+            queue.recycle(f)                         // 300 ms each
+        }
+        XCTAssertEqual(taken.last, 297, "the newest frame is kept: \(taken)")
+        XCTAssertEqual(taken, [33, 165, 297], "the frames a half cost (150 ms) and more apart")
+        XCTAssertEqual(queue.framesThinned, 10 - 2 - (taken.count - 1), "the passed-over frames are counted as left out")
     }
 }

@@ -6,8 +6,10 @@
 # the largest and median gap between frames and their ratio, the video's span against the
 # hold, and the sound against the span (reference: the span, the video track from its first
 # frame to the end of its last, measured in the same clip).
-# Fails (non-zero) when the sound is under 99 % of the span or the largest gap is over 3
-# times the median (frames left out in runs, not evenly).
+# Fails (non-zero) when the sound is under 99 % of the span, or the largest gap from 3 s on
+# is over 3 times the median (frames left out in runs, not evenly), or any gap over 4 times
+# (the encoder's opening, 1.5-2.5 s at 8 %: its length is not known until it ends, so the
+# frames taken meanwhile are spread over its doublings; FrameThinning).
 # Usage: overload.sh BIN_DIR [PERCENT...]   (default 8 15; ~30 s each)
 set -eu
 bin=$1; shift
@@ -53,11 +55,17 @@ span = (v[-1] + vp[-1][1] - v[0]) if v else 0  # the video track: first frame to
 sound = sum(p[1] for p in a)
 ratio = sound / span if span else 0
 gap_ratio = gaps[-1] / median if median else float("inf")
+# From 3 s on: past the encoder's opening, whose length is not known until it ends.
+late = [x for x in v if x - v[0] >= 3]
+late_gap = max((b - x for x, b in zip(late, late[1:])), default=0)
+late_ratio = late_gap / median if median else float("inf")
 print(json.dumps({"bench": f"overload_{q}pct_sound", "value": round(sound, 2), "unit": "s", "reference": round(span, 2),
                   "ratio": round(ratio, 3), "frames": len(v), "fps": round(len(v) / span, 1) if span else 0,
                   "largest_gap_s": round(gaps[-1], 3) if gaps else None, "median_gap_s": round(median, 3),
-                  "gap_ratio": round(gap_ratio, 2), "span_of_hold": round(span / hold, 3), "lost": lost}))
-failed = [w for w, bad in (("sound under 99 % of the span", ratio < 0.99), ("largest gap over 3x the median", gap_ratio > 3)) if bad]
+                  "gap_ratio": round(gap_ratio, 2), "gap_ratio_from_3s": round(late_ratio, 2), "span_of_hold": round(span / hold, 3), "lost": lost}))
+failed = [w for w, bad in (("sound under 99 % of the span", ratio < 0.99),
+                           ("largest gap from 3 s on over 3x the median", late_ratio > 3),
+                           ("largest gap over 4x the median", gap_ratio > 4)) if bad]
 if failed: print(f"overload {q} %: " + ", ".join(failed), file=sys.stderr)
 sys.exit(1 if failed else 0)
 PY

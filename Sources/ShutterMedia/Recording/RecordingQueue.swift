@@ -15,6 +15,8 @@ import ShutterCore
 /// When the encoder cannot keep up (a starved CPU, a card whose sync hangs for seconds),
 /// video gives way and sound does not: frames are left out before they are copied, evenly
 /// at the pace the encoder shows (`FrameThinning`), or dropped when the pool is full anyway;
+/// frames queued too close together while that pace was not known yet (the encoder opening)
+/// are passed over when it is, so the backlog drains quickly instead of leaving a gap;
 /// sound waits up to `audioSeconds` (it is small: 30 s of 48 kHz stereo is 5.5 MB).
 final class RecordingQueue: @unchecked Sendable {
     // Unchecked: every mutable field below is guarded by `cond` (an NSCondition lock).
@@ -39,6 +41,8 @@ final class RecordingQueue: @unchecked Sendable {
     /// Of `framesDropped`, those the pace left out.
     private(set) var framesThinned = 0
     private var thinning: FrameThinning
+    /// The timestamp of the last frame given to the encoder.
+    private var lastTaken: MonotonicTime?
     /// When the encoder took the frame it is on (nil: not on a frame).
     private var encodingSince: MonotonicTime?
     private let clock: any MonotonicClock
@@ -145,20 +149,38 @@ final class RecordingQueue: @unchecked Sendable {
     func pop() -> Item? {
         cond.lock()
         defer { cond.unlock() }
-        while head == items.count && !finishing { cond.wait() }
-        if head == items.count { return nil }
-        let item = items[head]
-        head += 1
-        if head > 256 && head * 2 > items.count {
-            items.removeFirst(head)
-            head = 0
+        while true {
+            while head == items.count && !finishing { cond.wait() }
+            if head == items.count { return nil }
+            let item = items[head]
+            head += 1
+            if head > 256 && head * 2 > items.count {
+                items.removeFirst(head)
+                head = 0
+            }
+            switch item {
+            case .audio(let a): audioQueued -= a.frameCount
+            case .video(let f):
+                if let last = lastTaken, let next = nextQueuedFrameTime(), thinning.passesOver(last: last, next: next) {
+                    framesInFlight -= 1
+                    freeBuffers.append(f.buffer)
+                    framesDropped += 1
+                    framesThinned += 1
+                    cond.broadcast()
+                    continue
+                }
+                lastTaken = f.timestamp
+                encodingSince = clock.now()
+            case .packet: break
+            }
+            return item
         }
-        switch item {
-        case .audio(let a): audioQueued -= a.frameCount
-        case .video: encodingSince = clock.now()
-        case .packet: break
-        }
-        return item
+    }
+
+    /// The timestamp of the first frame queued after the head (under the lock).
+    private func nextQueuedFrameTime() -> MonotonicTime? {
+        for i in head..<items.count { if case .video(let f) = items[i] { return f.timestamp } }
+        return nil
     }
 
     /// The next item if one is queued, without waiting (a test's virtual encoder).
@@ -186,7 +208,11 @@ final class RecordingQueue: @unchecked Sendable {
     /// its time counts for the pace (not a frame that opened an encoder or a file).
     func recycle(_ frame: QueuedFrame, measured: Bool = true) {
         cond.locked {
-            if let since = encodingSince, measured { thinning.encoded(cost: clock.now() - since) }
+            if !measured {
+                thinning.encoderOpened()
+            } else if let since = encodingSince {
+                thinning.encoded(cost: clock.now() - since)
+            }
             encodingSince = nil
             framesInFlight -= 1
             freeBuffers.append(frame.buffer)
