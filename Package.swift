@@ -6,13 +6,15 @@ import PackageDescription
 
 let strict: [SwiftSetting] = [.swiftLanguageMode(.v6)]
 
-// W^X on Linux arm64 (issue 14): swiftc puts the conformance descriptors of Hashable,
-// CodingKey, CaseIterable... into a writable ".rodata", and GNU ld's aarch64 default
-// (-z noseparate-code) maps .text and .rodata in one segment, so every executable was one
-// RWE segment. -z separate-code gives code its own segment; GNU ld is named because gold
-// (the swift.org toolchains' default) has no such option. deploy/check-segments.sh checks.
+// W^X and RELRO on Linux arm64 (issues 14, 31): swiftc puts the conformance descriptors of
+// Hashable, CodingKey, CaseIterable... into a writable ".rodata". GNU ld (Debian's swiftlang
+// links with it) maps it with .text in one RWE segment by default, and with -z separate-code
+// it keeps code apart but then makes no GNU_RELRO segment for a static Swift runtime
+// (lintian's hardening-no-relro; a dynamic link gets one). gold (binutils-gold, the swift.org
+// toolchains' default) puts that ".rodata" with the data and makes GNU_RELRO: named here.
+// deploy/check-segments.sh checks the segments.
 #if os(Linux) && arch(arm64)
-let noWritableCode: [LinkerSetting] = [.unsafeFlags(["-use-ld=bfd", "-Xlinker", "-z", "-Xlinker", "separate-code"])]
+let noWritableCode: [LinkerSetting] = [.unsafeFlags(["-use-ld=gold"])]
 #else
 let noWritableCode: [LinkerSetting] = []
 #endif

@@ -26,6 +26,9 @@ gstreamer1.0-plugins-base-apps scdoc mosquitto mosquitto-clients vlc-bin vlc-plu
 [ "${1:-}" = "--list" ] && { echo $PKGS; exit 0; }
 [ "${1:-}" = "--test" ] && { shift; PKGS="$PKGS $TEST_PKGS"; }
 [ $# -gt 0 ] && PKGS="$*"
+# On arm64 Package.swift links with gold (GNU_RELRO and W^X): trixie ships it apart from
+# binutils, bookworm inside it.
+if [ $# -eq 0 ] && [ "$(uname -m)" = aarch64 ] && ! command -v ld.gold >/dev/null; then PKGS="$PKGS binutils-gold"; fi
 missing=""
 for p in $PKGS; do
     dpkg-query -W -f='${Status}\n' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"

@@ -59,8 +59,8 @@ expect 1 . "a directory with a bad executable fails"
 # The arm64 failure of issue 14, reproduced on any host with swiftc and GNU ld: swiftc
 # puts some protocol conformance descriptors (a Hashable enum's, here) into a writable
 # ".rodata"; GNU ld with -z noseparate-code (its default on aarch64) maps .text and
-# .rodata in one segment, which becomes RWE. -z separate-code (Package.swift's arm64
-# linker setting) keeps code apart.
+# .rodata in one segment, which becomes RWE. -z separate-code keeps code apart (the fix
+# until Package.swift named gold on arm64, which puts that .rodata with the data).
 if command -v swiftc >/dev/null && command -v ld.bfd >/dev/null; then
     printf 'enum Kind: Hashable { case a, b }\nprint(Kind.a.hashValue != 0)\n' > h.swift
     {

@@ -24,11 +24,13 @@ RECIPE=2
 # (libgpiod-dev is 2.x there, libasound2-dev keeps its name over libasound2t64).
 devs=$(sh "$here/../install-deps.sh" --list | tr ' ' '\n' | grep -E -- '-dev$|^pkg-config$' |
     sed 's|^libcamera-dev$|libcamera-dev/trixie-backports|' | tr '\n' ' ')
+# binutils-gold: Package.swift links with gold on arm64 (GNU_RELRO and W^X; trixie ships it
+# apart from binutils).
 # GStreamer's -dev packages (the RTSP server) pull libdw-dev and libelf-dev, while backports'
 # libcamera pulls elfutils' libraries from trixie-backports: their -dev packages must come
 # from there too, or apt finds no solution.
 case " $devs " in *" libgstrtspserver-1.0-dev "*) devs="$devs libdw-dev/trixie-backports libelf-dev/trixie-backports " ;; esac
-PKGS="swiftlang build-essential $devs ffmpeg exif libimage-exiftool-perl mount${EXTRA_PKGS:+ $EXTRA_PKGS}"
+PKGS="swiftlang build-essential binutils-gold $devs ffmpeg exif libimage-exiftool-perl mount${EXTRA_PKGS:+ $EXTRA_PKGS}"
 hash=$(printf 'recipe %s\n%s\n%s\n%s\n' "$RECIPE" "$SUITE" "$ARCH" "$PKGS" | sha256sum | cut -c1-16)
 out="$cache/root-$hash"
 # .complete is written last (usr/bin/swift is an absolute symlink: test it from inside).

@@ -37,13 +37,12 @@ say() { echo "deb: $*" >&2; }
 
 # 1. The static executables, in their own scratch path (the flags differ from `make
 #    release`'s, which would otherwise rebuild each time the other runs). Full RELRO
-#    (-z relro -z now): GNU ld, which Package.swift names on arm64, makes no GNU_RELRO
-#    segment there without it (lintian's hardening-no-relro); gold on x86_64 makes one
-#    anyway, and -z now adds BIND_NOW on both.
+#    (-z relro -z now): gold (Package.swift names it on arm64; GNU ld there made no GNU_RELRO
+#    segment for the static Swift runtime even with -z relro) makes one, -z now adds BIND_NOW.
 #    --no-export-dynamic: the programs export none of their Swift symbols (SwiftPM links
 #    executables with --export-dynamic; nothing loads them): 320 KB of shutterctl's 8.3 MiB.
 #    On x86_64, gold folds identical functions (--icf=safe: only those whose address is
-#    never taken; GNU ld on arm64 has no ICF): 117 KB more. shutterctl: 8.00 -> 7.89 MiB.
+#    never taken; not tried on arm64): 117 KB more. shutterctl: 8.00 -> 7.89 MiB.
 size_flags="-Xlinker --no-export-dynamic"
 [ "$(uname -m)" = x86_64 ] && size_flags="$size_flags -Xlinker --icf=safe"
 for product in shutterd shutterctl; do
