@@ -6,10 +6,10 @@
 # the largest and median gap between frames and their ratio, the video's span against the
 # hold, and the sound against the span (reference: the span, the video track from its first
 # frame to the end of its last, measured in the same clip).
-# Fails (non-zero) when the sound is under 99 % of the span, or the largest gap from 3 s on
-# is over 3 times the median (frames left out in runs, not evenly), or any gap over 4 times
-# (the encoder's opening, 1.5-2.5 s at 8 %: its length is not known until it ends, so the
-# frames taken meanwhile are spread over its doublings; FrameThinning).
+# Fails (non-zero) when the sound is under 99 % of the span or the largest gap is over 3
+# times the median (frames left out in runs, not evenly). The largest gap from 3 s on is
+# printed beside it: past the encoder's opening (1.5-2.5 s at 8 %), whose one gap at 15 %
+# can still exceed 3x (docs/performance.md).
 # Usage: overload.sh BIN_DIR [PERCENT...]   (default 8 15; ~30 s each)
 set -eu
 bin=$1; shift
@@ -63,9 +63,7 @@ print(json.dumps({"bench": f"overload_{q}pct_sound", "value": round(sound, 2), "
                   "ratio": round(ratio, 3), "frames": len(v), "fps": round(len(v) / span, 1) if span else 0,
                   "largest_gap_s": round(gaps[-1], 3) if gaps else None, "median_gap_s": round(median, 3),
                   "gap_ratio": round(gap_ratio, 2), "gap_ratio_from_3s": round(late_ratio, 2), "span_of_hold": round(span / hold, 3), "lost": lost}))
-failed = [w for w, bad in (("sound under 99 % of the span", ratio < 0.99),
-                           ("largest gap from 3 s on over 3x the median", late_ratio > 3),
-                           ("largest gap over 4x the median", gap_ratio > 4)) if bad]
+failed = [w for w, bad in (("sound under 99 % of the span", ratio < 0.99), ("largest gap over 3x the median", gap_ratio > 3)) if bad]
 if failed: print(f"overload {q} %: " + ", ".join(failed), file=sys.stderr)
 sys.exit(1 if failed else 0)
 PY

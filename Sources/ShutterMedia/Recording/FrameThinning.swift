@@ -72,8 +72,14 @@ struct FrameThinning: Sendable {
     /// encoded at its slow pace, one after the other, while new frames wait for room — a gap.
     /// Never before a cost is measured.
     func passesOver(last: MonotonicTime, next: MonotonicTime) -> Bool {
-        guard !costs.isEmpty else { return false }
-        return next - last <= (sum / costs.count) / 2
+        guard let window = passOverWindow else { return false }
+        return next - last <= window
+    }
+
+    /// Half the mean cost once one is measured (nil before: nothing is passed over).
+    var passOverWindow: Duration? {
+        guard !costs.isEmpty, let cost = meanCost(busyFor: nil, sinceFirst: .zero) else { return nil }
+        return cost / 2
     }
 
     /// 1 while the queue holds at most half its frames (jitter, and the backlog of the

@@ -161,7 +161,9 @@ final class RecordingQueue: @unchecked Sendable {
             switch item {
             case .audio(let a): audioQueued -= a.frameCount
             case .video(let f):
-                if let last = lastTaken, let next = nextQueuedFrameTime(), thinning.passesOver(last: last, next: next) {
+                // The queue is scanned for the next frame only once a cost is known.
+                if let last = lastTaken, thinning.passOverWindow != nil, let next = nextQueuedFrameTime(),
+                   thinning.passesOver(last: last, next: next) {
                     framesInFlight -= 1
                     freeBuffers.append(f.buffer)
                     framesDropped += 1
