@@ -8,8 +8,8 @@
 # frame to the end of its last, measured in the same clip).
 # Fails (non-zero) when the sound is under 99 % of the span or the largest gap is over 3
 # times the median (frames left out in runs, not evenly). The largest gap from 3 s on is
-# printed beside it: past the encoder's opening (1.5-2.5 s at 8 %), whose one gap at 15 %
-# can still exceed 3x (docs/performance.md).
+# printed beside it: past the encoder's opening and warm-up (~2 s at 8 %), where the pace is
+# not known yet (docs/performance.md).
 # Usage: overload.sh BIN_DIR [PERCENT...]   (default 8 15; ~30 s each)
 set -eu
 bin=$1; shift

@@ -131,7 +131,7 @@ private final class EncoderLoop {
             framesSinceKey = Int.max
             lastKeyPTS = .min
             inFlight.removeAll()
-            queue.preallocate(byteCount: frame.buffer.capacity)
+            queue.fillPoolWhileIdle(byteCount: frame.buffer.capacity)
         }
         let src = source!
         let pts = (frame.timestamp - epoch).nanoseconds * 9 / 100_000

@@ -13,11 +13,12 @@ import ShutterCore
 /// one frame's worth is there. The credit never exceeds one frame, so a burst of frames
 /// after a stall is not a run. A queue filling up slows the pace (`occupancyFactor`):
 /// the cost was underestimated; only past half full, so the jitter the pool is for does not.
-/// No cost measured yet (the encoder opening: its length is not known until it ends): half
-/// the time it has been at it stands in (`meanCost`), and the frames taken too close
-/// together meanwhile are passed over once a cost is known (`passesOver`), so that backlog
-/// is not encoded at the slow pace while no new frame finds room (a gap). Pure (times come
-/// in as arguments): `FrameThinningTests` drives it.
+/// No cost measured yet (the encoder's opening and the frame after it): a stand-in from the
+/// time it has been at it (`meanCost`). Once a cost is known the encoder passes over queued
+/// frames too close to the last it took, more of them the longer they waited
+/// (`passOverWindow`): the backlog of those seconds is thinned as it drains instead of
+/// encoded at the slow pace while no new frame finds room (a gap). Pure (times come in as
+/// arguments): `FrameThinningTests` drives it.
 struct FrameThinning: Sendable {
     /// Encoded frames the mean cost is taken over: seconds of history at a few frames a second.
     static let window = 32
@@ -26,20 +27,29 @@ struct FrameThinning: Sendable {
     private var costs: [Duration] = []
     private var next = 0
     private var sum: Duration = .zero
-    private var opened = false
+    /// How long the encoder's opening took (its first frame: the thread, x264, the file), once done.
+    private var opening: Duration?
     private var credit = 1.0
     private var lastTimestamp: MonotonicTime?
+    /// The first frame after the opening was done: its cost is a warm-up, not counted.
+    private var warmedUp = false
     /// The first frame's timestamp and when it came.
     private var origin: (timestamp: MonotonicTime, wall: MonotonicTime)?
 
     init(capacity: Int) { self.capacity = max(1, capacity) }
 
-    /// The encoder finished the frame that opened it (its time is a one-off, not a cost).
-    mutating func encoderOpened() { opened = true }
+    /// The encoder finished the frame that opened it, `now` (its time is a one-off, not a cost).
+    mutating func encoderOpened(now: MonotonicTime) {
+        if opening == nil { opening = origin.map { now - $0.wall } ?? .zero }
+    }
 
     /// The encoder finished a frame that took `cost` of wall time, from taking it to being done
-    /// (not the frame that opened the encoder: a one-off).
+    /// (not the frame that opened the encoder: a one-off). The first one is not counted either:
+    /// x264 touches most of its memory on its first two frames (ffmpeg's -benchmark_all at
+    /// 1080p veryfast: 78 and 44 ms of CPU, most of it the kernel's page faults, then 17-21; in shutterd at 15 % of a core the second
+    /// took 0.6 s against 0.1 s after it), and that one cost slowed the pace for seconds.
     mutating func encoded(cost: Duration) {
+        guard warmedUp else { warmedUp = true; return }
         if costs.count < Self.window {
             costs.append(cost)
         } else {
@@ -51,35 +61,34 @@ struct FrameThinning: Sendable {
     }
 
     /// The mean cost of a frame, the current one counted with its time so far. Before any is
-    /// measured, half the time the encoder has been at it: since the first frame came
-    /// while its thread starts and the clip opens (at 8 % of a core, measured: the thread
-    /// 0.1-0.3 s, x264 and the file 0.4-0.5 s, the pool 0.3-0.9 s, the first frame 0.9 s:
-    /// some seven frames' time), then the current frame's. So the frames of the opening are
-    /// taken ever less often (its length is not known until it ends) rather than one after
-    /// the other until the pool is full: a full pool drains with nothing taken, a gap.
+    /// measured: during the opening (the thread, x264, the file and the keyframe: 1.1 s at 8 %
+    /// of a core, 0.4 s at 15 %, measured) half the time since the first frame came, so its
+    /// frames are taken ever less often (its length is not known until it ends) rather than
+    /// one after the other until the pool is full; then, on the warm-up frame (about as long
+    /// as the opening), a quarter of the opening or of that frame's time so far, whichever is
+    /// longer: some four frames spread over it, where a stand-in from its own time alone starts
+    /// near zero and takes every frame the camera held back in one run.
     func meanCost(busyFor: Duration?, sinceFirst: Duration) -> Duration? {
         guard !costs.isEmpty else {
-            guard let waited = opened ? busyFor : sinceFirst, waited > .zero else { return nil }
-            return waited / 2
+            guard let opening else { return sinceFirst > .zero ? sinceFirst / 2 : nil }
+            return max(opening, busyFor ?? .zero) / 4
         }
         let n = costs.count + (busyFor == nil ? 0 : 1)
         return (sum + (busyFor ?? .zero)) / n
     }
 
-    /// Whether the encoder passes over a queued frame because the one queued after it
-    /// (`next`) is still within half a mean cost of the last frame it took: frames copied
-    /// close together while no cost was known (the encoder opening) would otherwise be
-    /// encoded at its slow pace, one after the other, while new frames wait for room — a gap.
-    /// Never before a cost is measured.
-    func passesOver(last: MonotonicTime, next: MonotonicTime) -> Bool {
-        guard let window = passOverWindow else { return false }
-        return next - last <= window
-    }
-
-    /// Half the mean cost once one is measured (nil before: nothing is passed over).
-    var passOverWindow: Duration? {
+    /// How close to the last frame it took the one queued after a frame may be for the
+    /// encoder to pass over that frame (nil before a cost is measured: none is), given how long
+    /// the frame `waited` in the queue. Half a mean cost while frames wait about one (frames
+    /// copied close together: encoded at the slow pace one after the other they would keep new
+    /// ones waiting for room, a gap); up to two once they wait longer (the backlog of the
+    /// opening, when no cost was known): the encoder catches up by a cost every frame, with
+    /// gaps of at most two costs, where a backlog encoded in full would stay seconds behind and
+    /// slow the pace through a full queue.
+    func passOverWindow(waited: Duration) -> Duration? {
         guard !costs.isEmpty, let cost = meanCost(busyFor: nil, sinceFirst: .zero) else { return nil }
-        return cost / 2
+        let behind = min(max(.zero, waited - cost), cost)
+        return cost / 2 + behind
     }
 
     /// 1 while the queue holds at most half its frames (jitter, and the backlog of the

@@ -12,6 +12,8 @@ final class QueuedFrame {
     let buffer: OwnedFrameBuffer
     private(set) var offsets: [Int] = []
     private(set) var strides: [Int] = []
+    /// When it was queued (the recording queue's clock): how long it waited for the encoder.
+    var queuedAt = MonotonicTime(nanoseconds: 0)
 
     /// `buffer` must hold at least `byteCount(of: frame)` bytes.
     init(copying frame: Frame, into buffer: OwnedFrameBuffer) {

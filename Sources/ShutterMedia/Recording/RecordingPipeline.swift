@@ -90,7 +90,7 @@ final class RecordingPipeline {
         }
         if current == nil {
             current = try open(origin: start, width: frame.width, height: frame.height, format: frame.format)
-            queue.preallocate(byteCount: frame.buffer.capacity)
+            queue.fillPoolWhileIdle(byteCount: frame.buffer.capacity)
         } else if settings.segmentSeconds > 0, let cur = current,
                   (frame.timestamp - cur.origin).nanoseconds >= Int64(settings.segmentSeconds * 1e9) {
             try rotate(at: frame.timestamp, width: frame.width, height: frame.height, format: frame.format)

@@ -15,8 +15,8 @@ import ShutterCore
 /// When the encoder cannot keep up (a starved CPU, a card whose sync hangs for seconds),
 /// video gives way and sound does not: frames are left out before they are copied, evenly
 /// at the pace the encoder shows (`FrameThinning`), or dropped when the pool is full anyway;
-/// frames queued too close together while that pace was not known yet (the encoder opening)
-/// are passed over when it is, so the backlog drains quickly instead of leaving a gap;
+/// queued frames too close to the last one taken (the backlog of the encoder's opening, when
+/// that pace was not known yet) are passed over, so the backlog drains instead of leaving a gap;
 /// sound waits up to `audioSeconds` (it is small: 30 s of 48 kHz stereo is 5.5 MB).
 final class RecordingQueue: @unchecked Sendable {
     // Unchecked: every mutable field below is guarded by `cond` (an NSCondition lock).
@@ -32,6 +32,10 @@ final class RecordingQueue: @unchecked Sendable {
     private var head = 0
     private var freeBuffers: [OwnedFrameBuffer] = []
     private var framesInFlight = 0
+    /// Frames come from a producer that waits for room (stored frames): none is passed over.
+    private var offline = false
+    /// The size of a pool buffer once the encoder knows it (0: not yet).
+    private var poolBytes = 0
     /// Sample frames of sound waiting (its bound is by time: `audioSeconds`).
     private var audioQueued = 0
     private var finishing = false
@@ -95,6 +99,7 @@ final class RecordingQueue: @unchecked Sendable {
         let needed = QueuedFrame.byteCount(of: frame)
         cond.lock()
         if newest.map({ frame.timestamp > $0 }) ?? true { newest = frame.timestamp }
+        if wait { offline = true }
         while wait && framesInFlight >= frameCapacity && !finishing && failure == nil { cond.wait() }
         if finishing || failure != nil { cond.unlock(); return (false, false) }
         if framesInFlight >= frameCapacity {
@@ -110,6 +115,7 @@ final class RecordingQueue: @unchecked Sendable {
         if buffer == nil || buffer!.capacity < needed { buffer = OwnedFrameBuffer(capacity: needed) }
         let queued = QueuedFrame(copying: frame, into: buffer!)
         cond.lock()
+        queued.queuedAt = clock.now()
         items.append(.video(queued))
         cond.broadcast()
         cond.unlock()
@@ -150,7 +156,9 @@ final class RecordingQueue: @unchecked Sendable {
         cond.lock()
         defer { cond.unlock() }
         while true {
-            while head == items.count && !finishing { cond.wait() }
+            while head == items.count && !finishing {
+                if !growPoolWhileIdle() { cond.wait() }
+            }
             if head == items.count { return nil }
             let item = items[head]
             head += 1
@@ -162,8 +170,8 @@ final class RecordingQueue: @unchecked Sendable {
             case .audio(let a): audioQueued -= a.frameCount
             case .video(let f):
                 // The queue is scanned for the next frame only once a cost is known.
-                if let last = lastTaken, thinning.passOverWindow != nil, let next = nextQueuedFrameTime(),
-                   thinning.passesOver(last: last, next: next) {
+                if !offline, let last = lastTaken, let window = thinning.passOverWindow(waited: clock.now() - f.queuedAt),
+                   let next = nextQueuedFrameTime(), next - last <= window {
                     framesInFlight -= 1
                     freeBuffers.append(f.buffer)
                     framesDropped += 1
@@ -192,18 +200,26 @@ final class RecordingQueue: @unchecked Sendable {
     }
 
 
-    /// Fills the pool to its capacity with touched buffers of `byteCount`, so resident memory
-    /// is flat from the first frame on (a pool grown lazily grows at the first encoder
-    /// hiccup, minutes into a clip). Runs on the encoder thread, not the camera's.
-    func preallocate(byteCount: Int) {
-        let missing = cond.locked { frameCapacity - framesInFlight - freeBuffers.count }
-        guard missing > 0 else { return }
-        let fresh = (0..<missing).map { _ in
-            let b = OwnedFrameBuffer(capacity: byteCount)
-            b.bytes.initializeMemory(as: UInt8.self, repeating: 0, count: byteCount)
-            return b
-        }
-        cond.locked { freeBuffers.append(contentsOf: fresh) }
+    /// The pool's frames are `byteCount` long: from now on it is filled to its capacity one
+    /// touched buffer each time the encoder waits for work (`pop`), so resident memory is
+    /// flat from the first seconds on (a pool grown only by the camera's side grows at the
+    /// first encoder hiccup, minutes into a clip) and an encoder that never waits (a starved
+    /// CPU) does not spend its opening on 12 frames it will not need (0.3-0.9 s at 8 % of a
+    /// core, measured). Called on the encoder thread when it opens a file.
+    func fillPoolWhileIdle(byteCount: Int) { cond.locked { poolBytes = byteCount } }
+
+    /// Under the lock: one more touched buffer for the pool, if it is short, allocated with
+    /// the lock released (kept only if a producer did not allocate one meanwhile). Whether the
+    /// pool was short.
+    private func growPoolWhileIdle() -> Bool {
+        guard poolBytes > 0, framesInFlight + freeBuffers.count < frameCapacity else { return false }
+        let n = poolBytes
+        cond.unlock()
+        let b = OwnedFrameBuffer(capacity: n)
+        b.bytes.initializeMemory(as: UInt8.self, repeating: 0, count: n)
+        cond.lock()
+        if framesInFlight + freeBuffers.count < frameCapacity { freeBuffers.append(b) }
+        return true
     }
 
     /// The encoder is done with a frame copy: its buffer goes back to the pool. `measured`:
@@ -211,7 +227,7 @@ final class RecordingQueue: @unchecked Sendable {
     func recycle(_ frame: QueuedFrame, measured: Bool = true) {
         cond.locked {
             if !measured {
-                thinning.encoderOpened()
+                thinning.encoderOpened(now: clock.now())
             } else if let since = encodingSince {
                 thinning.encoded(cost: clock.now() - since)
             }
@@ -238,6 +254,8 @@ final class RecordingQueue: @unchecked Sendable {
         set { cond.locked { durableMark = newValue } }
     }
     var framesDroppedNow: Int { cond.locked { framesDropped } }
+    /// Buffers in the pool, free for a copy.
+    var pooledBuffers: Int { cond.locked { freeBuffers.count } }
 
     /// Set by the encoder thread as its last act; waited for by `finish()`.
     func complete(_ summary: RecordingSummary) {
