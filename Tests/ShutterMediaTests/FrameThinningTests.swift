@@ -167,16 +167,23 @@ final class FrameThinningTests: XCTestCase {
                                                     queued: 12, busyFor: nil)) }
     }
 
-    /// Frames copied close together while the encoder opened (no cost known: the pace took
-    /// them) are passed over once a cost is known, more of them the longer they waited: the
-    /// backlog drains at once instead of being encoded at the slow pace, 100 ms apart.
-    func testFramesQueuedWhileTheEncoderOpenedArePassedOver() {
+    /// A 12-frame queue on a manual clock at 0 with ten frames `apart` ms apart, queued unpaced
+    /// (`wait`: by a producer that waits for room, as `appendWaiting`).
+    private func queueOfTenFrames(apart: Int64, wait: Bool) -> (RecordingQueue, ManualClock) {
         let clock = ManualClock(start: .milliseconds(0))
         let queue = RecordingQueue(frameCapacity: 12, clock: clock)
         let video = SyntheticVideo(width: 64, height: 48)
         for i in 0..<10 {
-            _ = queue.push(frame: video.frame(index: i, timestamp: .milliseconds(Int64(i) * 100)), paced: false)
+            _ = queue.push(frame: video.frame(index: i, timestamp: .milliseconds(Int64(i) * apart)), paced: false, wait: wait)
         }
+        return (queue, clock)
+    }
+
+    /// Frames copied close together while the encoder opened (no cost known: the pace took
+    /// them) are passed over once a cost is known, more of them the longer they waited: the
+    /// backlog drains at once instead of being encoded at the slow pace, 100 ms apart.
+    func testFramesQueuedWhileTheEncoderOpenedArePassedOver() {
+        let (queue, clock) = queueOfTenFrames(apart: 100, wait: false)
         func take() -> QueuedFrame? {
             guard let item = queue.tryPop(), case .video(let f) = item else { return nil }
             return f
@@ -245,12 +252,7 @@ final class FrameThinningTests: XCTestCase {
     /// Stored frames fed as fast as the encoder goes (`appendWaiting`: benchmarks, tools) are
     /// never passed over, however slow the encoder and long their wait.
     func testFramesOfAWaitingProducerAreNeverPassedOver() {
-        let clock = ManualClock(start: .milliseconds(0))
-        let queue = RecordingQueue(frameCapacity: 12, clock: clock)
-        let video = SyntheticVideo(width: 64, height: 48)
-        for i in 0..<10 {
-            _ = queue.push(frame: video.frame(index: i, timestamp: .milliseconds(Int64(i) * 33)), wait: true)
-        }
+        let (queue, clock) = queueOfTenFrames(apart: 33, wait: true)
         var now: Int64 = 0
         var taken = 0
         while let item = queue.tryPop(), case .video(let f) = item {
