@@ -155,12 +155,20 @@ final class FrameThinningTests: XCTestCase {
         XCTAssertGreaterThanOrEqual(kept, 84, "only the first frames are paced")
     }
 
-    /// A queue filling up slows the pace even before any cost is known; a full one takes nothing.
+    /// A queue filling up slows the pace even before any cost is known (past half the pool), and
+    /// from a backlog of one frame once the start is past; a full one takes nothing.
     func testAFillingQueueSlowsThePace() {
         let t = FrameThinning(capacity: 12)
         XCTAssertEqual(t.occupancyFactor(queued: 3), 1)
         XCTAssertEqual(t.occupancyFactor(queued: 12), 0)
         XCTAssertLessThan(t.occupancyFactor(queued: 8), t.occupancyFactor(queued: 5))
+        // Once the start is past (costs measured), a backlog beyond the frame encoded and the
+        // next slows the pace, so it drains instead of keeping the encoder behind.
+        var settled = FrameThinning(capacity: 12)
+        for _ in 0..<FrameThinning.settled + 1 { settled.encoded(cost: .milliseconds(300)) }
+        XCTAssertEqual(settled.occupancyFactor(queued: 2), 1)
+        XCTAssertLessThan(settled.occupancyFactor(queued: 3), 1)
+        XCTAssertEqual(settled.occupancyFactor(queued: 12), 0)
         var full = FrameThinning(capacity: 12)
         XCTAssertTrue(full.admit(timestamp: .milliseconds(0), now: .milliseconds(0), queued: 0, busyFor: nil))
         for i in 1...10 { XCTAssertFalse(full.admit(timestamp: .milliseconds(Int64(i) * 33), now: .milliseconds(Int64(i) * 33),

@@ -11,8 +11,8 @@ import ShutterCore
 /// the frame's timestamp step over the encoder's mean cost (the wall time it took for each
 /// of its last `window` frames, and the frame it is on so far), and a frame is taken when
 /// one frame's worth is there. The credit never exceeds one frame, so a burst of frames
-/// after a stall is not a run. A queue filling up slows the pace (`occupancyFactor`):
-/// the cost was underestimated; only past half full, so the jitter the pool is for does not.
+/// after a stall is not a run. A queue filling up slows the pace (`occupancyFactor`): the
+/// cost was underestimated, or a backlog is left from the start.
 /// No cost measured yet (the encoder's opening and the frame after it): a stand-in from the
 /// time it has been at it (`meanCost`). Once a cost is known the encoder passes over queued
 /// frames too close to the last it took, more of them the longer they waited
@@ -93,10 +93,19 @@ struct FrameThinning: Sendable {
         return cost / 2 + behind
     }
 
-    /// 1 while the queue holds at most half its frames (jitter, and the backlog of the
-    /// encoder's start), falling to 0 when it is full.
+    /// Costs measured before the queue's low water drops to `steadyLow`: the start is past.
+    static let settled = 8
+    /// Frames in flight at the encoder's pace: the one encoded and the next, waiting.
+    static let steadyLow = 2
+
+    /// 1 while the queue holds at most its low water, falling to 0 when it is full. The low
+    /// water is half the pool until `settled` costs are in (the backlog of the encoder's
+    /// start, jitter), then `steadyLow`: frames the pace took a cost apart are never passed
+    /// over, so a backlog left from the start would keep the encoder seconds behind for the
+    /// whole clip (measured at 8 % of a core: the durable point 2.3 s behind the clock; with
+    /// this, 1.1-1.5 s), and what a power cut loses with it.
     func occupancyFactor(queued: Int) -> Double {
-        let low = max(1, capacity / 2)
+        let low = costs.count >= Self.settled ? min(Self.steadyLow, capacity) : max(1, capacity / 2)
         if queued <= low { return 1 }
         return max(0, Double(capacity - queued) / Double(capacity - low))
     }
