@@ -1,11 +1,14 @@
 // SPDX-License-Identifier: BSD-2-Clause
 // The live RTSP server: one shared media (appsrc → rtph264pay, and appsrc → avenc_aac →
 // rtpmp4gpay when the microphone runs) that every viewer plays, on a GLib main loop of
-// its own thread. See shutter_rtsp.h.
+// its own thread. The shim accepts connections itself (bounds per address and in all, a
+// pause when the process is out of descriptors) and hands them to the server. See
+// shutter_rtsp.h.
 #include "shutter_rtsp.h"
 
 #include <gst/gst.h>
 #include <gst/rtsp-server/rtsp-server.h>
+#include <gio/gio.h>
 #include <linux/sockios.h>
 #include <stdio.h>
 #include <string.h>
@@ -26,17 +29,43 @@ struct shutter_rtsp {
     GstRTSPMediaFactory *factory;
     GstRTSPAuth *auth;
     GstRTSPToken *token;
-    guint server_source;
     GSource *stall_timer;
     int port;
+    GSocket *listener;
+    GSource *accept_source;   // NULL while accepting is paused (no descriptor left)
+    GHashTable *per_address;  // peer address → its open connections (under lock)
+    int max_per_address, max_connections;
+    int out_of_files_said;    // the log line about descriptors, once until accepting works again
     GMutex lock;              // guards everything below
-    GstRTSPMedia *media;      // the shared media now, not owned
-    GstElement *video_src, *audio_src;
-    int need_key;
+    GPtrArray *outlets;       // one per prepared media (outlet *), each fed every frame
     int audio_rate, audio_channels;
-    GstClockTime audio_next;  // running time of the next sample (GST_CLOCK_TIME_NONE: from the clock)
     shutter_rtsp_stats stats;
 };
+
+// A media's sources. Every URL maps to one shared media (shutter_factory_gen_key), but a
+// media being unprepared while the next is made, or one made by a request without a
+// DESCRIBE, are media too: each gets the frames until it is unprepared, so no client can
+// take the stream from another.
+typedef struct {
+    GstRTSPMedia *media;      // not owned: removed at its "unprepared"
+    GstElement *video_src, *audio_src;
+    int need_key;
+    GstClockTime audio_next;  // running time of the next sample (GST_CLOCK_TIME_NONE: from the clock)
+} outlet;
+
+static void outlet_free(gpointer p) {
+    outlet *o = p;
+    g_clear_object(&o->video_src);
+    g_clear_object(&o->audio_src);
+    g_free(o);
+}
+
+static void say(shutter_rtsp *s, int priority, const char *message) {
+    if (s->cfg.log) s->cfg.log(s->cfg.check_context, priority, message);
+}
+
+int shutter_rtsp_max_connections_per_address(int max_viewers) { return (max_viewers > 0 ? max_viewers : 1) + 4; }
+int shutter_rtsp_max_connections(int max_viewers) { return 4 * (max_viewers > 0 ? max_viewers : 1) + 16; }
 
 // MARK: authentication: a Basic password the owner accepts (a web token or the page's password)
 
@@ -60,12 +89,20 @@ static gboolean shutter_rtsp_auth_authenticate(GstRTSPAuth *auth, GstRTSPContext
     if (g_ascii_strncasecmp(value, "Basic ", 6) == 0) {
         gsize len = 0;
         guchar *raw = g_base64_decode(value + 6, &len);
-        gchar *text = g_strndup((const gchar *)raw, len);
-        const gchar *colon = strchr(text, ':');
-        if (colon && s->cfg.check) ok = s->cfg.check(s->cfg.check_context, colon + 1);
-        memset(text, 0, len);
-        memset(raw, 0, len);
-        g_free(text);
+        // The password runs to the end of what was decoded, NULs and all (the check refuses
+        // them): a C string would end it at the first.
+        const guchar *colon = raw ? memchr(raw, ':', len) : NULL;
+        const gchar *ip = ctx->conn ? gst_rtsp_connection_get_ip(ctx->conn) : NULL;
+        if (colon && s->cfg.check) {
+            gsize plen = len - (gsize)(colon + 1 - raw);
+            gchar *password = g_malloc(plen + 1);
+            memcpy(password, colon + 1, plen);
+            password[plen] = 0;
+            ok = s->cfg.check(s->cfg.check_context, password, plen, ip ? ip : "");
+            memset(password, 0, plen);
+            g_free(password);
+        }
+        if (raw) memset(raw, 0, len);
         g_free(raw);
     }
     if (!ok) {
@@ -86,6 +123,30 @@ static void shutter_rtsp_auth_init(ShutterRTSPAuth *self) { self->owner = NULL; 
 
 // MARK: the media
 
+// One media for every URL under the mount (`/live`, `/live?x=1`, a SETUP's `/live/stream=0`):
+// the factory's own key is the whole URL, which made a media per URL.
+typedef struct {
+    GstRTSPMediaFactory parent;
+} ShutterFactory;
+
+typedef struct {
+    GstRTSPMediaFactoryClass parent_class;
+} ShutterFactoryClass;
+
+G_DEFINE_TYPE(ShutterFactory, shutter_factory, GST_TYPE_RTSP_MEDIA_FACTORY)
+
+static gchar *shutter_factory_gen_key(GstRTSPMediaFactory *factory, const GstRTSPUrl *url) {
+    (void)factory;
+    (void)url;
+    return g_strdup("live");
+}
+
+static void shutter_factory_class_init(ShutterFactoryClass *klass) {
+    GST_RTSP_MEDIA_FACTORY_CLASS(klass)->gen_key = shutter_factory_gen_key;
+}
+
+static void shutter_factory_init(ShutterFactory *self) { (void)self; }
+
 static gchar *launch_line(int rate, int channels) {
     const char *video =
         "appsrc name=video is-live=true do-timestamp=true format=time "
@@ -100,10 +161,12 @@ static gchar *launch_line(int rate, int channels) {
 static void media_unprepared(GstRTSPMedia *media, gpointer user) {
     shutter_rtsp *s = user;
     g_mutex_lock(&s->lock);
-    if (s->media == media) {
-        s->media = NULL;
-        g_clear_object(&s->video_src);
-        g_clear_object(&s->audio_src);
+    for (guint i = 0; i < s->outlets->len; i++) {
+        outlet *o = g_ptr_array_index(s->outlets, i);
+        if (o->media == media) {
+            g_ptr_array_remove_index(s->outlets, i);
+            break;
+        }
     }
     g_mutex_unlock(&s->lock);
 }
@@ -112,64 +175,106 @@ static void media_configure(GstRTSPMediaFactory *factory, GstRTSPMedia *media, g
     (void)factory;
     shutter_rtsp *s = user;
     GstElement *bin = gst_rtsp_media_get_element(media);
-    GstElement *v = gst_bin_get_by_name_recurse_up(GST_BIN(bin), "video");
-    GstElement *a = gst_bin_get_by_name_recurse_up(GST_BIN(bin), "audio");
+    outlet *o = g_new0(outlet, 1);
+    o->media = media;
+    o->video_src = gst_bin_get_by_name_recurse_up(GST_BIN(bin), "video");
+    o->audio_src = gst_bin_get_by_name_recurse_up(GST_BIN(bin), "audio");
+    o->need_key = 1;
+    o->audio_next = GST_CLOCK_TIME_NONE;
     gst_object_unref(bin);
     g_signal_connect(media, "unprepared", G_CALLBACK(media_unprepared), s);
     g_mutex_lock(&s->lock);
-    g_clear_object(&s->video_src);
-    g_clear_object(&s->audio_src);
-    s->media = media;
-    s->video_src = v;
-    s->audio_src = a;
-    s->need_key = 1;
-    s->audio_next = GST_CLOCK_TIME_NONE;
+    g_ptr_array_add(s->outlets, o);
     g_mutex_unlock(&s->lock);
 }
 
-// MARK: viewers that stop reading
+// MARK: connections
+
+// Per connection, kept on its client: when it came, its socket (taken at the start: the
+// connection's own accessors assert once it is closed), whether a request was answered,
+// and what the stall check saw.
+typedef struct {
+    shutter_rtsp *owner;
+    gchar *address;
+    int fd;
+    gint64 since;             // monotonic µs at accept
+    int answered;             // a request was answered on it
+    int closing;              // closed here (its "closed" may come later)
+    int closed;
+    int last_outq;
+    int stalled;
+    int had_session;
+    GPtrArray *sessions;      // ids of the sessions it made (the client forgets them before "closed")
+} peer;
+
+static void peer_free(gpointer p) {
+    peer *st = p;
+    g_free(st->address);
+    g_ptr_array_unref(st->sessions);
+    g_free(st);
+}
+
+// Clients are served on the server's client thread, connections accepted on its own: under
+// the lock.
+static void count_address(shutter_rtsp *s, peer *st, int delta) {
+    g_mutex_lock(&s->lock);
+    if (delta < 0 && st->closed) {
+        g_mutex_unlock(&s->lock);
+        return;
+    }
+    if (delta < 0) st->closed = 1;
+    int n = GPOINTER_TO_INT(g_hash_table_lookup(s->per_address, st->address)) + delta;
+    if (n > 0) g_hash_table_insert(s->per_address, g_strdup(st->address), GINT_TO_POINTER(n));
+    else g_hash_table_remove(s->per_address, st->address);
+    s->stats.connections += delta;
+    g_mutex_unlock(&s->lock);
+}
+
+// MARK: viewers that stop reading, and peers that hold a connection for nothing
 
 // Each second, per connection: its unsent bytes (SIOCOUTQ) not zero and never shrinking mean
 // it takes less than the stream adds, or nothing (a reader drains its queue now and then,
 // and the queue grows to the socket's buffer, autotuned to MBs, when it reads nothing); a
 // connection that had a session and has none left (it timed out: a viewer that stops
 // reading sends no keep-alive either) is no viewer any more. Either for stall_seconds:
-// closed, and what it held is freed.
-typedef struct {
-    int last_outq;
-    int stalled;
-    int had_session;
-} stall_state;
-
+// closed, and what it held is freed. A connection with no request answered within
+// SHUTTER_RTSP_FIRST_REQUEST_SECONDS, or no session within SHUTTER_RTSP_SESSIONLESS_SECONDS,
+// is closed too: a stranger cannot hold descriptors by connecting and waiting.
 static gboolean check_stalls(gpointer user) {
     shutter_rtsp *s = user;
     GstRTSPSessionPool *pool = gst_rtsp_server_get_session_pool(s->server);
     gst_rtsp_session_pool_cleanup(pool);
     g_object_unref(pool);
+    gint64 now = g_get_monotonic_time();
     GList *clients = gst_rtsp_server_client_filter(s->server, NULL, NULL);
     for (GList *l = clients; l; l = l->next) {
         GstRTSPClient *c = l->data;
-        stall_state *st = g_object_get_data(G_OBJECT(c), "shutter-stall");
-        if (!st) {
-            st = g_new0(stall_state, 1);
-            g_object_set_data_full(G_OBJECT(c), "shutter-stall", st, g_free);
-        }
+        peer *st = g_object_get_data(G_OBJECT(c), "shutter-peer");
+        if (!st || st->closing || st->closed) continue;
         GList *sessions = gst_rtsp_client_session_filter(c, NULL, NULL);
         int has_session = sessions != NULL;
         g_list_free_full(sessions, g_object_unref);
-        GstRTSPConnection *conn = gst_rtsp_client_get_connection(c);
-        GSocket *sock = conn ? gst_rtsp_connection_get_write_socket(conn) : NULL;
+        gint64 age = (now - st->since) / G_USEC_PER_SEC;
+        if ((!st->answered && age >= SHUTTER_RTSP_FIRST_REQUEST_SECONDS) ||
+            (!st->had_session && !has_session && age >= SHUTTER_RTSP_SESSIONLESS_SECONDS)) {
+            g_mutex_lock(&s->lock);
+            s->stats.idle_closed++;
+            g_mutex_unlock(&s->lock);
+            st->closing = 1;
+            gst_rtsp_client_close(c);
+            continue;
+        }
         int outq = 0;
-        if (sock && ioctl(g_socket_get_fd(sock), SIOCOUTQ, &outq) != 0) outq = 0;
+        if (ioctl(st->fd, SIOCOUTQ, &outq) != 0) outq = 0;
         int stuck = (outq > 0 && outq >= st->last_outq) || (st->had_session && !has_session);
         st->stalled = stuck ? st->stalled + 1 : 0;
         st->last_outq = outq;
         st->had_session |= has_session;
         if (st->stalled >= s->cfg.stall_seconds) {
-            st->stalled = -1000000;  // closed once
             g_mutex_lock(&s->lock);
             s->stats.stalled_closed++;
             g_mutex_unlock(&s->lock);
+            st->closing = 1;
             gst_rtsp_client_close(c);
         }
     }
@@ -187,29 +292,131 @@ static gboolean check_stalls(gpointer user) {
 #define SESSION_SECONDS 10
 
 static void session_made(GstRTSPClient *client, GstRTSPSession *session, gpointer user) {
-    (void)client;
     (void)user;
     gst_rtsp_session_set_timeout(session, SESSION_SECONDS);
+    peer *st = g_object_get_data(G_OBJECT(client), "shutter-peer");
+    if (st) g_ptr_array_add(st->sessions, g_strdup(gst_rtsp_session_get_sessionid(session)));
 }
 
-// A connection that closes takes its sessions along at once.
-static GstRTSPFilterResult drop_session(GstRTSPClient *client, GstRTSPSession *session, gpointer user) {
-    (void)client;
-    gst_rtsp_session_pool_remove(user, session);
-    return GST_RTSP_FILTER_REMOVE;
-}
-
+// A connection that closes takes its sessions along at once, so a viewer that reconnects
+// finds its place free. (The client drops them from its own list before "closed" is
+// emitted, but the pool would keep them until they time out: they are removed by id.)
 static void client_closed(GstRTSPClient *client, gpointer user) {
     shutter_rtsp *s = user;
+    peer *st = g_object_get_data(G_OBJECT(client), "shutter-peer");
+    if (!st) return;
     GstRTSPSessionPool *pool = gst_rtsp_server_get_session_pool(s->server);
-    gst_rtsp_client_session_filter(client, drop_session, pool);
+    for (guint i = 0; i < st->sessions->len; i++) {
+        GstRTSPSession *session = gst_rtsp_session_pool_find(pool, g_ptr_array_index(st->sessions, i));
+        if (!session) continue;  // torn down already
+        gst_rtsp_session_pool_remove(pool, session);
+        g_object_unref(session);
+    }
+    g_ptr_array_set_size(st->sessions, 0);
     g_object_unref(pool);
+    count_address(s, st, -1);
+}
+
+static void message_sent(GstRTSPClient *client, GstRTSPContext *ctx, GstRTSPMessage *message, gpointer user) {
+    (void)ctx;
+    (void)message;
+    (void)user;
+    peer *st = g_object_get_data(G_OBJECT(client), "shutter-peer");
+    if (st) st->answered = 1;
 }
 
 static void client_connected(GstRTSPServer *server, GstRTSPClient *client, gpointer user) {
     (void)server;
+    shutter_rtsp *s = user;
+    GstRTSPConnection *conn = gst_rtsp_client_get_connection(client);
+    peer *st = g_new0(peer, 1);
+    st->owner = s;
+    st->address = g_strdup(conn ? gst_rtsp_connection_get_ip(conn) : "");
+    GSocket *sock = conn ? gst_rtsp_connection_get_read_socket(conn) : NULL;
+    st->fd = sock ? g_socket_get_fd(sock) : -1;
+    st->since = g_get_monotonic_time();
+    st->sessions = g_ptr_array_new_with_free_func(g_free);
+    g_object_set_data_full(G_OBJECT(client), "shutter-peer", st, peer_free);
+    count_address(s, st, +1);
+    // A body (ANNOUNCE, SET_PARAMETER) beyond a few KB is refused before it is read.
+    if (conn) gst_rtsp_connection_set_content_length_limit(conn, SHUTTER_RTSP_BODY_LIMIT);
     g_signal_connect(client, "new-session", G_CALLBACK(session_made), user);
     g_signal_connect(client, "closed", G_CALLBACK(client_closed), user);
+    g_signal_connect(client, "send-message", G_CALLBACK(message_sent), user);
+}
+
+// MARK: accepting
+
+static gboolean on_accept(GSocket *listener, GIOCondition condition, gpointer user);
+
+static gboolean resume_accepting(gpointer user) {
+    shutter_rtsp *s = user;
+    s->accept_source = g_socket_create_source(s->listener, G_IO_IN, NULL);
+    g_source_set_callback(s->accept_source, (GSourceFunc)(void (*)(void))on_accept, s, NULL);
+    g_source_attach(s->accept_source, s->context);
+    return G_SOURCE_REMOVE;
+}
+
+// Accepts what is waiting. A peer over its bound, or over the bound in all, is closed at
+// once. Out of descriptors (EMFILE, ENFILE), accepting pauses for a second and says so once:
+// the pending connections wait in the kernel's backlog instead of spinning this thread.
+static gboolean on_accept(GSocket *listener, GIOCondition condition, gpointer user) {
+    (void)condition;
+    shutter_rtsp *s = user;
+    for (int i = 0; i < 64; i++) {
+        GError *error = NULL;
+        GSocket *sock = g_socket_accept(listener, NULL, &error);
+        if (!sock) {
+            int out_of_files = error && error->domain == G_IO_ERROR && error->code == G_IO_ERROR_TOO_MANY_OPEN_FILES;
+            int would_block = error && g_error_matches(error, G_IO_ERROR, G_IO_ERROR_WOULD_BLOCK);
+            if (out_of_files) {
+                if (!s->out_of_files_said) {
+                    char msg[256];
+                    snprintf(msg, sizeof msg, "RTSP: not accepting for now: %s (the process's open-file limit is "
+                             "reached; raise LimitNOFILE or lower live.maxViewers); trying again each second",
+                             error->message);
+                    say(s, 4, msg);
+                    s->out_of_files_said = 1;
+                }
+                g_mutex_lock(&s->lock);
+                s->stats.accept_paused++;
+                g_mutex_unlock(&s->lock);
+            }
+            if (error) g_error_free(error);
+            (void)would_block;  // nothing waiting, or a peer that left before it was accepted
+            if (!out_of_files) return G_SOURCE_CONTINUE;
+            g_source_unref(s->accept_source);
+            s->accept_source = NULL;
+            GSource *later = g_timeout_source_new_seconds(1);
+            g_source_set_callback(later, resume_accepting, s, NULL);
+            g_source_attach(later, s->context);
+            g_source_unref(later);
+            return G_SOURCE_REMOVE;
+        }
+        s->out_of_files_said = 0;
+        GSocketAddress *remote = g_socket_get_remote_address(sock, NULL);
+        gchar *ip = NULL;
+        int port = 0;
+        if (remote && G_IS_INET_SOCKET_ADDRESS(remote)) {
+            ip = g_inet_address_to_string(g_inet_socket_address_get_address(G_INET_SOCKET_ADDRESS(remote)));
+            port = g_inet_socket_address_get_port(G_INET_SOCKET_ADDRESS(remote));
+        }
+        if (remote) g_object_unref(remote);
+        g_mutex_lock(&s->lock);
+        int from_address = ip ? GPOINTER_TO_INT(g_hash_table_lookup(s->per_address, ip)) : 0;
+        int all = (int)s->stats.connections;
+        int refuse = !ip || from_address >= s->max_per_address || all >= s->max_connections;
+        if (refuse) s->stats.turned_away++;
+        g_mutex_unlock(&s->lock);
+        if (refuse) {
+            g_socket_close(sock, NULL);
+            g_object_unref(sock);
+        } else {
+            gst_rtsp_server_transfer_connection(s->server, sock, ip, port, NULL);  // takes the socket, or frees it
+        }
+        g_free(ip);
+    }
+    return G_SOURCE_CONTINUE;
 }
 
 // MARK: the loop
@@ -258,6 +465,10 @@ int shutter_rtsp_start(const shutter_rtsp_config *cfg, shutter_rtsp **out, char 
     s->path = g_strdup(cfg->path);
     s->cfg.path = s->path;
     if (s->cfg.stall_seconds <= 0) s->cfg.stall_seconds = 10;
+    s->max_per_address = shutter_rtsp_max_connections_per_address(cfg->max_viewers);
+    s->max_connections = shutter_rtsp_max_connections(cfg->max_viewers);
+    s->per_address = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
+    s->outlets = g_ptr_array_new_with_free_func(outlet_free);
     g_mutex_init(&s->lock);
     s->context = g_main_context_new();
     s->loop = g_main_loop_new(s->context, FALSE);
@@ -272,7 +483,7 @@ int shutter_rtsp_start(const shutter_rtsp_config *cfg, shutter_rtsp **out, char 
     g_object_unref(pool);
     g_signal_connect(s->server, "client-connected", G_CALLBACK(client_connected), s);
 
-    s->factory = gst_rtsp_media_factory_new();
+    s->factory = g_object_new(shutter_factory_get_type(), NULL);
     gst_rtsp_media_factory_set_shared(s->factory, TRUE);
     gchar *launch = launch_line(0, 0);
     gst_rtsp_media_factory_set_launch(s->factory, launch);
@@ -292,16 +503,26 @@ int shutter_rtsp_start(const shutter_rtsp_config *cfg, shutter_rtsp **out, char 
     gst_rtsp_mount_points_add_factory(mounts, s->path, g_object_ref(s->factory));
     g_object_unref(mounts);
 
-    s->server_source = gst_rtsp_server_attach(s->server, s->context);
-    if (s->server_source == 0) {
-        char msg[160];
-        snprintf(msg, sizeof msg, "cannot listen on %s:%d (in use, or not an address of this machine)", cfg->host,
-                 cfg->port);
+    // The listening socket is the server's (its address and port), the accepting ours.
+    GError *error = NULL;
+    s->listener = gst_rtsp_server_create_socket(s->server, NULL, &error);
+    if (!s->listener) {
+        char msg[320];
+        int denied = error && (g_error_matches(error, G_IO_ERROR, G_IO_ERROR_NOT_SUPPORTED) ||
+                               g_error_matches(error, G_IO_ERROR, G_IO_ERROR_PERMISSION_DENIED));
+        snprintf(msg, sizeof msg, "cannot listen on %s:%d: %s%s", cfg->host, cfg->port,
+                 error ? error->message : "unknown error",
+                 denied ? " (the service's sandbox allows no network: see docs/deploy.md, Network features)"
+                        : " (in use, or not an address of this machine)");
+        if (error) g_error_free(error);
         set_err(err, errlen, msg);
         shutter_rtsp_stop(s);
         return -1;
     }
-    s->port = gst_rtsp_server_get_bound_port(s->server);
+    GSocketAddress *local = g_socket_get_local_address(s->listener, NULL);
+    s->port = local && G_IS_INET_SOCKET_ADDRESS(local) ? g_inet_socket_address_get_port(G_INET_SOCKET_ADDRESS(local)) : -1;
+    if (local) g_object_unref(local);
+    resume_accepting(s);
     s->stall_timer = g_timeout_source_new_seconds(1);
     g_source_set_callback(s->stall_timer, check_stalls, s, NULL);
     g_source_attach(s->stall_timer, s->context);
@@ -326,7 +547,7 @@ void shutter_rtsp_set_audio(shutter_rtsp *s, int sample_rate, int channels) {
 
 int shutter_rtsp_watched(shutter_rtsp *s) {
     g_mutex_lock(&s->lock);
-    int prepared = s->video_src != NULL;
+    int prepared = s->outlets->len > 0;
     g_mutex_unlock(&s->lock);
     if (prepared) return 1;
     GstRTSPSessionPool *pool = gst_rtsp_server_get_session_pool(s->server);
@@ -341,63 +562,88 @@ static guint64 queued_bytes(GstElement *src) {
     return level;
 }
 
+// Media at once: one normally; a second while one is replaced or a stranger's is made.
+#define MAX_OUTLETS 16
+
 void shutter_rtsp_push_video(shutter_rtsp *s, const uint8_t *header, size_t header_len, const uint8_t *data,
                              size_t len, int key) {
+    GstElement *to[MAX_OUTLETS];
+    int n = 0, dropped = 0;
     g_mutex_lock(&s->lock);
-    GstElement *src = s->video_src ? gst_object_ref(s->video_src) : NULL;
-    if (src && queued_bytes(src) > VIDEO_QUEUE_BYTES) s->need_key = 1;
-    int skip = src && s->need_key && !key;
-    if (src && key) s->need_key = 0;
-    if (skip) s->stats.video_dropped++;
-    else if (src) s->stats.video_pushed++;
-    g_mutex_unlock(&s->lock);
-    if (!src) return;
-    if (!skip) {
-        size_t extra = (key && header) ? header_len : 0;
-        GstBuffer *buf = gst_buffer_new_allocate(NULL, extra + len, NULL);
-        if (extra) gst_buffer_fill(buf, 0, header, extra);
-        gst_buffer_fill(buf, extra, data, len);
-        if (!key) GST_BUFFER_FLAG_SET(buf, GST_BUFFER_FLAG_DELTA_UNIT);
-        GstFlowReturn r;
-        g_signal_emit_by_name(src, "push-buffer", buf, &r);
-        gst_buffer_unref(buf);
+    for (guint i = 0; i < s->outlets->len && n < MAX_OUTLETS; i++) {
+        outlet *o = g_ptr_array_index(s->outlets, i);
+        if (!o->video_src) continue;
+        if (queued_bytes(o->video_src) > VIDEO_QUEUE_BYTES) o->need_key = 1;
+        if (o->need_key && !key) {
+            dropped = 1;
+            continue;
+        }
+        o->need_key = 0;
+        to[n++] = gst_object_ref(o->video_src);
     }
-    gst_object_unref(src);
+    if (n > 0) s->stats.video_pushed++;
+    else if (dropped) s->stats.video_dropped++;
+    g_mutex_unlock(&s->lock);
+    if (n == 0) return;
+    size_t extra = (key && header) ? header_len : 0;
+    GstBuffer *buf = gst_buffer_new_allocate(NULL, extra + len, NULL);
+    if (extra) gst_buffer_fill(buf, 0, header, extra);
+    gst_buffer_fill(buf, extra, data, len);
+    if (!key) GST_BUFFER_FLAG_SET(buf, GST_BUFFER_FLAG_DELTA_UNIT);
+    for (int i = 0; i < n; i++) {
+        GstFlowReturn r;
+        g_signal_emit_by_name(to[i], "push-buffer", buf, &r);  // takes its own reference
+        gst_object_unref(to[i]);
+    }
+    gst_buffer_unref(buf);
 }
 
 // Audio times run on from the samples pushed (the push time jitters with the chunks, and
 // AAC's timestamps would then step back); back to the clock when they drift from it by
-// more than AUDIO_RESYNC (the microphone lost samples).
+// more than AUDIO_RESYNC (the microphone lost samples). Each media has its own clock times.
 #define AUDIO_RESYNC (200 * GST_MSECOND)
 
 void shutter_rtsp_push_audio(shutter_rtsp *s, const int16_t *samples, size_t count) {
+    GstElement *to[MAX_OUTLETS];
+    GstClockTime pts[MAX_OUTLETS];
+    int n = 0;
     g_mutex_lock(&s->lock);
-    GstElement *src = s->audio_src ? gst_object_ref(s->audio_src) : NULL;
-    int video_started = s->video_src && !s->need_key;
     int rate = s->audio_rate, channels = s->audio_channels;
-    g_mutex_unlock(&s->lock);
-    if (!src) return;
-    GstClock *clock = gst_element_get_clock(src);
-    if (clock && video_started && rate > 0 && channels > 0 && queued_bytes(src) <= AUDIO_QUEUE_BYTES) {
-        GstClockTime now = gst_clock_get_time(clock) - gst_element_get_base_time(src);
-        GstClockTime duration = gst_util_uint64_scale(count / (size_t)channels, GST_SECOND, (guint64)rate);
-        g_mutex_lock(&s->lock);
-        if (s->audio_next == GST_CLOCK_TIME_NONE || s->audio_next + AUDIO_RESYNC < now || now + AUDIO_RESYNC < s->audio_next)
-            s->audio_next = now;
-        GstClockTime pts = s->audio_next;
-        s->audio_next += duration;
-        s->stats.audio_pushed++;
+    if (rate <= 0 || channels <= 0) {
         g_mutex_unlock(&s->lock);
-        GstBuffer *buf = gst_buffer_new_allocate(NULL, count * sizeof(int16_t), NULL);
-        gst_buffer_fill(buf, 0, samples, count * sizeof(int16_t));
-        GST_BUFFER_PTS(buf) = pts;
-        GST_BUFFER_DURATION(buf) = duration;
-        GstFlowReturn r;
-        g_signal_emit_by_name(src, "push-buffer", buf, &r);
-        gst_buffer_unref(buf);
+        return;
     }
-    if (clock) gst_object_unref(clock);
-    gst_object_unref(src);
+    GstClockTime duration = gst_util_uint64_scale(count / (size_t)channels, GST_SECOND, (guint64)rate);
+    for (guint i = 0; i < s->outlets->len && n < MAX_OUTLETS; i++) {
+        outlet *o = g_ptr_array_index(s->outlets, i);
+        if (!o->audio_src || !o->video_src || o->need_key) continue;  // audio once the video started
+        if (queued_bytes(o->audio_src) > AUDIO_QUEUE_BYTES) continue;
+        GstClock *clock = gst_element_get_clock(o->audio_src);
+        if (!clock) continue;
+        GstClockTime now = gst_clock_get_time(clock) - gst_element_get_base_time(o->audio_src);
+        gst_object_unref(clock);
+        if (o->audio_next == GST_CLOCK_TIME_NONE || o->audio_next + AUDIO_RESYNC < now ||
+            now + AUDIO_RESYNC < o->audio_next)
+            o->audio_next = now;
+        pts[n] = o->audio_next;
+        o->audio_next += duration;
+        to[n++] = gst_object_ref(o->audio_src);
+    }
+    if (n > 0) s->stats.audio_pushed++;
+    g_mutex_unlock(&s->lock);
+    if (n == 0) return;
+    GstBuffer *buf = gst_buffer_new_allocate(NULL, count * sizeof(int16_t), NULL);
+    gst_buffer_fill(buf, 0, samples, count * sizeof(int16_t));
+    for (int i = 0; i < n; i++) {
+        GstBuffer *timed = gst_buffer_copy(buf);  // shares the memory; its own times
+        GST_BUFFER_PTS(timed) = pts[i];
+        GST_BUFFER_DURATION(timed) = duration;
+        GstFlowReturn r;
+        g_signal_emit_by_name(to[i], "push-buffer", timed, &r);
+        gst_buffer_unref(timed);
+        gst_object_unref(to[i]);
+    }
+    gst_buffer_unref(buf);
 }
 
 void shutter_rtsp_get_stats(shutter_rtsp *s, shutter_rtsp_stats *out) {
@@ -437,19 +683,23 @@ void shutter_rtsp_stop(shutter_rtsp *s) {
         g_source_destroy(s->stall_timer);
         g_source_unref(s->stall_timer);
     }
-    if (s->server_source) {
-        GSource *src = g_main_context_find_source_by_id(s->context, s->server_source);
-        if (src) g_source_destroy(src);
+    if (s->accept_source) {
+        g_source_destroy(s->accept_source);
+        g_source_unref(s->accept_source);
+    }
+    if (s->listener) {
+        g_socket_close(s->listener, NULL);
+        g_object_unref(s->listener);
     }
     g_mutex_lock(&s->lock);
-    g_clear_object(&s->video_src);
-    g_clear_object(&s->audio_src);
-    s->media = NULL;
+    g_ptr_array_set_size(s->outlets, 0);
     g_mutex_unlock(&s->lock);
     g_clear_object(&s->factory);
     g_clear_object(&s->server);
     g_clear_object(&s->auth);
     if (s->token) gst_rtsp_token_unref(s->token);
+    g_ptr_array_unref(s->outlets);
+    g_hash_table_unref(s->per_address);
     g_main_loop_unref(s->loop);
     g_main_context_unref(s->context);
     g_mutex_clear(&s->lock);

@@ -206,6 +206,12 @@ public struct ServiceStatus: Codable, Sendable, Equatable {
         public var rtspRefused = 0
         /// RTSP viewers closed because they stopped reading.
         public var rtspStalledClosed = 0
+        /// RTSP connections open now (viewers and peers that have not asked yet).
+        public var rtspConnections = 0
+        /// RTSP connections closed at once: too many from one address, or in all.
+        public var rtspTurnedAway = 0
+        /// RTSP connections closed for sending no request, or holding no session, in time.
+        public var rtspIdleClosed = 0
         public var pageViewers = 0
         public var pageFramesSent = 0
         public var pageFramesDropped = 0

@@ -15,9 +15,13 @@ extern "C" {
 
 typedef struct shutter_rtsp shutter_rtsp;
 
-/// Whether `password` (HTTP Basic's password; the user name is not checked) may watch:
-/// 1 yes, 0 no. Called on the server's thread, once per RTSP request that carries one.
-typedef int (*shutter_rtsp_check_fn)(void *context, const char *password);
+/// Whether `password` (HTTP Basic's password, `length` bytes, which may hold a NUL; the
+/// user name is not checked) from the peer `address` may watch: 1 yes, 0 no. Called on the
+/// server's thread, once per RTSP request that carries one.
+typedef int (*shutter_rtsp_check_fn)(void *context, const char *password, size_t length, const char *address);
+/// A line for the service's log (priority as syslog's: 3 error, 4 warning, 5 notice), on the
+/// server's thread.
+typedef void (*shutter_rtsp_log_fn)(void *context, int priority, const char *message);
 
 typedef struct {
     const char *host;         // "0.0.0.0", "127.0.0.1", "::"
@@ -27,8 +31,16 @@ typedef struct {
     int open;                 // 1: no authentication at all (live.rtsp.open)
     int stall_seconds;        // a TCP viewer whose socket takes nothing for this long is closed
     shutter_rtsp_check_fn check;
-    void *check_context;
+    void *check_context;      // for check and log
+    shutter_rtsp_log_fn log;
 } shutter_rtsp_config;
+
+/// What a peer may hold before it has a session (shutter_rtsp.c): connections per address
+/// and in all (from max_viewers), seconds to its first answered request and to a session,
+/// and the bytes of a request body.
+#define SHUTTER_RTSP_FIRST_REQUEST_SECONDS 5
+#define SHUTTER_RTSP_SESSIONLESS_SECONDS 20
+#define SHUTTER_RTSP_BODY_LIMIT 4096
 
 typedef struct {
     int64_t video_pushed;     // access units handed to the stream
@@ -37,7 +49,15 @@ typedef struct {
     int64_t viewers;          // RTSP sessions now
     int64_t refused;          // requests answered 401
     int64_t stalled_closed;   // viewers closed because they stopped reading
+    int64_t connections;      // RTSP connections open now
+    int64_t turned_away;      // connections closed at once: too many from that address or in all
+    int64_t idle_closed;      // closed for sending no request, or holding no session, in time
+    int64_t accept_paused;    // times accepting paused because the process had no descriptor left
 } shutter_rtsp_stats;
+
+/// Connections one address may hold, and all peers together, for `max_viewers`.
+int shutter_rtsp_max_connections_per_address(int max_viewers);
+int shutter_rtsp_max_connections(int max_viewers);
 
 /// Starts listening. 0, or a negative value with a message in `err`.
 int shutter_rtsp_start(const shutter_rtsp_config *cfg, shutter_rtsp **out, char *err, size_t errlen);

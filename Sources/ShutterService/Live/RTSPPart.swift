@@ -8,12 +8,12 @@ import Synchronization
 final class RTSPPart: ServicePart {
     private let config: ShutterConfig
     private let live: LiveVideo
-    private let accepts: (@Sendable (String) -> Bool)?
+    private let accepts: (@Sendable (String, String) -> Bool)?
     private let server = Mutex<RTSPServer?>(nil)
     private let log = Log("shutter.rtsp")
 
-    /// `accepts`: whether a Basic password may watch; nil with `live.rtsp.open`.
-    init(config: ShutterConfig, live: LiveVideo, accepts: (@Sendable (String) -> Bool)?) {
+    /// `accepts`: whether a Basic password from a peer address may watch; nil with `live.rtsp.open`.
+    init(config: ShutterConfig, live: LiveVideo, accepts: (@Sendable (String, String) -> Bool)?) {
         self.config = config
         self.live = live
         self.accepts = config.live.rtsp.open ? nil : accepts

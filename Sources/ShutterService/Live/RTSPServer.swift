@@ -15,29 +15,29 @@ final class RTSPServer: LiveConsumer, @unchecked Sendable {
     let port: Int
     private let lock = Mutex<(source: PacketSource?, header: [UInt8], audio: (rate: Int, channels: Int)?)>((nil, [], nil))
 
-    /// Holds the password check for the shim's callback.
+    /// Holds the password check (password, peer address) for the shim's callbacks, and its log.
     final class AccessBox: Sendable {
-        let accepts: @Sendable (String) -> Bool
-        init(_ accepts: @escaping @Sendable (String) -> Bool) { self.accepts = accepts }
+        let accepts: @Sendable (String, String) -> Bool
+        let log = Log("shutter.rtsp")
+        init(_ accepts: @escaping @Sendable (String, String) -> Bool) { self.accepts = accepts }
     }
 
     struct StartError: Error, CustomStringConvertible {
         let description: String
     }
 
-    /// `accepts`: whether a Basic password may watch; nil = open (no authentication).
+    /// `accepts`: whether a Basic password from a peer address may watch; nil = open (no
+    /// authentication).
     init(host: String, port: Int, maxViewers: Int, stallSeconds: Int = 10,
-         accepts: (@Sendable (String) -> Bool)?) throws(StartError) {
-        access = AccessBox(accepts ?? { _ in true })
+         accepts: (@Sendable (String, String) -> Bool)?) throws(StartError) {
+        access = AccessBox(accepts ?? { _, _ in true })
         var cfg = shutter_rtsp_config()
         cfg.port = Int32(port)
         cfg.max_viewers = Int32(maxViewers)
         cfg.open = accepts == nil ? 1 : 0
         cfg.stall_seconds = Int32(stallSeconds)
-        cfg.check = { ctx, password in
-            guard let ctx, let password else { return 0 }
-            return Unmanaged<AccessBox>.fromOpaque(ctx).takeUnretainedValue().accepts(String(cString: password)) ? 1 : 0
-        }
+        cfg.check = RTSPCallbacks.check
+        cfg.log = RTSPCallbacks.log
         cfg.check_context = Unmanaged.passUnretained(access).toOpaque()
         var errbuf = [CChar](repeating: 0, count: 256)
         var s: OpaquePointer?
@@ -95,6 +95,9 @@ final class RTSPServer: LiveConsumer, @unchecked Sendable {
         c.rtspFramesDropped = Int(s.video_dropped)
         c.rtspRefused = Int(s.refused)
         c.rtspStalledClosed = Int(s.stalled_closed)
+        c.rtspConnections = Int(s.connections)
+        c.rtspTurnedAway = Int(s.turned_away)
+        c.rtspIdleClosed = Int(s.idle_closed)
     }
 
     func stop() { shutter_rtsp_stop(raw) }

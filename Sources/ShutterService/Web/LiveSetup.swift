@@ -28,25 +28,30 @@ enum LiveSetup {
         return (live, page)
     }
 
-    /// A view or control token, or the page's password. Argon2id takes a while (and its
-    /// memory), so a password once right is remembered (by its digest) for the process, and
-    /// at most one password is tried a second: guesses cannot keep the RTSP thread busy.
-    static func accepts(config: ShutterConfig, tokens: WebTokens) -> @Sendable (String) -> Bool {
+    /// A view or control token, or the page's password, from a peer address. Wrong guesses
+    /// slow down only the address they come from (a LoginThrottle, as the page's login): a
+    /// throttled address has its passwords refused unchecked, tokens (unguessable) are always
+    /// checked. Argon2id takes a while (and its memory), so a password once right is
+    /// remembered (by its digest) for the process. A password with a NUL is refused, as the
+    /// web API refuses it.
+    static func accepts(config: ShutterConfig, tokens: WebTokens,
+                        throttle: LoginThrottle = LoginThrottle()) -> @Sendable (String, String) -> Bool {
         let hash = config.web.passwordHash
         let known = Mutex<Set<Data>>([])
-        let lastTry = Mutex<ContinuousClock.Instant?>(nil)
-        return { password in
+        return { password, address in
+            guard !password.utf8.contains(0) else {
+                throttle.failed(address)
+                return false
+            }
             if tokens.scope(of: password) != nil { return true }
-            guard !hash.isEmpty else { return false }
+            guard !hash.isEmpty, throttle.wait(for: address) == 0 else { return false }
             let key = Data(WebTokens.fingerprint(password))
             if known.withLock({ $0.contains(key) }) { return true }
-            let now = ContinuousClock.now
-            let mayTry = lastTry.withLock { t -> Bool in
-                if let t, now - t < .seconds(1) { return false }
-                t = now
-                return true
+            guard PasswordHash.verify(password, against: hash) else {
+                throttle.failed(address)
+                return false
             }
-            guard mayTry, PasswordHash.verify(password, against: hash) else { return false }
+            throttle.succeeded(address)
             known.withLock { _ = $0.insert(key) }
             return true
         }
