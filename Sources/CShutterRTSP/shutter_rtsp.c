@@ -429,9 +429,19 @@ static gpointer run_loop(gpointer user) {
     return NULL;
 }
 
+// The RTSP library warns about what peers send ("unknown transport field ..."): a stranger
+// could fill the journal with those. They are dropped; criticals (our own mistakes) stay.
+static void quiet_peer_warnings(const gchar *domain, GLogLevelFlags level, const gchar *message, gpointer user) {
+    (void)domain;
+    (void)level;
+    (void)message;
+    (void)user;
+}
+
 static gpointer init_gstreamer(gpointer unused) {
     (void)unused;
     gst_init(NULL, NULL);
+    g_log_set_handler("GStreamer-RTSP", G_LOG_LEVEL_WARNING | G_LOG_LEVEL_MESSAGE, quiet_peer_warnings, NULL);
     return NULL;
 }
 
@@ -478,6 +488,9 @@ int shutter_rtsp_start(const shutter_rtsp_config *cfg, shutter_rtsp **out, char 
     gchar *service = g_strdup_printf("%d", cfg->port);
     gst_rtsp_server_set_service(s->server, service);
     g_free(service);
+    // A burst of peers waits in the kernel to be accepted (and turned away) rather than
+    // having its SYNs dropped (the library's default backlog is 5).
+    gst_rtsp_server_set_backlog(s->server, s->max_connections);
     GstRTSPSessionPool *pool = gst_rtsp_server_get_session_pool(s->server);
     gst_rtsp_session_pool_set_max_sessions(pool, cfg->max_viewers > 0 ? (guint)cfg->max_viewers : 1);
     g_object_unref(pool);

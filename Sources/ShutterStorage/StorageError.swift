@@ -42,6 +42,11 @@ public struct StorageError: Error, Equatable, Sendable, CustomStringConvertible 
                         + "the mount options and the directory's owner", underlying: error)
         case ENOENT, ENODEV, ENXIO, ENOTDIR, ESTALE:
             self.init(.missing, "the storage went away (\(error)); insert or mount the card", underlying: error)
+        case EMFILE, ENFILE:
+            // Not the card: the process (or the system) has no descriptor left.
+            self.init(.ioError, "the service has too many files open (\(error)), not a fault of the card: "
+                        + "network viewers may be holding connections (they are bounded and closed when idle); "
+                        + "if it lasts, raise LimitNOFILE or restart shutterd", underlying: error)
         default:
             self.init(.ioError, "storage I/O error (\(error)); the card may be failing: copy the files off "
                         + "and check it", underlying: error)

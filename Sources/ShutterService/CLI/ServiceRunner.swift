@@ -20,6 +20,8 @@ enum ServiceRunner {
     static func run(config: ShutterConfig, roles: BoardRoles, hooks: ServiceHooks? = nil,
                     reloadConfig: (@Sendable () throws(ConfigError) -> ShutterConfig)? = nil) async -> Int32 {
         let log = Log("shutter.main")
+        let files = OpenFileLimit.raise()
+        if files.after > files.before { log.info("open files: limit \(files.before) raised to \(files.after)") }
         let feed = PreviewFeed()
         // API tokens: managed on the control socket, checked by the web page and RTSP.
         let tokens = WebTokens(root: config.storage.root)

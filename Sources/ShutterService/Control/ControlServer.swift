@@ -75,12 +75,28 @@ public final class ControlServer: Sendable {
         unlink(path)
     }
 
+    /// Accepts until `close()`. Out of descriptors (EMFILE, ENFILE: the process or the system
+    /// is at its limit, e.g. while network peers hold connections) it says so once, waits a
+    /// little and tries again: the socket must answer once descriptors are free again.
     private func acceptLoop() {
+        var saidOutOfFiles = false
         while true {
             let c = accept(listenFD, nil, nil)
             if c < 0 {
-                if errno == EINTR || errno == ECONNABORTED { continue }
-                return  // closed
+                let e = errno
+                if e == EINTR || e == ECONNABORTED { continue }
+                if closing.withLock({ $0 }) { return }
+                if !saidOutOfFiles {
+                    log.warning("control socket: cannot accept (\(SystemError(errno: e, call: "accept"))); "
+                                + "trying again every 100 ms")
+                    saidOutOfFiles = true
+                }
+                usleep(100_000)
+                continue
+            }
+            if saidOutOfFiles {
+                log.notice("control socket: accepting again")
+                saidOutOfFiles = false
             }
             _ = fcntl(c, F_SETFD, FD_CLOEXEC)
             PlainThread.start(name: "control-conn") { [self] in serve(c) }

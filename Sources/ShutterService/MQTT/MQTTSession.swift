@@ -36,6 +36,7 @@ final class MQTTSession: @unchecked Sendable {
     private var stateWord: String?
     /// Each kind of trouble logged at most once a while.
     private var said = Said()
+    private var takeover = MQTTTakeover()
     private var forgotten = false
     /// After a TLS failure, the next start of the network thread (1 s doubling to 60 s).
     private var tlsRetrySeconds = 1
@@ -76,6 +77,8 @@ final class MQTTSession: @unchecked Sendable {
             self?.firstConnection(c, retryIn: min(seconds * 2, 60))
         }
     }
+
+    private static func uptime() -> Double { Double(DispatchTime.now().uptimeNanoseconds) / 1e9 }
 
     /// The broker marks the camera offline (the Last Will) this long after its last word.
     static let keepAliveSeconds: Int32 = 20
@@ -134,7 +137,15 @@ final class MQTTSession: @unchecked Sendable {
         }
         connected = true
         tlsRetrySeconds = 1
-        if let missed = said.problems.reset() {
+        let now = Self.uptime()
+        takeover.opened(at: now)
+        queue.asyncAfter(deadline: .now() + MQTTTakeover.steadySeconds) { [weak self] in
+            guard let self, self.takeover.holds(openedAt: now) else { return }
+            self.log.notice("MQTT: connected to \(self.settings.broker), and the connection holds again")
+        }
+        if takeover.flapping {
+            _ = said.problems.reset()  // quiet while another client takes the id back and forth
+        } else if let missed = said.problems.reset() {
             log.notice("MQTT: connected to \(settings.broker) (after \(missed) failed attempt\(missed == 1 ? "" : "s"))")
         } else if !everConnected {
             log.notice("MQTT: connected to \(settings.broker)")
@@ -153,6 +164,14 @@ final class MQTTSession: @unchecked Sendable {
     private func disconnectedEvent(_ code: Int32, _ reason: String) {
         connected = false
         guard code != 0 else { return }
+        if takeover.closed(at: Self.uptime()) {
+            log.warning("MQTT: \(settings.broker) closed the connection right after it opened, \(MQTTTakeover.inARow) "
+                        + "times in a row: another client is probably connected with this camera's client id "
+                        + "\"shutter-\(settings.name)\" (two cameras with the same mqtt.name?). Give each camera its own "
+                        + "mqtt.name; retrying quietly meanwhile")
+            return
+        }
+        if takeover.flapping { return }
         let what = Self.tlsAdvice(reason, code: code, settings: settings).map { "TLS with \(settings.broker) failed (\(reason)): \($0)" }
             ?? "no connection to \(settings.broker) (\(reason))"
         said.problems.say(log, "MQTT: \(what); the camera works without it, events are kept (up to \(outbox.capacity)) "
@@ -295,9 +314,16 @@ final class MQTTSession: @unchecked Sendable {
         }
     }
 
-    /// The socket's JSON reply, to the MQTT 5 response topic when the command named one.
+    /// The socket's JSON reply, to the MQTT 5 response topic when the command named one
+    /// and a reply may go there (MQTTSettings.mayReply).
     private func answer(_ m: MQTTIncoming, _ reply: ControlReply) {
-        guard let topic = m.responseTopic, BrokerURL.isPublishTopic(topic), connected else { return }
+        guard let topic = m.responseTopic, connected else { return }
+        guard settings.mayReply(to: topic) else {
+            said.badInput.say(log, "MQTT: no reply sent to the response topic \"\(topic.prefix(200))\": replies go "
+                              + "outside \(settings.topic)/ (or under \(settings.topic)/reply/) and outside "
+                              + "\(settings.discoveryPrefix)/")
+            return
+        }
         client?.publish(topic, ControlCoding.encode(reply), qos: 1, retain: false, correlation: m.correlation)
     }
 }

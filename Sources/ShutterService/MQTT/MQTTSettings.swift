@@ -87,6 +87,16 @@ struct MQTTSettings: Sendable {
     func discoveryTopic(component: String, object: String) -> String {
         "\(discoveryPrefix)/\(component)/\(name)/\(object)/config"
     }
+
+    /// Where a command's reply may go (its MQTT 5 response topic): any topic a client may
+    /// publish to, but not the camera's own (its tree, except `<topic>/reply/…`, which is
+    /// for replies) nor the discovery prefix: a reply on `<topic>/availability` would read
+    /// as "not online", one under the prefix as an entity's config.
+    func mayReply(to t: String) -> Bool {
+        guard BrokerURL.isPublishTopic(t) else { return false }
+        if t == topic || t.hasPrefix(topic + "/") { return t.hasPrefix(topic + "/reply/") }
+        return t != discoveryPrefix && !t.hasPrefix(discoveryPrefix + "/")
+    }
 }
 
 struct MQTTSettingsError: Error, CustomStringConvertible {
