@@ -37,6 +37,8 @@ run: release
 # Benchmarks (release build), JSON lines with their references measured in the same run.
 # BENCH_REALTIME_SECONDS shortens the 10-minute real-time recording run.
 BENCH_REALTIME_SECONDS ?= 600
+# The RTSP viewers' churn (resident memory after an hour of viewers, taps and holds).
+BENCH_CHURN_SECONDS ?= 3600
 bench: deps version
 	$(SWIFT) build -c release --product bench-still
 	$(SWIFT) build -c release --product bench-recording
@@ -51,6 +53,8 @@ bench: deps version
 	SHUTTER_BENCH=1 BENCH_REALTIME_SECONDS=$(BENCH_REALTIME_SECONDS) $(SWIFT) test --skip-build --disable-swift-testing \
 		--filter WebEndToEndTests.testPreviewNeverSlowsTheRecorder
 	SHUTTER_BENCH=1 $(SWIFT) test --skip-build --disable-swift-testing --filter LiveFiguresTests
+	SHUTTER_BENCH=1 BENCH_CHURN_SECONDS=$(BENCH_CHURN_SECONDS) $(SWIFT) test --skip-build --disable-swift-testing \
+		--filter LiveEdgeTests.testViewerChurnMemory
 
 clean:
 	rm -rf .build

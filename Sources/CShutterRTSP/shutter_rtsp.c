@@ -10,6 +10,7 @@
 #include <gst/rtsp-server/rtsp-server.h>
 #include <gio/gio.h>
 #include <linux/sockios.h>
+#include <malloc.h>
 #include <stdio.h>
 #include <string.h>
 #include <strings.h>
@@ -158,6 +159,16 @@ static gchar *launch_line(int rate, int channels) {
                            video, rate, channels);
 }
 
+// The last media gone (its pipeline, threads and pools freed): the free pages go back to
+// the kernel, so a camera whose viewers come and go stays at its size.
+static gboolean trim_memory(gpointer user) {
+    (void)user;
+#ifdef __GLIBC__
+    malloc_trim(0);
+#endif
+    return G_SOURCE_REMOVE;
+}
+
 static void media_unprepared(GstRTSPMedia *media, gpointer user) {
     shutter_rtsp *s = user;
     g_mutex_lock(&s->lock);
@@ -168,7 +179,15 @@ static void media_unprepared(GstRTSPMedia *media, gpointer user) {
             break;
         }
     }
+    int none = s->outlets->len == 0;
     g_mutex_unlock(&s->lock);
+    if (none) {
+        // After the unprepare has finished (this runs inside it), on the server's thread.
+        GSource *later = g_timeout_source_new(500);
+        g_source_set_callback(later, trim_memory, NULL, NULL);
+        g_source_attach(later, s->context);
+        g_source_unref(later);
+    }
 }
 
 static void media_configure(GstRTSPMediaFactory *factory, GstRTSPMedia *media, gpointer user) {

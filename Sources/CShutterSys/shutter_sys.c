@@ -67,6 +67,15 @@ void shutter_release_free_memory(void)
 #endif
 }
 
+void shutter_limit_malloc_arenas(int count)
+{
+#ifdef __GLIBC__
+    mallopt(M_ARENA_MAX, count);
+#else
+    (void)count;
+#endif
+}
+
 long long shutter_heap_in_use(void)
 {
 #if defined(__GLIBC__) && (__GLIBC__ > 2 || (__GLIBC__ == 2 && __GLIBC_MINOR__ >= 33))

@@ -20,6 +20,14 @@ public func releaseFreedMemory() {
 /// What this process holds in memory, for `status`: a camera that runs for months
 /// must keep its heap flat, and the soak test reads these figures back.
 public enum ProcessMemory {
+    /// Caps malloc's arenas (call once, early). GStreamer's streaming threads come and go
+    /// with every RTSP media; with an arena each (glibc's default allows 8 per core), the
+    /// pages they freed stayed resident: 200 viewers in turn left +9.9 MB resident with
+    /// the default, +5.6 MB with 2 (docs/performance.md).
+    public static func limitArenas(to count: Int) {
+        shutter_limit_malloc_arenas(Int32(count))
+    }
+
     /// Bytes malloc has handed out and not had back (mallinfo2), nil where glibc cannot tell.
     /// The figure a leak moves: unlike RSS, it does not follow the allocator's free pages.
     public static var heapInUse: Int? {

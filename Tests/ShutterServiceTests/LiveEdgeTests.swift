@@ -81,4 +81,17 @@ final class LiveEdgeTests: XCTestCase {
         try run(["announce", "fuzz"], d, port: port, token: token,
                 extra: ["FUZZ_COUNT": "1500", "FUZZ_SECONDS": "60"])
     }
+
+    /// make bench: an hour (BENCH_CHURN_SECONDS) of viewers coming and going with taps and
+    /// holds; the resident memory after it stays within 32 MB of the steady state (the budget
+    /// on a 512 MB Zero 2 W, docs/performance.md). Prints the `churn-rss` line.
+    func testViewerChurnMemory() throws {
+        guard ProcessInfo.processInfo.environment["SHUTTER_BENCH"] == "1" else {
+            throw XCTSkip("a benchmark: make bench runs it (SHUTTER_BENCH=1)")
+        }
+        let seconds = ProcessInfo.processInfo.environment["BENCH_CHURN_SECONDS"] ?? "3600"
+        let (d, port, token) = try startDaemon()
+        defer { d.stop() }
+        try run(["churn"], d, port: port, token: token, extra: ["CHURN_SECONDS": seconds, "CHURN_BUDGET_MB": "32"])
+    }
 }

@@ -433,7 +433,71 @@ def fuzz():
     check(got > 10, f"a viewer plays after the fuzz run ({got} frames in 2 s)")
 
 
-SCENARIOS = {"freeze": freeze, "idle": idle, "announce": announce, "guesses": guesses, "nul": nul,
+def memory():
+    m = ctl("status")[1].get("status", {}).get("memory", {})
+    return m.get("residentBytes", 0), m.get("heapBytes", 0)
+
+
+def churn():
+    """Viewers coming and going (half leave with a TEARDOWN, half by closing; a second viewer
+    stays for stretches), a tap every tenth and a 2 s hold every fiftieth, for CHURN_SECONDS
+    (or CHURN_CYCLES viewers): the service's resident memory after, against its steady state
+    after one viewer. Prints a `churn-rss` line for make bench; the budget is CHURN_BUDGET_MB."""
+    seconds = float(os.environ.get("CHURN_SECONDS", "0"))
+    cycles = int(os.environ.get("CHURN_CYCLES", "200")) if not seconds else 1 << 30
+    budget = float(os.environ.get("CHURN_BUDGET_MB", "32"))
+    warm = play("/live")
+    frames_over([warm], 2)
+    warm.stop()
+    time.sleep(1)
+    base_rss, base_heap = memory()
+    print(f"steady state (after one viewer): resident {base_rss / 2**20:.1f} MB, heap {base_heap / 2**20:.1f} MB")
+    start = time.monotonic()
+    peak, taps, holds, stayer, i, last_print = base_rss, 0, 0, None, 0, start
+    while i < cycles and (not seconds or time.monotonic() - start < seconds):
+        i += 1
+        v = Viewer(HOST, PORT, "/live", TOKEN)
+        v.start()
+        v.playing.wait(20)
+        deadline = time.monotonic() + 5
+        while v.frames < 10 and time.monotonic() < deadline:
+            time.sleep(0.02)
+        if i % 2 == 0 and v.conn:
+            try:
+                v.conn.sock.shutdown(socket.SHUT_RDWR)
+            except OSError:
+                pass
+        v.stop()
+        if i % 10 == 0:
+            taps += ctl("tap")[0] == 0
+        if i % 50 == 0:
+            holds += ctl("hold", "2")[0] == 0
+        if i % 100 == 0:
+            if stayer:
+                stayer.stop()
+                stayer = None
+            else:
+                stayer = play("/live")
+        r, h = memory()
+        peak = max(peak, r)
+        if time.monotonic() - last_print > (300 if seconds > 600 else 20):
+            last_print = time.monotonic()
+            print(f"  {time.monotonic() - start:.0f} s, {i} viewers: resident {r / 2**20:.1f} MB, "
+                  f"heap {h / 2**20:.1f} MB", flush=True)
+    if stayer:
+        stayer.stop()
+    time.sleep(2)
+    end_rss, end_heap = memory()
+    grew = (end_rss - base_rss) / 2**20
+    print(json.dumps({"bench": "churn-rss", "seconds": round(time.monotonic() - start), "viewers": i, "taps": taps,
+                      "holds": holds, "steady_mb": round(base_rss / 2**20, 1), "after_mb": round(end_rss / 2**20, 1),
+                      "peak_mb": round(peak / 2**20, 1), "grew_mb": round(grew, 1),
+                      "heap_grew_mb": round((end_heap - base_heap) / 2**20, 2), "budget_mb": budget}))
+    check(grew <= budget, f"resident memory after {i} viewers within {budget:.0f} MB of the steady state "
+                          f"(+{grew:.1f} MB)")
+
+
+SCENARIOS = {"churn": churn, "freeze": freeze, "idle": idle, "announce": announce, "guesses": guesses, "nul": nul,
              "reconnects": reconnects, "fuzz": fuzz}
 
 if __name__ == "__main__":

@@ -31,6 +31,11 @@ int shutter_clock_synchronised(void);
 /* Hands the heap's free pages back to the kernel (glibc malloc_trim(0)). */
 void shutter_release_free_memory(void);
 
+/* At most `count` malloc arenas (glibc mallopt M_ARENA_MAX; its default is 8 per core):
+ * every thread that allocates may otherwise get an arena of its own, whose freed pages
+ * stay resident. */
+void shutter_limit_malloc_arenas(int count);
+
 /* Bytes malloc has handed out and not had back (glibc mallinfo2: arena blocks in use
  * plus mmapped blocks); -1 where the C library cannot tell. Independent of trimming. */
 long long shutter_heap_in_use(void);

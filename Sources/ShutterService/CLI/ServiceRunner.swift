@@ -20,6 +20,7 @@ enum ServiceRunner {
     static func run(config: ShutterConfig, roles: BoardRoles, hooks: ServiceHooks? = nil,
                     reloadConfig: (@Sendable () throws(ConfigError) -> ShutterConfig)? = nil) async -> Int32 {
         let log = Log("shutter.main")
+        ProcessMemory.limitArenas(to: 2)
         let files = OpenFileLimit.raise()
         if files.after > files.before { log.info("open files: limit \(files.before) raised to \(files.after)") }
         let feed = PreviewFeed()
