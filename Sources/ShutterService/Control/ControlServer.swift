@@ -76,28 +76,32 @@ public final class ControlServer: Sendable {
     }
 
     /// Accepts until `close()`. Out of descriptors (EMFILE, ENFILE: the process or the system
-    /// is at its limit, e.g. while network peers hold connections) it says so once, waits a
-    /// little and tries again: the socket must answer once descriptors are free again.
+    /// is at its limit, e.g. while network peers hold connections) it says so (at most once a
+    /// minute), waits a little and tries again: the socket must answer once descriptors are
+    /// free again.
     private func acceptLoop() {
-        var saidOutOfFiles = false
+        var failing = false, said = false
+        var lastSaid: ContinuousClock.Instant?
         while true {
             let c = accept(listenFD, nil, nil)
             if c < 0 {
                 let e = errno
                 if e == EINTR || e == ECONNABORTED { continue }
                 if closing.withLock({ $0 }) { return }
-                if !saidOutOfFiles {
+                let now = ContinuousClock.now
+                if !failing, lastSaid.map({ now - $0 > .seconds(60) }) ?? true {
                     log.warning("control socket: cannot accept (\(SystemError(errno: e, call: "accept"))); "
                                 + "trying again every 100 ms")
-                    saidOutOfFiles = true
+                    lastSaid = now
+                    said = true
                 }
+                failing = true
                 usleep(100_000)
                 continue
             }
-            if saidOutOfFiles {
-                log.notice("control socket: accepting again")
-                saidOutOfFiles = false
-            }
+            if failing, said { log.notice("control socket: accepting again") }
+            failing = false
+            said = false
             _ = fcntl(c, F_SETFD, FD_CLOEXEC)
             PlainThread.start(name: "control-conn") { [self] in serve(c) }
         }
