@@ -35,6 +35,7 @@ struct shutter_rtsp {
     GSocket *listener;
     GSource *accept_source;   // NULL while accepting is paused (no descriptor left)
     GHashTable *per_address;  // peer address → its open connections (under lock)
+    GList *callers;           // connections not yet handed to the library (the server's thread)
     int max_per_address, max_connections;
     int out_of_files_said;    // the log line about descriptors, once until accepting works again
     GMutex lock;              // guards everything below
@@ -81,31 +82,15 @@ typedef struct {
 
 G_DEFINE_TYPE(ShutterRTSPAuth, shutter_rtsp_auth, GST_TYPE_RTSP_AUTH)
 
+static int basic_accepted(shutter_rtsp *s, const char *value, const char *address);
+
 static gboolean shutter_rtsp_auth_authenticate(GstRTSPAuth *auth, GstRTSPContext *ctx) {
     shutter_rtsp *s = ((ShutterRTSPAuth *)auth)->owner;
     gchar *value = NULL;
     if (gst_rtsp_message_get_header(ctx->request, GST_RTSP_HDR_AUTHORIZATION, &value, 0) != GST_RTSP_OK || !value)
         return FALSE;  // asked again with WWW-Authenticate: Basic
-    int ok = 0;
-    if (g_ascii_strncasecmp(value, "Basic ", 6) == 0) {
-        gsize len = 0;
-        guchar *raw = g_base64_decode(value + 6, &len);
-        // The password runs to the end of what was decoded, NULs and all (the check refuses
-        // them): a C string would end it at the first.
-        const guchar *colon = raw ? memchr(raw, ':', len) : NULL;
-        const gchar *ip = ctx->conn ? gst_rtsp_connection_get_ip(ctx->conn) : NULL;
-        if (colon && s->cfg.check) {
-            gsize plen = len - (gsize)(colon + 1 - raw);
-            gchar *password = g_malloc(plen + 1);
-            memcpy(password, colon + 1, plen);
-            password[plen] = 0;
-            ok = s->cfg.check(s->cfg.check_context, password, plen, ip ? ip : "");
-            memset(password, 0, plen);
-            g_free(password);
-        }
-        if (raw) memset(raw, 0, len);
-        g_free(raw);
-    }
+    const gchar *ip = ctx->conn ? gst_rtsp_connection_get_ip(ctx->conn) : NULL;
+    int ok = basic_accepted(s, value, ip);
     if (!ok) {
         g_mutex_lock(&s->lock);
         s->stats.refused++;
@@ -217,7 +202,6 @@ typedef struct {
     gchar *address;
     int fd;
     gint64 since;             // monotonic µs at accept
-    int answered;             // a request was answered on it
     int closing;              // closed here (its "closed" may come later)
     int closed;
     int last_outq;
@@ -233,20 +217,241 @@ static void peer_free(gpointer p) {
     g_free(st);
 }
 
-// Clients are served on the server's client thread, connections accepted on its own: under
-// the lock.
-static void count_address(shutter_rtsp *s, peer *st, int delta) {
+// Connections are counted from their accept (on the server's thread) until the front door
+// or the client closes them (the client on the library's client thread): under the lock.
+// 1: counted; 0: over a bound, turned away.
+static int count_in(shutter_rtsp *s, const gchar *address) {
     g_mutex_lock(&s->lock);
-    if (delta < 0 && st->closed) {
-        g_mutex_unlock(&s->lock);
-        return;
+    int from_address = GPOINTER_TO_INT(g_hash_table_lookup(s->per_address, address));
+    int ok = from_address < s->max_per_address && s->stats.connections < s->max_connections;
+    if (ok) {
+        g_hash_table_insert(s->per_address, g_strdup(address), GINT_TO_POINTER(from_address + 1));
+        s->stats.connections++;
+    } else {
+        s->stats.turned_away++;
     }
-    if (delta < 0) st->closed = 1;
-    int n = GPOINTER_TO_INT(g_hash_table_lookup(s->per_address, st->address)) + delta;
-    if (n > 0) g_hash_table_insert(s->per_address, g_strdup(st->address), GINT_TO_POINTER(n));
-    else g_hash_table_remove(s->per_address, st->address);
-    s->stats.connections += delta;
     g_mutex_unlock(&s->lock);
+    return ok;
+}
+
+static void uncount_address(shutter_rtsp *s, const gchar *address) {
+    g_mutex_lock(&s->lock);
+    int n = GPOINTER_TO_INT(g_hash_table_lookup(s->per_address, address)) - 1;
+    if (n > 0) g_hash_table_insert(s->per_address, g_strdup(address), GINT_TO_POINTER(n));
+    else g_hash_table_remove(s->per_address, address);
+    s->stats.connections--;
+    g_mutex_unlock(&s->lock);
+}
+
+// MARK: the front door: requests before authentication
+
+// Until a peer's request carries a password the owner accepts, the shim answers it itself
+// from a buffer of FRONT_DOOR_BYTES: OPTIONS as the library would, anything else 401 (413
+// for a body over SHUTTER_RTSP_BODY_LIMIT, 400 for a request that does not fit). The
+// library's parser keeps every header line of a request however many there are (a peer
+// with one answered request could make it hold hundreds of MB), so a stranger never
+// reaches it. The request that authenticates, and whatever came after it, is handed over
+// with the connection (its initial buffer); with live.rtsp.open, the first request is.
+#define FRONT_DOOR_BYTES 8192
+
+typedef struct {
+    shutter_rtsp *owner;
+    GSocket *sock;
+    GSource *source;
+    gchar *address;
+    int port;
+    gint64 since;
+    int answered;             // a request was answered
+    gsize len;
+    char buf[FRONT_DOOR_BYTES + 1];
+} caller;
+
+static void caller_free(caller *c, int close_socket) {
+    shutter_rtsp *s = c->owner;
+    s->callers = g_list_remove(s->callers, c);
+    if (c->source) {
+        g_source_destroy(c->source);
+        g_source_unref(c->source);
+    }
+    if (close_socket) {
+        g_socket_close(c->sock, NULL);
+        uncount_address(s, c->address);
+    }
+    g_object_unref(c->sock);
+    g_free(c->address);
+    g_free(c);
+}
+
+static void caller_reply(caller *c, const char *status, const char *cseq, const char *extra) {
+    char reply[512];
+    int n = snprintf(reply, sizeof reply, "RTSP/1.0 %s\r\nCSeq: %s\r\n%sServer: GStreamer RTSP server\r\n\r\n", status,
+                     cseq, extra);
+    if (n > 0) g_socket_send(c->sock, reply, (gsize)MIN(n, (int)sizeof reply - 1), NULL, NULL);
+    c->answered = 1;
+}
+
+// The value of header `name` in the request's head (its first `head` bytes), copied into
+// `out` (NUL-terminated, cut to `size`); 0 when absent.
+static int header_value(const char *req, gsize head, const char *name, char *out, gsize size) {
+    gsize nlen = strlen(name);
+    for (const char *line = memchr(req, '\n', head); line && (gsize)(line - req) < head;
+         line = memchr(line + 1, '\n', head - (gsize)(line + 1 - req))) {
+        const char *p = line + 1;
+        if ((gsize)(p - req) + nlen + 1 > head || g_ascii_strncasecmp(p, name, nlen) != 0 || p[nlen] != ':') continue;
+        p += nlen + 1;
+        while (*p == ' ' || *p == '\t') p++;
+        const char *end = p;
+        while ((gsize)(end - req) < head && *end != '\r' && *end != '\n') end++;
+        gsize n = MIN((gsize)(end - p), size - 1);
+        memcpy(out, p, n);
+        out[n] = 0;
+        return 1;
+    }
+    return 0;
+}
+
+// Whether an Authorization header's value is HTTP Basic with a password the owner accepts
+// from `address`; the password is all that was decoded after the first colon, NULs and all.
+static int basic_accepted(shutter_rtsp *s, const char *value, const char *address) {
+    if (g_ascii_strncasecmp(value, "Basic ", 6) != 0 || !s->cfg.check) return 0;
+    gsize len = 0;
+    guchar *raw = g_base64_decode(value + 6, &len);
+    const guchar *colon = raw ? memchr(raw, ':', len) : NULL;
+    int ok = 0;
+    if (colon) {
+        gsize plen = len - (gsize)(colon + 1 - raw);
+        gchar *password = g_malloc(plen + 1);
+        memcpy(password, colon + 1, plen);
+        password[plen] = 0;
+        ok = s->cfg.check(s->cfg.check_context, password, plen, address ? address : "");
+        memset(password, 0, plen);
+        g_free(password);
+    }
+    if (raw) memset(raw, 0, len);
+    g_free(raw);
+    return ok;
+}
+
+// One complete request at the start of the buffer: 1 handled (consumed, go on), 0 the
+// connection was handed over or closed (the caller is freed).
+static int caller_request(caller *c, gsize head, gsize total) {
+    shutter_rtsp *s = c->owner;
+    char cseq[16] = "0", auth[1024] = "";
+    if (header_value(c->buf, head, "CSeq", cseq, sizeof cseq)) {
+        for (char *p = cseq; *p; p++)
+            if (!g_ascii_isdigit(*p)) *p = 0;  // echoed: digits only
+    }
+    int http = strncmp(c->buf, "GET ", 4) == 0 || strncmp(c->buf, "POST ", 5) == 0;
+    int has_auth = header_value(c->buf, head, "Authorization", auth, sizeof auth);
+    if (memchr(c->buf, 0, c->len)) {  // the handed-over buffer is a C string
+        caller_reply(c, "400 Bad Request", cseq, "");
+        caller_free(c, 1);
+        return 0;
+    }
+    if (s->cfg.open || (has_auth && basic_accepted(s, auth, c->address))) {
+        c->buf[c->len] = 0;
+        GSocket *sock = g_object_ref(c->sock);
+        int port = c->port;
+        gchar *address = g_strdup(c->address);
+        gchar *initial = g_strdup(c->buf);
+        caller_free(c, 0);  // the socket and its place in the counts go to the client
+        if (!gst_rtsp_server_transfer_connection(s->server, sock, address, port, initial)) uncount_address(s, address);
+        g_free(initial);
+        g_free(address);
+        return 0;
+    }
+    if (has_auth) {
+        g_mutex_lock(&s->lock);
+        s->stats.refused++;
+        g_mutex_unlock(&s->lock);
+    }
+    if (http) {  // RTSP over HTTP: the tunnel's GET or POST, without a password we accept
+        static const char no[] = "HTTP/1.0 401 Unauthorized\r\nWWW-Authenticate: Basic realm=\"GStreamer RTSP Server\"\r\n"
+                                 "Content-Length: 0\r\n\r\n";
+        g_socket_send(c->sock, no, sizeof no - 1, NULL, NULL);
+        caller_free(c, 1);
+        return 0;
+    }
+    if (strncmp(c->buf, "OPTIONS ", 8) == 0)
+        caller_reply(c, "200 OK", cseq,
+                     "Public: OPTIONS, DESCRIBE, ANNOUNCE, GET_PARAMETER, PAUSE, PLAY, RECORD, SETUP, SET_PARAMETER, "
+                     "TEARDOWN\r\n");
+    else
+        caller_reply(c, "401 Unauthorized", cseq, "WWW-Authenticate: Basic realm=\"GStreamer RTSP Server\"\r\n");
+    memmove(c->buf, c->buf + total, c->len - total);
+    c->len -= total;
+    return 1;
+}
+
+static gboolean caller_readable(GSocket *sock, GIOCondition condition, gpointer user) {
+    (void)condition;
+    caller *c = user;
+    for (;;) {
+        if (c->len < FRONT_DOOR_BYTES) {
+            GError *error = NULL;
+            gssize n = g_socket_receive(sock, c->buf + c->len, FRONT_DOOR_BYTES - c->len, NULL, &error);
+            if (n < 0 && g_error_matches(error, G_IO_ERROR, G_IO_ERROR_WOULD_BLOCK)) {
+                g_error_free(error);
+                return G_SOURCE_CONTINUE;
+            }
+            if (error) g_error_free(error);
+            if (n <= 0) {  // the peer left, or the connection failed
+                caller_free(c, 1);
+                return G_SOURCE_REMOVE;
+            }
+            c->len += (gsize)n;
+        }
+        c->buf[c->len] = 0;
+        // Requests complete in the buffer, in order (leading blank lines are skipped).
+        for (;;) {
+            gsize skip = 0;
+            while (skip < c->len && (c->buf[skip] == '\r' || c->buf[skip] == '\n')) skip++;
+            if (skip) {
+                memmove(c->buf, c->buf + skip, c->len - skip);
+                c->len -= skip;
+                c->buf[c->len] = 0;
+            }
+            char *end = g_strstr_len(c->buf, (gssize)c->len, "\r\n\r\n");
+            if (!end) break;
+            gsize head = (gsize)(end - c->buf) + 4;
+            char length[24] = "0";
+            header_value(c->buf, head, "Content-Length", length, sizeof length);
+            gint64 body = g_ascii_strtoll(length, NULL, 10);
+            if (body < 0 || body > SHUTTER_RTSP_BODY_LIMIT) {
+                char cseq[16] = "0";
+                header_value(c->buf, head, "CSeq", cseq, sizeof cseq);
+                for (char *p = cseq; *p; p++)
+                    if (!g_ascii_isdigit(*p)) *p = 0;
+                caller_reply(c, "413 Request Entity Too Large", cseq, "");
+                caller_free(c, 1);
+                return G_SOURCE_REMOVE;
+            }
+            if (c->len < head + (gsize)body) break;
+            if (!caller_request(c, head, head + (gsize)body)) return G_SOURCE_REMOVE;
+        }
+        if (c->len >= FRONT_DOOR_BYTES) {  // no request fits: not one a viewer sends
+            caller_reply(c, "400 Bad Request", "0", "");
+            caller_free(c, 1);
+            return G_SOURCE_REMOVE;
+        }
+    }
+}
+
+// A caller with no request answered in SHUTTER_RTSP_FIRST_REQUEST_SECONDS, or not
+// authenticated in SHUTTER_RTSP_SESSIONLESS_SECONDS, is closed (on the tick).
+static void check_callers(shutter_rtsp *s, gint64 now) {
+    GList *l = s->callers;
+    while (l) {
+        caller *c = l->data;
+        l = l->next;
+        gint64 age = (now - c->since) / G_USEC_PER_SEC;
+        if ((!c->answered && age >= SHUTTER_RTSP_FIRST_REQUEST_SECONDS) || age >= SHUTTER_RTSP_SESSIONLESS_SECONDS) {
+            g_mutex_lock(&s->lock);
+            s->stats.idle_closed++;
+            g_mutex_unlock(&s->lock);
+            caller_free(c, 1);
+        }
+    }
 }
 
 // MARK: viewers that stop reading, and peers that hold a connection for nothing
@@ -265,6 +470,7 @@ static gboolean check_stalls(gpointer user) {
     gst_rtsp_session_pool_cleanup(pool);
     g_object_unref(pool);
     gint64 now = g_get_monotonic_time();
+    check_callers(s, now);
     GList *clients = gst_rtsp_server_client_filter(s->server, NULL, NULL);
     for (GList *l = clients; l; l = l->next) {
         GstRTSPClient *c = l->data;
@@ -274,8 +480,7 @@ static gboolean check_stalls(gpointer user) {
         int has_session = sessions != NULL;
         g_list_free_full(sessions, g_object_unref);
         gint64 age = (now - st->since) / G_USEC_PER_SEC;
-        if ((!st->answered && age >= SHUTTER_RTSP_FIRST_REQUEST_SECONDS) ||
-            (!st->had_session && !has_session && age >= SHUTTER_RTSP_SESSIONLESS_SECONDS)) {
+        if (!st->had_session && !has_session && age >= SHUTTER_RTSP_SESSIONLESS_SECONDS) {
             g_mutex_lock(&s->lock);
             s->stats.idle_closed++;
             g_mutex_unlock(&s->lock);
@@ -333,15 +538,11 @@ static void client_closed(GstRTSPClient *client, gpointer user) {
     }
     g_ptr_array_set_size(st->sessions, 0);
     g_object_unref(pool);
-    count_address(s, st, -1);
-}
-
-static void message_sent(GstRTSPClient *client, GstRTSPContext *ctx, GstRTSPMessage *message, gpointer user) {
-    (void)ctx;
-    (void)message;
-    (void)user;
-    peer *st = g_object_get_data(G_OBJECT(client), "shutter-peer");
-    if (st) st->answered = 1;
+    g_mutex_lock(&s->lock);
+    int first = !st->closed;
+    st->closed = 1;
+    g_mutex_unlock(&s->lock);
+    if (first) uncount_address(s, st->address);
 }
 
 static void client_connected(GstRTSPServer *server, GstRTSPClient *client, gpointer user) {
@@ -355,13 +556,11 @@ static void client_connected(GstRTSPServer *server, GstRTSPClient *client, gpoin
     st->fd = sock ? g_socket_get_fd(sock) : -1;
     st->since = g_get_monotonic_time();
     st->sessions = g_ptr_array_new_with_free_func(g_free);
-    g_object_set_data_full(G_OBJECT(client), "shutter-peer", st, peer_free);
-    count_address(s, st, +1);
+    g_object_set_data_full(G_OBJECT(client), "shutter-peer", st, peer_free);  // counted at its accept
     // A body (ANNOUNCE, SET_PARAMETER) beyond a few KB is refused before it is read.
     if (conn) gst_rtsp_connection_set_content_length_limit(conn, SHUTTER_RTSP_BODY_LIMIT);
     g_signal_connect(client, "new-session", G_CALLBACK(session_made), user);
     g_signal_connect(client, "closed", G_CALLBACK(client_closed), user);
-    g_signal_connect(client, "send-message", G_CALLBACK(message_sent), user);
 }
 
 // MARK: accepting
@@ -421,19 +620,23 @@ static gboolean on_accept(GSocket *listener, GIOCondition condition, gpointer us
             port = g_inet_socket_address_get_port(G_INET_SOCKET_ADDRESS(remote));
         }
         if (remote) g_object_unref(remote);
-        g_mutex_lock(&s->lock);
-        int from_address = ip ? GPOINTER_TO_INT(g_hash_table_lookup(s->per_address, ip)) : 0;
-        int all = (int)s->stats.connections;
-        int refuse = !ip || from_address >= s->max_per_address || all >= s->max_connections;
-        if (refuse) s->stats.turned_away++;
-        g_mutex_unlock(&s->lock);
-        if (refuse) {
+        if (!ip || !count_in(s, ip)) {
             g_socket_close(sock, NULL);
             g_object_unref(sock);
-        } else {
-            gst_rtsp_server_transfer_connection(s->server, sock, ip, port, NULL);  // takes the socket, or frees it
+            g_free(ip);
+            continue;
         }
-        g_free(ip);
+        caller *c = g_new0(caller, 1);
+        c->owner = s;
+        c->sock = sock;
+        c->address = ip;
+        c->port = port;
+        c->since = g_get_monotonic_time();
+        g_socket_set_blocking(sock, FALSE);
+        c->source = g_socket_create_source(sock, G_IO_IN, NULL);
+        g_source_set_callback(c->source, (GSourceFunc)(void (*)(void))caller_readable, c, NULL);
+        g_source_attach(c->source, s->context);
+        s->callers = g_list_prepend(s->callers, c);
     }
     return G_SOURCE_CONTINUE;
 }
@@ -697,6 +900,7 @@ static GstRTSPFilterResult close_client(GstRTSPServer *server, GstRTSPClient *cl
 
 static gboolean quit_loop(gpointer user) {
     shutter_rtsp *s = user;
+    while (s->callers) caller_free(s->callers->data, 1);
     gst_rtsp_server_client_filter(s->server, close_client, NULL);
     g_main_loop_quit(s->loop);
     return G_SOURCE_REMOVE;

@@ -222,12 +222,14 @@ def announce():
         sent.append(n)
         c.close()
 
-    def header_sender(i, line_bytes, lines):
+    def header_sender(i, line_bytes, lines, options_first=False):
         c = Conn(HOST, PORT, None, source=address(i))
         n = 0
         start = time.monotonic()
         answer = "none"
         try:
+            if options_first:  # one request answered first: the peer is past the first-request deadline
+                c.request("OPTIONS", c.url("/live"))
             c.sock.sendall(f"OPTIONS rtsp://{HOST}:{PORT}/live RTSP/1.0\r\nCSeq: 1\r\n".encode())
             line = b"X-Pad: " + b"p" * line_bytes + b"\r\n"
             for _ in range(lines):
@@ -239,13 +241,15 @@ def announce():
         except OSError as e:
             answer = f"closed ({e.__class__.__name__})"
         sent.append(n)
-        print(f"a request with {lines} header line(s) of {line_bytes} bytes: {answer} after "
+        print(f"a request with {lines} header line(s) of {line_bytes} bytes"
+              f"{' after an OPTIONS' if options_first else ''}: {answer} after "
               f"{time.monotonic() - start:.2f} s")
         c.close()
 
     senders = [threading.Thread(target=body_sender, args=(i,)) for i in range(2)]
     senders += [threading.Thread(target=header_sender, args=(2, 16 << 20, 1)),
-                threading.Thread(target=header_sender, args=(3, 100, 100_000))]
+                threading.Thread(target=header_sender, args=(3, 100, 100_000)),
+                threading.Thread(target=header_sender, args=(4, 100, 300_000, True))]
     for s in senders:
         s.start()
     for s in senders:
@@ -403,7 +407,7 @@ def fuzz():
         try:
             c.sock.sendall(mutate(rng.choice(corpus).encode("latin-1")))
             sent += 1
-            c.sock.settimeout(0.05)
+            c.sock.settimeout(0.01)
             data = c.sock.recv(65536)
             if data:
                 answered += 1
