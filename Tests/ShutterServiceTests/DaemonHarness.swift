@@ -129,7 +129,16 @@ final class DaemonHarness {
             kill(p.processIdentifier, SIGTERM)
             if waitExit(timeout: 20) == nil { kill(p.processIdentifier, SIGKILL); p.waitUntilExit() }
         }
+        if process != nil { checkNoCritical() }
         process = nil
+    }
+
+    /// A GLib or GStreamer CRITICAL is a mistake of ours (an assertion the library caught):
+    /// no run of shutterd in any test may log one.
+    func checkNoCritical(file: StaticString = #filePath, line: UInt = #line) {
+        let criticals = log().split(separator: "\n").filter { $0.contains("-CRITICAL **") }
+        XCTAssertTrue(criticals.isEmpty, "shutterd logged \(criticals.count) CRITICAL line(s): "
+                      + criticals.prefix(3).joined(separator: "\n"), file: file, line: line)
     }
 
     func files(_ ext: String) -> [String] {
