@@ -31,27 +31,13 @@ final class LiveEdgeTests: XCTestCase {
     /// Runs the scenarios in turn; each one's output is printed, its failures asserted.
     func run(_ scenarios: [String], _ d: DaemonHarness, port: String, token: String, extra: [String: String] = [:]) throws {
         for scenario in scenarios {
-            let p = Process()
-            p.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
-            p.arguments = [Self.dir + "/rtsp_edges.py", scenario]
-            var env = ProcessInfo.processInfo.environment
-            env["RTSP_HOST"] = "127.0.0.1"
-            env["RTSP_PORT"] = port
-            env["TOKEN"] = token
-            env["PASSWORD"] = WebScripts.password
-            env["SHUTTERCTL"] = DaemonHarness.binDir + "/shutterctl"
-            env["SOCKET"] = d.socket
-            env["DAEMON_PID"] = "\(d.process!.processIdentifier)"
+            var env = ["RTSP_HOST": "127.0.0.1", "RTSP_PORT": port, "TOKEN": token, "PASSWORD": WebScripts.password,
+                       "SHUTTERCTL": DaemonHarness.binDir + "/shutterctl", "SOCKET": d.socket,
+                       "DAEMON_PID": "\(d.process!.processIdentifier)"]
             env.merge(extra) { _, new in new }
-            p.environment = env
-            let out = Pipe()
-            p.standardOutput = out
-            p.standardError = out
-            try p.run()
-            let text = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-            p.waitUntilExit()
-            print("rtsp-edge \(scenario):\n" + text)
-            XCTAssertEqual(p.terminationStatus, 0, "scenario \(scenario): \(text.suffix(3000))")
+            print("rtsp-edge \(scenario):")
+            let (status, text) = try WebScripts.python([Self.dir + "/rtsp_edges.py", scenario], env: env)
+            XCTAssertEqual(status, 0, "scenario \(scenario): \(text.suffix(3000))")
         }
         XCTAssertFalse(d.log().contains("CRITICAL"), "a GStreamer or GLib CRITICAL in the log:\n\(d.log().suffix(3000))")
     }

@@ -25,10 +25,7 @@ enum WebScripts {
     /// Runs `name` with BASE_URL, STORAGE, SHUTTERCTL, SOCKET, PASSWORD, OUT_DIR and
     /// `extra` in its environment; its exit status and output (printed too).
     static func run(_ name: String, _ d: DaemonHarness, _ url: String, extra: [String: String] = [:]) throws -> (Int32, String) {
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
-        p.arguments = [dir + "/" + name]
-        var env = ProcessInfo.processInfo.environment
+        var env: [String: String] = [:]
         env["BASE_URL"] = url
         env["STORAGE"] = d.storage
         env["SHUTTERCTL"] = DaemonHarness.binDir + "/shutterctl"
@@ -37,7 +34,16 @@ enum WebScripts {
         env["OUT_DIR"] = URL(fileURLWithPath: dir).deletingLastPathComponent().deletingLastPathComponent()
             .appendingPathComponent(".build").path
         env.merge(extra) { _, new in new }
-        p.environment = env
+        return try python([dir + "/" + name], env: env)
+    }
+
+    /// Runs python3 with `arguments` and `env` added to this process's environment; its exit
+    /// status and output (stdout and stderr together, printed too).
+    static func python(_ arguments: [String], env: [String: String]) throws -> (Int32, String) {
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
+        p.arguments = arguments
+        p.environment = ProcessInfo.processInfo.environment.merging(env) { _, new in new }
         let out = Pipe()
         p.standardOutput = out
         p.standardError = out
