@@ -37,7 +37,7 @@ struct shutter_rtsp {
     GHashTable *per_address;  // peer address → its open connections (under lock)
     GList *callers;           // connections not yet handed to the library (the server's thread)
     int max_per_address, max_connections;
-    int out_of_files_said;    // the log line about descriptors, once until accepting works again
+    gint64 out_of_files_said; // when the log line about descriptors was last written (µs, 0 never)
     GMutex lock;              // guards everything below
     GPtrArray *outlets;       // one per prepared media (outlet *), each fed every frame
     int audio_rate, audio_channels;
@@ -66,8 +66,9 @@ static void say(shutter_rtsp *s, int priority, const char *message) {
     if (s->cfg.log) s->cfg.log(s->cfg.check_context, priority, message);
 }
 
-int shutter_rtsp_max_connections_per_address(int max_viewers) { return (max_viewers > 0 ? max_viewers : 1) + 4; }
-int shutter_rtsp_max_connections(int max_viewers) { return 4 * (max_viewers > 0 ? max_viewers : 1) + 16; }
+// Connections one address may hold (an NVR's streams and probes), and all peers together.
+static int max_connections_per_address(int max_viewers) { return (max_viewers > 0 ? max_viewers : 1) + 4; }
+static int max_connections(int max_viewers) { return 4 * (max_viewers > 0 ? max_viewers : 1) + 16; }
 
 // MARK: authentication: a Basic password the owner accepts (a web token or the page's password)
 
@@ -194,11 +195,10 @@ static void media_configure(GstRTSPMediaFactory *factory, GstRTSPMedia *media, g
 
 // MARK: connections
 
-// Per connection, kept on its client: when it came, its socket (taken at the start: the
-// connection's own accessors assert once it is closed), whether a request was answered,
-// and what the stall check saw.
+// Per connection handed to the library, kept on its client: when it came, its socket
+// (taken at the start: the connection's own accessors assert once it is closed), its
+// sessions, and what the stall check saw.
 typedef struct {
-    shutter_rtsp *owner;
     gchar *address;
     int fd;
     gint64 since;             // monotonic µs at accept
@@ -461,9 +461,9 @@ static void check_callers(shutter_rtsp *s, gint64 now) {
 // and the queue grows to the socket's buffer, autotuned to MBs, when it reads nothing); a
 // connection that had a session and has none left (it timed out: a viewer that stops
 // reading sends no keep-alive either) is no viewer any more. Either for stall_seconds:
-// closed, and what it held is freed. A connection with no request answered within
-// SHUTTER_RTSP_FIRST_REQUEST_SECONDS, or no session within SHUTTER_RTSP_SESSIONLESS_SECONDS,
-// is closed too: a stranger cannot hold descriptors by connecting and waiting.
+// closed, and what it held is freed. A connection that logged in but set up no session
+// within SHUTTER_RTSP_SESSIONLESS_SECONDS is closed too, as the front door closes callers
+// (check_callers): nobody holds a descriptor by connecting and waiting.
 static gboolean check_stalls(gpointer user) {
     shutter_rtsp *s = user;
     GstRTSPSessionPool *pool = gst_rtsp_server_get_session_pool(s->server);
@@ -547,10 +547,8 @@ static void client_closed(GstRTSPClient *client, gpointer user) {
 
 static void client_connected(GstRTSPServer *server, GstRTSPClient *client, gpointer user) {
     (void)server;
-    shutter_rtsp *s = user;
     GstRTSPConnection *conn = gst_rtsp_client_get_connection(client);
     peer *st = g_new0(peer, 1);
-    st->owner = s;
     st->address = g_strdup(conn ? gst_rtsp_connection_get_ip(conn) : "");
     GSocket *sock = conn ? gst_rtsp_connection_get_read_socket(conn) : NULL;
     st->fd = sock ? g_socket_get_fd(sock) : -1;
@@ -576,7 +574,8 @@ static gboolean resume_accepting(gpointer user) {
 }
 
 // Accepts what is waiting. A peer over its bound, or over the bound in all, is closed at
-// once. Out of descriptors (EMFILE, ENFILE), accepting pauses for a second and says so once:
+// once. Out of descriptors (EMFILE, ENFILE), accepting pauses for a second (said at most
+// once a minute):
 // the pending connections wait in the kernel's backlog instead of spinning this thread.
 static gboolean on_accept(GSocket *listener, GIOCondition condition, gpointer user) {
     (void)condition;
@@ -588,17 +587,15 @@ static gboolean on_accept(GSocket *listener, GIOCondition condition, gpointer us
             int out_of_files = error && error->domain == G_IO_ERROR && error->code == G_IO_ERROR_TOO_MANY_OPEN_FILES;
             int would_block = error && g_error_matches(error, G_IO_ERROR, G_IO_ERROR_WOULD_BLOCK);
             if (out_of_files) {
-                if (!s->out_of_files_said) {
+                gint64 now = g_get_monotonic_time();
+                if (!s->out_of_files_said || now - s->out_of_files_said > 60 * G_USEC_PER_SEC) {
                     char msg[256];
                     snprintf(msg, sizeof msg, "RTSP: not accepting for now: %s (the process's open-file limit is "
                              "reached; raise LimitNOFILE or lower live.maxViewers); trying again each second",
                              error->message);
                     say(s, 4, msg);
-                    s->out_of_files_said = 1;
+                    s->out_of_files_said = now;
                 }
-                g_mutex_lock(&s->lock);
-                s->stats.accept_paused++;
-                g_mutex_unlock(&s->lock);
             }
             if (error) g_error_free(error);
             (void)would_block;  // nothing waiting, or a peer that left before it was accepted
@@ -611,7 +608,6 @@ static gboolean on_accept(GSocket *listener, GIOCondition condition, gpointer us
             g_source_unref(later);
             return G_SOURCE_REMOVE;
         }
-        s->out_of_files_said = 0;
         GSocketAddress *remote = g_socket_get_remote_address(sock, NULL);
         gchar *ip = NULL;
         int port = 0;
@@ -697,8 +693,8 @@ int shutter_rtsp_start(const shutter_rtsp_config *cfg, shutter_rtsp **out, char 
     s->path = g_strdup(cfg->path);
     s->cfg.path = s->path;
     if (s->cfg.stall_seconds <= 0) s->cfg.stall_seconds = 10;
-    s->max_per_address = shutter_rtsp_max_connections_per_address(cfg->max_viewers);
-    s->max_connections = shutter_rtsp_max_connections(cfg->max_viewers);
+    s->max_per_address = max_connections_per_address(cfg->max_viewers);
+    s->max_connections = max_connections(cfg->max_viewers);
     s->per_address = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
     s->outlets = g_ptr_array_new_with_free_func(outlet_free);
     g_mutex_init(&s->lock);

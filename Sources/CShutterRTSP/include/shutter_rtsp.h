@@ -35,9 +35,9 @@ typedef struct {
     shutter_rtsp_log_fn log;
 } shutter_rtsp_config;
 
-/// What a peer may hold before it has a session (shutter_rtsp.c): connections per address
-/// and in all (from max_viewers), seconds to its first answered request and to a session,
-/// and the bytes of a request body.
+/// What a peer may hold before it has a session (shutter_rtsp.c; the connections per
+/// address and in all come from max_viewers there): seconds to its first answered request
+/// and to logging in or a session, and the bytes of a request body.
 #define SHUTTER_RTSP_FIRST_REQUEST_SECONDS 5
 #define SHUTTER_RTSP_SESSIONLESS_SECONDS 20
 #define SHUTTER_RTSP_BODY_LIMIT 4096
@@ -52,12 +52,7 @@ typedef struct {
     int64_t connections;      // RTSP connections open now
     int64_t turned_away;      // connections closed at once: too many from that address or in all
     int64_t idle_closed;      // closed for sending no request, or holding no session, in time
-    int64_t accept_paused;    // times accepting paused because the process had no descriptor left
 } shutter_rtsp_stats;
-
-/// Connections one address may hold, and all peers together, for `max_viewers`.
-int shutter_rtsp_max_connections_per_address(int max_viewers);
-int shutter_rtsp_max_connections(int max_viewers);
 
 /// Starts listening. 0, or a negative value with a message in `err`.
 int shutter_rtsp_start(const shutter_rtsp_config *cfg, shutter_rtsp **out, char *err, size_t errlen);
