@@ -143,7 +143,7 @@ final class InProcessRig: @unchecked Sendable {
     /// request goes in behind them (the inbox keeps the order) and is answered.
     static func loopCaughtUp(_ service: CameraService) async {
         await withCheckedContinuation { (c: CheckedContinuation<Void, Never>) in
-            service.post(.request(ControlRequest(cmd: "status"), Reply { _ in c.resume() }))
+            service.post(.request(.status, Reply { _ in c.resume() }))
         }
     }
 
@@ -179,7 +179,10 @@ final class InProcessRig: @unchecked Sendable {
     /// loop takes it before the clock moves again.
     func send(_ request: ControlRequest) -> Pending {
         let p = Pending()
-        service.post(.request(request, Reply { p.set($0) }))
+        switch ServiceCommand.decode(request) {
+        case .success(let command): service.post(.request(command, Reply { p.set($0) }))
+        case .failure(let refusal): p.set(refusal.reply)  // refused where it arrives, as the socket does
+        }
         return p
     }
 

@@ -5,7 +5,7 @@ import XCTest
 
 /// The loop's inbox and its wait: ticks and events in the order the loop needs them.
 final class InboxTests: XCTestCase {
-    private let request = ServiceEvent.request(ControlRequest(cmd: "status"), .ignored)
+    private let request = ServiceEvent.request(.status, .ignored)
 
     private func isTick(_ e: ServiceEvent?) -> Bool {
         if case .tick? = e { return true }

@@ -41,7 +41,7 @@ final class LoopReplayTests: XCTestCase {
         var sequence: UInt64 = 0
 
         /// A request whose reply is recorded under `name`.
-        func request(_ name: String, _ r: ControlRequest) {
+        func request(_ name: String, _ r: ServiceCommand) {
             let trace = self.trace
             loop.handle(.request(r, Reply { trace.add(name, $0) }))
         }
@@ -73,7 +73,7 @@ final class LoopReplayTests: XCTestCase {
         func reply(_ name: String) -> ControlReply? { trace.replies.first { $0.0 == name }?.1 }
 
         /// A request that reached the service at `arrived`, handled now.
-        func request(_ name: String, _ r: ControlRequest, arrived: MonotonicTime) {
+        func request(_ name: String, _ r: ServiceCommand, arrived: MonotonicTime) {
             let trace = self.trace
             var reply = Reply { trace.add(name, $0) }
             reply.arrivedAt = arrived
@@ -150,8 +150,8 @@ final class LoopReplayTests: XCTestCase {
         r.clock.advance(to: pressed + .milliseconds(120))
         let released = r.clock.now()
         r.clock.advance(to: released + .milliseconds(200))  // the loop was busy meanwhile
-        r.request("press", ControlRequest(cmd: "press"), arrived: pressed)
-        r.request("release", ControlRequest(cmd: "release"), arrived: released)
+        r.request("press", .press, arrived: pressed)
+        r.request("release", .release, arrived: released)
         r.run(.seconds(3))  // the catch-up bound (no button answers here), the double tap's window, the tap
         let actions = r.trace.newActions()
         XCTAssertTrue(r.reply("press")?.ok == true)
@@ -169,7 +169,7 @@ final class LoopReplayTests: XCTestCase {
         var r = try replay { $0.still.moment = .focused }
         boot(&r)
         let t0 = r.clock.now()
-        r.request("first", ControlRequest(cmd: "tap"))
+        r.request("first", .photo)
         let first = r.trace.newActions()
         print("replay: first tap → \(first)")
         let take = try XCTUnwrap(first.compactMap { a -> (CaptureID, CaptureOrigin)? in
@@ -180,9 +180,9 @@ final class LoopReplayTests: XCTestCase {
         XCTAssertEqual(first.first, .startAutofocus)
         XCTAssertEqual(r.loop.status.state, "taking-photo")
 
-        r.request("second", ControlRequest(cmd: "photo"))
+        r.request("second", .photo)
         XCTAssertNil(r.reply("second"), "the second waits for the first")
-        r.request("third", ControlRequest(cmd: "tap"))
+        r.request("third", .photo)
         let third = try XCTUnwrap(r.reply("third"), "the third is refused at once")
         XCTAssertFalse(third.ok)
         XCTAssertEqual(third.busy, true)
@@ -241,7 +241,7 @@ final class LoopReplayTests: XCTestCase {
         XCTAssertEqual(r.loop.status.state, "camera-unavailable")
         XCTAssertGreaterThanOrEqual(r.jobs(), 1, "the restart leaves as a job")
         XCTAssertEqual(r.loop.status.counters.cameraRestarts, 1)
-        r.request("tap", ControlRequest(cmd: "tap"))
+        r.request("tap", .photo)
         let refused = try XCTUnwrap(r.reply("tap"))
         XCTAssertFalse(refused.ok)
         // Said as the LED's code means it (it was "refused: error code 2").
@@ -259,13 +259,13 @@ final class LoopReplayTests: XCTestCase {
         var r = try replay { $0.still.moment = .focused }
         boot(&r)
         let t0 = r.clock.now()
-        r.request("tap", ControlRequest(cmd: "tap"))
+        r.request("tap", .photo)
         let take = try XCTUnwrap(r.trace.newActions().compactMap { a -> CaptureID? in
             if case let .takePhoto(id, _, _, _, _) = a { return id }
             return nil
         }.first)
         _ = r.jobs()
-        r.request("set", ControlRequest(cmd: "set", key: "camera.exposure.ev", value: .int(-1)))
+        r.request("set", .set(key: "camera.exposure.ev", value: .int(-1)))
         let save = r.loop.jobs.take()
         XCTAssertEqual(save.count, 1, "only the state file is written: the camera is not touched during the photo")
         r.loop.handle(.done(.settingsSaved(op: 1, note: nil)))
@@ -297,7 +297,7 @@ final class LoopReplayTests: XCTestCase {
         var r = try replay { $0.still.moment = .press }
         boot(&r)
         r.frame()
-        r.request("set", ControlRequest(cmd: "set", key: "camera.exposure.shutterUs", value: .int(10000)))
+        r.request("set", .set(key: "camera.exposure.shutterUs", value: .int(10000)))
         let apply = r.loop.jobs.take()
         XCTAssertEqual(apply.count, 1, "the controls leave as a job")
         r.loop.handle(.done(await apply[0]()))  // the camera takes the controls (inline)
@@ -316,7 +316,7 @@ final class LoopReplayTests: XCTestCase {
         let set = try XCTUnwrap(r.reply("set"))
         XCTAssertTrue(set.ok, "\(set)")
         // The press, at the instant of the answer: the frame nearest it began its exposure after the change.
-        r.request("tap", ControlRequest(cmd: "tap"))
+        r.request("tap", .photo)
         let actions = r.trace.newActions()
         XCTAssertTrue(actions.contains { if case .pinPressFrame = $0 { return true }; return false }, "\(actions)")
         // The newest frame (exposed 2 ms up to the press) began after the change: it is chosen at once.

@@ -8,12 +8,9 @@ import ShutterSim
 extension BoardRoles {
     /// Applies a `sim` request; nil when this is no simulated board, else an error message
     /// or "" when done. `current`: the camera in use (a fault goes to it).
-    func simCommand(_ r: ControlRequest, current: (any CameraDevice)?, log: Log) -> String? {
+    func simCommand(_ r: ServiceCommand.SimRequest, current: (any CameraDevice)?, log: Log) -> String? {
         guard let sim else { return nil }
-        if let f = r.fault {
-            guard let fault = SimCamera.Fault(rawValue: f) else {
-                return "unknown fault \"\(f)\" (one of: \(SimCamera.Fault.allCases.map(\.rawValue).joined(separator: ", ")))"
-            }
+        if let fault = r.fault {
             (current as? SimCamera ?? sim.camera).fault = fault
             log.notice("sim: camera fault \(fault.rawValue)")
         }

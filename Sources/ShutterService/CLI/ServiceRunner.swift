@@ -71,10 +71,12 @@ final class ControlSocketPart: ServicePart {
     func start(_ service: CameraService) -> PartStart {
         let log = Log("shutter.main")
         do {
-            let s = try ControlServer(path: path, events: service.events) { [tokens, mqtt] request, reply in
-                if request.cmd == "web-token" { return reply.send(WebTokenRequests.answer(request, tokens: tokens)) }
-                if request.cmd == "mqtt" { return MQTTPart.answer(request, part: mqtt, reply: reply) }
-                service.post(.request(request, reply))
+            let s = try ControlServer(path: path, events: service.events) { [tokens, mqtt] command, reply in
+                switch command {
+                case .webToken(let t): reply.send(WebTokenRequests.answer(t, tokens: tokens))
+                case .mqttForget: MQTTPart.forget(part: mqtt, reply: reply)
+                default: service.post(.request(command, reply))
+                }
             }
             server.withLock { $0 = s }
             log.notice("control socket \(path)")

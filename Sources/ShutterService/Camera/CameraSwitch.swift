@@ -5,8 +5,8 @@ import ShutterCore
 /// switches to the one asked for through a reopen (`CameraReopen`).
 extension CameraControlPlane {
     /// `camera`: list the cameras, or switch to one.
-    func cameraRequest(_ request: ControlRequest, reply: Reply) {
-        let id = ops.begin(.camera(argument: request.camera), reply: reply)
+    func cameraRequest(_ argument: String?, reply: Reply) {
+        let id = ops.begin(.camera(argument: argument), reply: reply)
         ops[id]?.step = .listing
         listCameras(for: id)
     }

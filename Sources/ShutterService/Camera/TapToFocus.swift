@@ -7,27 +7,16 @@ import ShutterCore
 extension CameraControlPlane {
     static let pointOfInterestKeys = ["camera.focus.window", "camera.exposure.window"]
 
-    func focus(_ request: ControlRequest, reply: Reply) -> [Effect] {
+    func focus(_ request: ServiceCommand.FocusRequest, reply: Reply) -> [Effect] {
         let before = settings
         var notes: [String] = []
-        if request.action == "reset" {
+        guard case .point(let point) = request else {
             for key in Self.pointOfInterestKeys { _ = try? settings.reset(key, source: "shutterctl focus reset") }
             ctx.log.notice("point of interest reset: the configuration's focus and exposure windows")
             notes.append("focus and exposure metering back to the configuration's windows")
             let id = ops.begin(.focus(autofocus: false), reply: reply, before: before)
             ops[id]?.notes = notes
             return takeEffect(id)
-        }
-        guard request.action == nil else {
-            reply.send(.failure("focus takes \"x\" and \"y\", or \"action\": \"reset\" (not \"\(request.action!)\")"))
-            return []
-        }
-        let point: PointOfInterest
-        do throws(PointOfInterest.Refusal) {
-            point = try PointOfInterest(x: request.x, y: request.y)
-        } catch {
-            reply.send(.failure(error.message))
-            return []
         }
         let c = ctx.config.camera
         let window = point.window(controls: settings.effective.camera.controls, rotation: c.rotation,

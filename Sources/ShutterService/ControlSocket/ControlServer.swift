@@ -17,8 +17,8 @@ import ShutterStorage
 /// script on the Pi), so each gets a plain thread that may block.
 /// A malformed request gets an error reply, never a crash.
 public final class ControlServer: Sendable {
-    /// Takes a checked request and answers it through the `Reply` (once, from any thread).
-    typealias Handler = @Sendable (ControlRequest, Reply) -> Void
+    /// Takes a decoded command and answers it through the `Reply` (once, from any thread).
+    typealias Handler = @Sendable (ServiceCommand, Reply) -> Void
 
     public let path: String
     private let listenFD: Int32
@@ -119,11 +119,11 @@ public final class ControlServer: Sendable {
             switch Self.check(line) {
             case .failure(let refusal):
                 reply = refusal.reply
-            case .success(let request) where request.cmd == "events":
+            case .success(.events):
                 guard let events else { reply = .failure("this shutterd has no live events"); break }
                 return streamEvents(events, to: fd)
-            case .success(let request):
-                reply = respond(to: request)
+            case .success(let command):
+                reply = respond(to: command)
             }
         }
         _ = Self.sendAll(ControlCoding.encode(reply), to: fd)
@@ -159,14 +159,12 @@ public final class ControlServer: Sendable {
         }
     }
 
-    private func respond(to request: ControlRequest) -> ControlReply {
+    private func respond(to command: ServiceCommand) -> ControlReply {
         // This thread is ours to block until the loop answers.
         let answer = BlockingAnswer<ControlReply>()
-        handler(request, Reply { answer.give($0) })
+        handler(command, Reply { answer.give($0) })
         return answer.wait() ?? .failure("internal error: no reply")
     }
-
-    struct Refusal: Error { let reply: ControlReply }
 
     /// Lines for one `events` client: pushed by the loop (never waits), taken by
     /// the connection's thread.
@@ -192,22 +190,19 @@ public final class ControlServer: Sendable {
         }
     }
 
-    /// One request line, decoded and checked: the same for the web API's requests (WebFrontend).
-    static func check(_ line: Data) -> Result<ControlRequest, Refusal> {
+    /// One request line, decoded into its command: the same for the web API's requests
+    /// (WebFrontend) and MQTT's (MQTTCommands).
+    static func check(_ line: Data) -> Result<ServiceCommand, ServiceCommand.Refusal> {
         let request: ControlRequest
         do {
             request = try JSONDecoder().decode(ControlRequest.self, from: line)
         } catch let refusal as RequestNumber.Refusal {
-            return .failure(Refusal(reply: .failure(refusal.message)))
+            return .failure(.init(refusal.message))
         } catch {
             Log("shutter.control").warning("malformed control request: \(String(decoding: line.prefix(200), as: UTF8.self))")
-            return .failure(Refusal(reply: .failure("malformed request: expected one JSON object per line like {\"cmd\":\"status\"}")))
+            return .failure(.init("malformed request: expected one JSON object per line like {\"cmd\":\"status\"}"))
         }
-        guard ControlRequest.commands.contains(request.cmd) else {
-            return .failure(Refusal(reply: .failure(
-                "unknown command \"\(request.cmd)\" (known: \(ControlRequest.commands.joined(separator: ", ")))")))
-        }
-        return .success(request)
+        return ServiceCommand.decode(request)
     }
 
     private enum LineResult { case success(Data), failure(String) }

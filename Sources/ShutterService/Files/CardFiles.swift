@@ -58,9 +58,9 @@ final class CardFiles {
     }
 
     /// `inProgress`: what the camera is doing, nil between captures; `saved`: captures saved so far.
-    func delete(_ request: ControlRequest, inProgress: String?, saved: Int, _ reply: Reply) {
-        switch request.file {
-        case "last":
+    func delete(_ target: ServiceCommand.DeleteTarget, inProgress: String?, saved: Int, _ reply: Reply) {
+        switch target {
+        case .last:
             if let inProgress {
                 var r = ControlReply.failure("busy: \(inProgress): `delete last` deletes the photo just taken, so not while "
                                              + "a capture is in progress; name a file by its number (`shutterctl files`)")
@@ -70,11 +70,8 @@ final class CardFiles {
             let op = op(reply), storage = ctx.storage
             lastAsked[op] = saved
             jobs.add { .newestFile(op: op, await Blocking.run(on: Self.queue) { storage.finishedMedia().first }) }
-        case let text?:
-            guard let number = DCFNumber(webNumber: Substring(text)) else { return reply.send(.failure(Self.usage)) }
+        case .number(let number):
             start(op(reply), number)
-        case nil:
-            reply.send(.failure(Self.usage))
         }
     }
 

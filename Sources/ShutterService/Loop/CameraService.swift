@@ -82,16 +82,24 @@ public final class CameraService: Sendable {
         }
     }
 
-    /// A request, answered once the loop has an answer for it.
+    /// A request as the protocol spells it, answered once the loop has an answer for it.
     public func handle(_ request: ControlRequest) async -> ControlReply {
+        switch ServiceCommand.decode(request) {
+        case .failure(let refusal): return refusal.reply
+        case .success(let command): return await handle(command)
+        }
+    }
+
+    /// A command, answered once the loop has an answer for it.
+    func handle(_ command: ServiceCommand) async -> ControlReply {
         await withCheckedContinuation { c in
-            post(.request(request, Reply { c.resume(returning: $0) }))
+            post(.request(command, Reply { c.resume(returning: $0) }))
         }
     }
 
     public func status() async -> ServiceStatus {
         // Every reply to `status` carries one, the last one too.
-        await handle(ControlRequest(cmd: "status")).status!
+        await handle(.status).status!
     }
 
     /// SIGTERM / SIGINT: finish the current file, then `run` returns 0.

@@ -16,7 +16,7 @@ enum ServiceEvent: Sendable {
     /// The camera started, could not start, or its stream ended (CameraSupervisor).
     case camera(CameraSupervisor.Event)
     /// A request from the control socket, the web page or the terminal; answered through `reply`.
-    case request(ControlRequest, Reply)
+    case request(ServiceCommand, Reply)
     /// A capture asked for by a signal or a key: nobody waits for its answer.
     case command(CaptureCommand)
     case signal(ServiceSignal)

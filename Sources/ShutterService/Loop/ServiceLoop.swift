@@ -139,7 +139,7 @@ final class ServiceLoop {
         for effect in control.resume(betweenCaptures: betweenCaptures, cameraHealthy: cameraWell, now: now) {
             switch effect {
             case .machine(let input):
-                apply(machine.handle(input, at: now, lights: control.lights))
+                give(input)
             case .reopening(let status):
                 // Captures wait while no camera streams; the first frame restores them.
                 recent.removeAll()
@@ -179,7 +179,7 @@ final class ServiceLoop {
     private func tick() {
         let now = ctx.now
         feed(button.tick(now: now))
-        if let d = machine.nextDeadline, d <= now { apply(machine.handle(.tick, at: now, lights: control.lights)) }
+        if let d = machine.nextDeadline, d <= now { give(.tick) }
         requests.expire(now: now, lastError: journal.lastError)
         health.probeStorageIfDue(now: now)
         watchdog(now)
@@ -193,11 +193,10 @@ final class ServiceLoop {
     }
 
     func feed(_ gestures: [GestureEvent]) {
-        let now = ctx.now
         for g in gestures {
             if case .tap(let s, let e) = g { photo.noteTap(start: s, end: e) }
             live.gesture(g)
-            apply(machine.handle(.gesture(g), at: now, lights: control.lights))
+            give(.gesture(g))
         }
     }
 
@@ -212,11 +211,11 @@ final class ServiceLoop {
         health.frameArrived(now: now, exposure: exposure, wasWell: wasWell, lastError: journal.lastError)
         if !wasWell {
             // Clears a no-camera fault latched while booting or running.
-            apply(machine.handle(.cameraRestored, at: now, lights: control.lights))
+            give(.cameraRestored)
             becomeReadyIfPossible()
         }
         recent.push(f)
-        if recent.pushed % 10 == 0 { _ = machine.handle(.sceneMetered(f.metadata), at: now, lights: control.lights) }
+        if recent.pushed % 10 == 0 { give(.sceneMetered(f.metadata)) }
         let info = control.camera?.info
         photo.frameArrived(f, frames: recent.all, camera: info)
         if clip.wantsFrames { clip.offer(f) }
@@ -269,7 +268,7 @@ final class ServiceLoop {
     }
 
     private func becomeReadyIfPossible() {
-        if health.becomeReadyIfPossible(line: readyLine, cameraWell: cameraWell) { apply(machine.handle(.ready, at: ctx.now, lights: control.lights)) }
+        if health.becomeReadyIfPossible(line: readyLine, cameraWell: cameraWell) { give(.ready) }
     }
 
     /// Frames have come since the start and none was missed since: the machine's
@@ -279,15 +278,17 @@ final class ServiceLoop {
     /// No frames for now (a stopped stream, a reopen, a failed start or restart):
     /// captures are refused with the camera's code until a frame comes.
     private func cameraLost() {
-        if !machine.cameraLost { apply(machine.handle(.fault(.cameraLost), at: ctx.now, lights: control.lights)) }
+        if !machine.cameraLost { give(.fault(.cameraLost)) }
     }
 
     private var readyLine: String { health.readyLine(photos: photo.photos, clips: clip.clips) }
 
     // MARK: - The machine's actions
 
-    func apply(_ actions: [CaptureAction]) {
-        for a in actions { perform(a) }
+    /// The one way into the capture state machine: the input, with the lights in force
+    /// (the runtime settings own them), and what it decides performed at once.
+    func give(_ input: CaptureInput) {
+        for a in machine.handle(input, at: ctx.now, lights: control.lights) { perform(a) }
     }
 
     private func perform(_ action: CaptureAction) {
@@ -383,7 +384,7 @@ final class ServiceLoop {
             break
         case .storageProbed(let r):
             if let input = health.storageProbed(r, state: machine.state, journal: &journal) {
-                apply(machine.handle(input, at: now, lights: control.lights))
+                give(input)
             }
             becomeReadyIfPossible()
             if case .success = r, health.isReady { health.publish(readyLine) }
@@ -396,7 +397,7 @@ final class ServiceLoop {
             case .failure(let e):
                 journal.error(e.message)
             }
-            apply(machine.handle(input, at: now, lights: control.lights))
+            give(input)
             requests.resolve(o.id, o.result.map { [$0.path] }, at: now, photo: report)
             if health.isReady { health.publish(readyLine) }
         case let .clipCommitted(id, r):
@@ -408,13 +409,13 @@ final class ServiceLoop {
                 health.encoderStopped()
                 requests.resolve(id, .failure(e), at: now)
             }
-            if let input { apply(machine.handle(input, at: now, lights: control.lights)) }
+            if let input { give(input) }
         case let .clipFinished(id, start, outcome):
             health.encoderStopped()
             let (input, files, error) = clip.finished(id, outcome)
             if let error { journal.error(error) }
             if case .success(let paths) = files, !paths.isEmpty { journal.lastFiles = paths }
-            apply(machine.handle(input, at: now, lights: control.lights))
+            give(input)
             if case .success(let paths) = files, !paths.isEmpty {
                 // The machine is idle again; the request's reply waits for the files' final
                 // form: the poster written beside the first, then each made a regular MP4.

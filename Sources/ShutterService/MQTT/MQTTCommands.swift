@@ -22,7 +22,7 @@ enum MQTTCommands {
     /// As the control socket's line (ControlServer.maxRequestBytes).
     static let maxBytes = 64 * 1024
 
-    static func request(_ payload: Data) -> Result<ControlRequest, ControlServer.Refusal> {
+    static func request(_ payload: Data) -> Result<ServiceCommand, ServiceCommand.Refusal> {
         guard payload.count <= maxBytes else {
             return .failure(refused("command too long (\(payload.count) bytes; at most 64 KiB)"))
         }
@@ -42,19 +42,19 @@ enum MQTTCommands {
         switch ControlServer.check(line) {
         case .failure(let refusal):
             return .failure(refusal)
-        case .success(let r):
-            guard allowed.contains(r.cmd) else {
-                return .failure(refused("command \"\(r.cmd)\" is not taken over MQTT (known: \(allowed.sorted().joined(separator: ", ")))"))
+        case .success(let command):
+            guard allowed.contains(command.name) else {
+                return .failure(refused("command \"\(command.name)\" is not taken over MQTT (known: \(allowed.sorted().joined(separator: ", ")))"))
             }
-            return .success(r)
+            return .success(command)
         }
     }
 
     /// "record start" → {"cmd":"record","action":"start"}; Home Assistant's button's
     /// default payload "PRESS" is a photo.
-    private static func refused(_ message: String) -> ControlServer.Refusal { .init(reply: .failure(message)) }
+    private static func refused(_ message: String) -> ServiceCommand.Refusal { .init(message) }
 
-    static func words(_ text: String) -> Result<JSONObject, ControlServer.Refusal> {
+    static func words(_ text: String) -> Result<JSONObject, ServiceCommand.Refusal> {
         let w = text.split(whereSeparator: { $0 == " " || $0 == "\t" }).map(String.init)
         guard let first = w.first else { return .failure(refused("empty command")) }
         func number(_ s: String) -> JSONValue? { Double(s).flatMap { $0.isFinite ? JSONValue.double($0) : nil } }

@@ -58,8 +58,7 @@ final class MQTTPart: ServicePart {
     }
 
     /// `shutterctl mqtt forget` (the control socket's, not the loop's: it concerns no capture).
-    static func answer(_ r: ControlRequest, part: MQTTPart?, reply: Reply) {
-        guard r.action == "forget" else { return reply.send(.failure("mqtt needs \"action\": \"forget\"")) }
+    static func forget(part: MQTTPart?, reply: Reply) {
         guard let s = part?.session.withLock({ $0 }) else {
             return reply.send(.failure("MQTT is off (mqtt.enabled is false): nothing to forget"))
         }

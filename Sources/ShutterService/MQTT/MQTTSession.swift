@@ -306,7 +306,7 @@ final class MQTTSession: @unchecked Sendable {
             said.badInput.say(log, "MQTT: refused a command (\(m.payload.count) bytes): \(refusal.reply.error ?? "")")
             answer(m, refusal.reply)
         case .success(let request):
-            log.info("MQTT: command \(request.cmd)")
+            log.info("MQTT: command \(request.name)")
             service.post(.request(request, Reply { [weak self] reply in
                 guard let self else { return }
                 self.queue.async { self.answer(m, reply) }

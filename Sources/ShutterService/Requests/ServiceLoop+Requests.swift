@@ -16,53 +16,49 @@ import ShutterStorage
 extension ServiceLoop {
     // MARK: - Requests
 
-    func request(_ r: ControlRequest, _ reply: Reply) {
-        if stopping != nil, r.cmd != "status" { return reply.send(.failure("shutterd is stopping")) }
-        switch r.cmd {
-        case "status":
+    /// The one dispatch: each command to the path that owns it.
+    func request(_ command: ServiceCommand, _ reply: Reply) {
+        if stopping != nil, command != .status { return reply.send(.failure("shutterd is stopping")) }
+        switch command {
+        case .status:
             reply.send(ControlReply(ok: true, status: status))
-        case "press":
+        case .press:
             reply.send(press(at: reply.arrivedAt ?? ctx.now))
-        case "release":
+        case .release:
             release(reply)
-        case "tap", "photo":
+        case .photo:
             ask(.photo, bound: .seconds(45), reply)
-        case "hold":
-            // Its bounds were checked as the request was read (RequestNumber.holdSeconds).
-            guard let seconds = r.seconds else {
-                return reply.send(.failure("hold needs \"seconds\" between 0 and 3600, e.g. {\"cmd\":\"hold\",\"seconds\":3}"))
-            }
+        case .hold(let seconds):
             let held = Duration.milliseconds(Int64(seconds * 1000))
             ask(.recordStart(stopAfter: held), bound: held + .seconds(45), reply)
-        case "record":
-            switch r.action {
-            case "start": ask(.recordStart(stopAfter: nil), bound: .seconds(45), reply, answerAtStart: true)
-            case "stop": ask(.recordStop, bound: .seconds(45), reply)
-            default: reply.send(.failure("record needs \"action\": \"start\" or \"stop\""))
-            }
-        case "sim":
-            reply.send(simCommand(r))
-        case "set":
-            route(control.set(r, reply: reply))
-        case "get":
-            reply.send(control.get(r))
-        case "reset":
-            route(control.reset(r, reply: reply))
-        case "focus":
-            route(control.focus(r, reply: reply))
-        case "camera":
-            control.cameraRequest(r, reply: reply)
-        case "files":
+        case .recordStart:
+            ask(.recordStart(stopAfter: nil), bound: .seconds(45), reply, answerAtStart: true)
+        case .recordStop:
+            ask(.recordStop, bound: .seconds(45), reply)
+        case .sim(let sim):
+            reply.send(simCommand(sim))
+        case let .set(key, value):
+            route(control.set(key, to: value, reply: reply))
+        case .get(let key):
+            reply.send(control.get(key))
+        case .reset(let key):
+            route(control.reset(key, reply: reply))
+        case .focus(let focus):
+            route(control.focus(focus, reply: reply))
+        case .camera(let argument):
+            control.cameraRequest(argument, reply: reply)
+        case .files:
             files.list(reply)
-        case "delete":
-            files.delete(r, inProgress: betweenCaptures ? nil : inProgressText, saved: photo.photos + clip.clips, reply)
-        default:
-            reply.send(.failure("unknown command \"\(r.cmd)\""))
+        case .delete(let target):
+            files.delete(target, inProgress: betweenCaptures ? nil : inProgressText, saved: photo.photos + clip.clips, reply)
+        case .events, .webToken, .mqttForget:
+            // The control socket answers these itself; from anywhere else they are not taken.
+            reply.send(.failure("\(command.name) is answered on the control socket only"))
         }
     }
 
     func route(_ effects: [CameraControlPlane.Effect]) {
-        for case .machine(let input) in effects { apply(machine.handle(input, at: ctx.now, lights: control.lights)) }
+        for case .machine(let input) in effects { give(input) }
     }
 
     /// Gives the request an id and hands it to the state machine; its answer
@@ -74,7 +70,7 @@ extension ServiceLoop {
         let id = requests.newRequest(at: now)
         requests.wait(.request(id), deadline: now + bound, reply)
         if answerAtStart { requests.answerWhenStarted(.request(id)) }
-        apply(machine.handle(.command(command, id), at: now, lights: control.lights))
+        give(.command(command, id))
     }
 
     /// Signals and terminal keys: the same requests, nobody waiting for the answer.
@@ -82,7 +78,7 @@ extension ServiceLoop {
     func submit(_ command: CaptureCommand) -> RequestID {
         let now = ctx.now
         let id = requests.newRequest(at: now)
-        apply(machine.handle(.command(command, id), at: now, lights: control.lights))
+        give(.command(command, id))
         return id
     }
 
@@ -114,7 +110,7 @@ extension ServiceLoop {
         feed(button.edge(ButtonEdge(pressed: false, time: released)))
     }
 
-    func simCommand(_ r: ControlRequest) -> ControlReply {
+    func simCommand(_ r: ServiceCommand.SimRequest) -> ControlReply {
         switch ctx.roles.simCommand(r, current: control.camera, log: ctx.log) {
         case nil: return .failure("sim commands need the simulated board (--board sim)")
         case let problem? where !problem.isEmpty: return .failure(problem)

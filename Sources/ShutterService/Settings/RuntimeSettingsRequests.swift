@@ -5,11 +5,7 @@ import ShutterStorage
 /// `shutterctl set | get | reset`, the double tap's flash mode and SIGHUP: the
 /// runtime settings change, then take effect as `takeEffect` says.
 extension CameraControlPlane {
-    func set(_ request: ControlRequest, reply: Reply) -> [Effect] {
-        guard let key = request.key, let value = request.value else {
-            reply.send(.failure("set needs \"key\" and \"value\", e.g. {\"cmd\":\"set\",\"key\":\"camera.exposure.ev\",\"value\":2}"))
-            return []
-        }
+    func set(_ key: String, to value: JSONValue, reply: Reply) -> [Effect] {
         let before = settings
         do throws(ConfigError) {
             try settings.set(key, to: value)
@@ -21,8 +17,8 @@ extension CameraControlPlane {
         return takeEffect(ops.begin(.set(key: key), reply: reply, before: before))
     }
 
-    func get(_ request: ControlRequest) -> ControlReply {
-        guard let key = request.key else {
+    func get(_ key: String?) -> ControlReply {
+        guard let key else {
             var r = ControlReply(ok: true)
             r.settings = RuntimeSettings.settableKeys.map(settingState)
             return r
@@ -35,10 +31,10 @@ extension CameraControlPlane {
         return ControlReply(setting: settingState(key))
     }
 
-    func reset(_ request: ControlRequest, reply: Reply) -> [Effect] {
+    func reset(_ key: String?, reply: Reply) -> [Effect] {
         var reset: [String] = []
         let before = settings
-        if let key = request.key {
+        if let key {
             do throws(ConfigError) {
                 try settings.reset(key)
             } catch {
@@ -48,8 +44,8 @@ extension CameraControlPlane {
         } else {
             reset = settings.resetAll()
         }
-        ctx.log.notice("setting \(request.key ?? "every runtime change") back to the configuration")
-        return takeEffect(ops.begin(.reset(key: request.key, reset: reset), reply: reply, before: before))
+        ctx.log.notice("setting \(key ?? "every runtime change") back to the configuration")
+        return takeEffect(ops.begin(.reset(key: key, reset: reset), reply: reply, before: before))
     }
 
     /// A double tap asks for the next flash mode: a runtime setting like any

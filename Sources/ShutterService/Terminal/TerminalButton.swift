@@ -56,15 +56,15 @@ final class TerminalButton: ServicePart {
                 pressed.toggle()
                 service.post(.terminalButton(pressed: pressed))
             case UInt8(ascii: "t"):
-                service.post(.request(ControlRequest(cmd: "tap"), .ignored))
+                service.post(.request(.photo, .ignored))
             case UInt8(ascii: "h"):
-                service.post(.request(ControlRequest(cmd: "hold", seconds: 3), .ignored))
+                service.post(.request(.hold(seconds: 3), .ignored))
             case UInt8(ascii: "p"):
                 service.post(.signal(.photo))
             case UInt8(ascii: "r"):
                 service.post(.signal(.toggleRecording))
             case UInt8(ascii: "s"):
-                service.post(.request(ControlRequest(cmd: "status"), Reply { r in
+                service.post(.request(.status, Reply { r in
                     guard let s = r.status else { return }
                     print("\r\n\(s.state): \(s.counters.photos) photos, \(s.counters.clips) clips, last: \(s.lastFiles.joined(separator: " ")) \(s.lastError.map { "error: \($0)" } ?? "")")
                 }))

@@ -60,7 +60,7 @@ enum WebFrontend {
             }
             switch ControlServer.check(line) {
             case .failure(let refusal): reply.send(refusal.reply)
-            case .success(let r): service.post(.request(r, reply))
+            case .success(let command): service.post(.request(command, reply))
             }
         }, storage: service.storage, preview: preview, events: service.events, live: live)
         let app = WebApp(backend: backend, passwordHash: hash, tokens: tokens)

@@ -15,14 +15,10 @@ import ShutterWeb
 /// do with the camera, and their file's fsync must not hold the loop. The service owns
 /// the store the web page checks, so a revocation applies to the very next request.
 enum WebTokenRequests {
-    static func answer(_ r: ControlRequest, tokens: WebTokens) -> ControlReply {
+    static func answer(_ command: ServiceCommand.WebTokenCommand, tokens: WebTokens) -> ControlReply {
         var reply = ControlReply(ok: true)
-        switch r.action {
-        case "add":
-            guard let name = r.name, let scope = r.scope else {
-                return .failure("web-token add needs \"name\" and \"scope\" (view or control), "
-                                + "e.g. {\"cmd\":\"web-token\",\"action\":\"add\",\"name\":\"ha\",\"scope\":\"view\"}")
-            }
+        switch command {
+        case let .add(name, scope):
             do {
                 let (token, info) = try tokens.add(name: name, scope: scope)
                 reply.token = token
@@ -30,18 +26,15 @@ enum WebTokenRequests {
             } catch {
                 return .failure(error.message)
             }
-        case "list":
+        case .list:
             reply.tokens = tokens.list().map(listing)
-        case "revoke":
-            guard let name = r.name else { return .failure("web-token revoke needs \"name\"") }
+        case .revoke(let name):
             do {
                 reply.tokens = [listing(try tokens.revoke(name: name))]
                 reply.note = "revoked \"\(name)\": its next request is refused"
             } catch {
                 return .failure(error.message)
             }
-        default:
-            return .failure("web-token needs \"action\": add, list or revoke")
         }
         return reply
     }

@@ -1,0 +1,167 @@
+// SPDX-License-Identifier: BSD-2-Clause
+import ShutterCore
+import ShutterSim
+import ShutterStorage
+
+/// A request as the service acts on it: decoded once, where it arrives (the control
+/// socket, the web page, MQTT, the terminal), from the protocol's line (`ControlRequest`,
+/// what `shutterctl` sends). Everything a request can get wrong is refused here, with the
+/// words the reply gives; past this point a command is whole and nobody reads a field by
+/// name. The loop dispatches on it once (`ServiceLoop.request`); `events`, `web-token`
+/// and `mqtt` are answered by the control socket itself.
+enum ServiceCommand: Sendable, Equatable {
+    case status
+    /// `tap` and `photo`: one photo, as a tap of the button would take it.
+    case photo
+    case hold(seconds: Double)
+    case recordStart
+    case recordStop
+    /// A client's own button (`press`, then `release`).
+    case press
+    case release
+    case sim(SimRequest)
+    case set(key: String, value: JSONValue)
+    /// `get` / `reset`: one setting, or every one (nil).
+    case get(key: String?)
+    case reset(key: String?)
+    case focus(FocusRequest)
+    /// `camera`: list the cameras (nil), or switch to "next", an index or a model.
+    case camera(String?)
+    case files
+    case delete(DeleteTarget)
+    case events
+    case webToken(WebTokenCommand)
+    case mqttForget
+
+    struct SimRequest: Sendable, Equatable {
+        var fault: SimCamera.Fault?
+        var lux: Double?
+        var ledFailing: Bool?
+    }
+
+    enum FocusRequest: Sendable, Equatable {
+        case point(PointOfInterest)
+        case reset
+    }
+
+    enum DeleteTarget: Sendable, Equatable {
+        /// The photo just taken.
+        case last
+        case number(DCFNumber)
+    }
+
+    enum WebTokenCommand: Sendable, Equatable {
+        case add(name: String, scope: String)
+        case list
+        case revoke(name: String)
+    }
+
+    /// The protocol's name ("tap" arrives as `photo`): for logs and MQTT's allowed list.
+    var name: String {
+        switch self {
+        case .status: return "status"
+        case .photo: return "photo"
+        case .hold: return "hold"
+        case .recordStart, .recordStop: return "record"
+        case .press: return "press"
+        case .release: return "release"
+        case .sim: return "sim"
+        case .set: return "set"
+        case .get: return "get"
+        case .reset: return "reset"
+        case .focus: return "focus"
+        case .camera: return "camera"
+        case .files: return "files"
+        case .delete: return "delete"
+        case .events: return "events"
+        case .webToken: return "web-token"
+        case .mqttForget: return "mqtt"
+        }
+    }
+
+    /// A request refused before it reached anything: the reply says why.
+    struct Refusal: Error, Equatable {
+        let reply: ControlReply
+        init(_ message: String) { reply = .failure(message) }
+        init(reply: ControlReply) { self.reply = reply }
+    }
+
+    /// The command a protocol request asks for, or why it cannot be one.
+    static func decode(_ r: ControlRequest) -> Result<ServiceCommand, Refusal> {
+        func refuse(_ message: String) -> Result<ServiceCommand, Refusal> { .failure(Refusal(message)) }
+        switch r.cmd {
+        case "status": return .success(.status)
+        case "tap", "photo": return .success(.photo)
+        case "press": return .success(.press)
+        case "release": return .success(.release)
+        case "files": return .success(.files)
+        case "events": return .success(.events)
+        case "hold":
+            // Its bounds were checked as the request was read (RequestNumber.holdSeconds).
+            guard let seconds = r.seconds else {
+                return refuse("hold needs \"seconds\" between 0 and 3600, e.g. {\"cmd\":\"hold\",\"seconds\":3}")
+            }
+            return .success(.hold(seconds: seconds))
+        case "record":
+            switch r.action {
+            case "start": return .success(.recordStart)
+            case "stop": return .success(.recordStop)
+            default: return refuse("record needs \"action\": \"start\" or \"stop\"")
+            }
+        case "sim":
+            var sim = SimRequest(lux: r.lux, ledFailing: r.ledFailing)
+            if let f = r.fault {
+                guard let fault = SimCamera.Fault(rawValue: f) else {
+                    return refuse("unknown fault \"\(f)\" (one of: \(SimCamera.Fault.allCases.map(\.rawValue).joined(separator: ", ")))")
+                }
+                sim.fault = fault
+            }
+            return .success(.sim(sim))
+        case "set":
+            guard let key = r.key, let value = r.value else {
+                return refuse("set needs \"key\" and \"value\", e.g. {\"cmd\":\"set\",\"key\":\"camera.exposure.ev\",\"value\":2}")
+            }
+            return .success(.set(key: key, value: value))
+        case "get": return .success(.get(key: r.key))
+        case "reset": return .success(.reset(key: r.key))
+        case "focus":
+            if r.action == "reset" { return .success(.focus(.reset)) }
+            if let action = r.action {
+                return refuse("focus takes \"x\" and \"y\", or \"action\": \"reset\" (not \"\(action)\")")
+            }
+            do throws(PointOfInterest.Refusal) {
+                return .success(.focus(.point(try PointOfInterest(x: r.x, y: r.y))))
+            } catch {
+                return refuse(error.message)
+            }
+        case "camera": return .success(.camera(r.camera))
+        case "delete":
+            switch r.file {
+            case "last": return .success(.delete(.last))
+            case let text?:
+                guard let number = DCFNumber(webNumber: Substring(text)) else { return refuse(CardFiles.usage) }
+                return .success(.delete(.number(number)))
+            case nil: return refuse(CardFiles.usage)
+            }
+        case "web-token":
+            switch r.action {
+            case "add":
+                guard let name = r.name, let scope = r.scope else {
+                    return refuse("web-token add needs \"name\" and \"scope\" (view or control), "
+                                  + "e.g. {\"cmd\":\"web-token\",\"action\":\"add\",\"name\":\"ha\",\"scope\":\"view\"}")
+                }
+                return .success(.webToken(.add(name: name, scope: scope)))
+            case "list": return .success(.webToken(.list))
+            case "revoke":
+                guard let name = r.name else { return refuse("web-token revoke needs \"name\"") }
+                return .success(.webToken(.revoke(name: name)))
+            default: return refuse("web-token needs \"action\": add, list or revoke")
+            }
+        case "mqtt":
+            guard r.action == "forget" else { return refuse("mqtt needs \"action\": \"forget\"") }
+            return .success(.mqttForget)
+        default:
+            return refuse("unknown command \"\(r.cmd)\" (known: \(ControlRequest.commands.joined(separator: ", ")))")
+        }
+    }
+}
