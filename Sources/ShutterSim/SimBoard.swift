@@ -28,11 +28,12 @@ public final class SimBoard: Sendable {
     public init(cameras: [SimCamera.Settings], clock: any MonotonicClock = SystemClock()) {
         precondition(!cameras.isEmpty, "a simulated board has at least one camera")
         self.clock = clock
-        list = Mutex(cameras.map { SimCamera(settings: $0, clock: clock) })
+        let flash = SimLED(name: "flash")
+        list = Mutex(cameras.map { SimCamera(settings: $0, clock: clock, flash: flash) })
         button = SimButton(clock: clock)
         microphone = SimMicrophone(clock: clock)
         statusLED = SimLED(name: "status")
-        flashLED = SimLED(name: "flash")
+        flashLED = flash
     }
 
     /// Opens camera `index` (a stopped one) with its settings changed by
@@ -48,7 +49,7 @@ public final class SimBoard: Sendable {
                 || s.sensorHDROn != old.settings.sensorHDROn else { return old }
             s.scene = old.scene
             s.controls = old.controlReport.asked
-            let new = SimCamera(settings: s, clock: clock)
+            let new = SimCamera(settings: s, clock: clock, flash: flashLED)
             new.fault = old.fault
             cameras[index] = new
             return new

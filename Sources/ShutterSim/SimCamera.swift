@@ -113,6 +113,8 @@ public final class SimCamera: CameraDevice {
 
     private struct State {
         var fault: Fault = .none
+        /// Stills whose exposure began with the flash lit.
+        var stillsLit = 0
         var scene: SimScene
         var optics: SimOptics
         var mode: Mode = .idle
@@ -181,7 +183,11 @@ public final class SimCamera: CameraDevice {
     /// imx708's one HDR mode.
     public static let hdrModeSize = PixelSize(width: 2304, height: 1296)
 
-    public init(settings asked: Settings = Settings(), clock: any MonotonicClock = SystemClock()) {
+    /// The board's flash, when it has one: a still records whether it lit the exposure.
+    private let flash: SimLED?
+
+    public init(settings asked: Settings = Settings(), clock: any MonotonicClock = SystemClock(), flash: SimLED? = nil) {
+        self.flash = flash
         var settings = asked
         var largest = asked.maxSize
         if asked.sensorHDROn {
@@ -212,6 +218,9 @@ public final class SimCamera: CameraDevice {
     public var stillStreamSize: PixelSize? { state.withLock { $0.videoStarted } ? settings.stillStream : nil }
 
     // MARK: Test controls
+
+    /// Stills whose exposure began with the board's flash lit.
+    public var stillsLit: Int { state.withLock { $0.stillsLit } }
 
     public var fault: Fault {
         get { state.withLock { $0.fault } }
@@ -451,6 +460,7 @@ public final class SimCamera: CameraDevice {
         let full = Duration.milliseconds(max(0, settings.modeSwitchMs))
         let exposed = start + .nanoseconds(full.nanoseconds / 2)
         let resumes = start + full
+        let lit = flash?.isOn ?? false
         // Stop video: no frame from here until the switch back.
         let (begun, refusedNext): (Result<(Bool, Task<Void, Never>?), CameraError>, CheckedContinuation<Void, Never>?) =
             state.withLock { s in
@@ -471,6 +481,7 @@ public final class SimCamera: CameraDevice {
                 case .idle: false
                 }
                 s.mode = .switching(backToVideo: wasVideo)
+                if lit { s.stillsLit += 1 }
                 s.generation += 1
                 s.switchEnds = wasVideo ? resumes : exposed
                 if wasVideo { s.modeSwitches += 1 }

@@ -137,7 +137,12 @@ final class LoopReplayTests: XCTestCase {
         return .done(.photo(PhotoPath.Outcome(
             id: id, result: .success(SavedPhoto(path: path, exposureStart: pressedAt, size: PixelSize(width: 64, height: 48),
                                                 durableAt: now)),
-            moment: "focused", pressedAt: pressedAt, releasedAt: pressedAt)))
+            moment: "focused", pressedAt: pressedAt, releasedAt: pressedAt, afterDiscard: nil)))
+    }
+
+    /// The press's AF cycle (number `n`) came back: the still may be taken.
+    private func autofocused(_ n: Int) -> ServiceEvent {
+        .done(.autofocused(n, AutofocusResult(state: .focused, lensPosition: 1, timedOut: false)))
     }
 
     /// A client's `press` and `release` 120 ms apart that the loop reaches together (a
@@ -176,7 +181,9 @@ final class LoopReplayTests: XCTestCase {
             if case let .takePhoto(id, origin, _, _, .focused) = a { return (id, origin) }
             return nil
         }.first, "\(first)")
-        XCTAssertEqual(r.jobs(), 2, "the AF cycle and the still (exposure, encode, write) leave as jobs")
+        XCTAssertEqual(r.jobs(), 1, "the AF cycle leaves as a job; the still waits for its result")
+        r.loop.handle(autofocused(1))
+        XCTAssertEqual(r.jobs(), 1, "the AF cycle back (an event): the still (exposure) leaves as a job")
         XCTAssertEqual(first.first, .startAutofocus)
         XCTAssertEqual(r.loop.status.state, "taking-photo")
 
@@ -213,7 +220,9 @@ final class LoopReplayTests: XCTestCase {
             return nil
         }.first, "the waiting request is taken next: \(next)")
         XCTAssertNotEqual(take2, take.0)
-        XCTAssertEqual(r.jobs(), 2, "its AF cycle and still")
+        XCTAssertEqual(r.jobs(), 1, "its AF cycle")
+        r.loop.handle(autofocused(2))
+        XCTAssertEqual(r.jobs(), 1, "then its still")
         XCTAssertNil(r.reply("second"))
 
         r.run(.milliseconds(300))

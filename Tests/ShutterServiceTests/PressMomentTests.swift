@@ -145,6 +145,11 @@ final class PressMomentTests: XCTestCase {
                 + #""flash": {"mode": "on"}, "audio": {"enabled": false}, "sim": {"modeSwitchMs": 100}}"#)
         let r = try await d.ask(ControlRequest(cmd: "tap"))
         XCTAssertEqual(r.moment, "focused", "a flash cannot light an exposure already made: \(r)")
+        // The flash, through the LEDs' one ordered channel: lit before the exposure, out after.
+        XCTAssertEqual(d.board.cameras.map(\.stillsLit).reduce(0, +), 1, "the still's exposure began with the flash lit")
+        XCTAssertFalse(d.board.flashLED.isOn, "the flash is out once the still is in hand")
+        let flashPattern = await d.status().leds["flash"]?.pattern
+        XCTAssertEqual(flashPattern, "off")
         let photo = try GreyPicture(try XCTUnwrap(r.files?.first))
         XCTAssertEqual([photo.width, photo.height], [1600, 900])
     }

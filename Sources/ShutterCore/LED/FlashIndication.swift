@@ -10,13 +10,15 @@ public enum FlashIndication: Equatable, Sendable {
     case mode(FlashMode)
     /// One-shot: a flash pulse of `duration` (for a still taken without the stills role's help).
     case fire(Duration)
+    /// Lit for a `focused` still's exposure, until the still is in hand (then `.off`).
+    case still
 
     public var origin: MonotonicTime? { nil }
 
     public var pattern: LEDPattern {
         switch self {
         case .off: return .off
-        case .torch: return .steady(true)
+        case .torch, .still: return .steady(true)
         case .mode(.off): return LEDPattern([.on(50), .off(150)], repeats: .once)
         case .mode(.auto): return LEDPattern([.on(50), .off(150), .on(50), .off(150)], repeats: .once)
         case .mode(.on): return LEDPattern([.on(600), .off(150)], repeats: .once)

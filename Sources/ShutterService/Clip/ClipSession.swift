@@ -43,6 +43,7 @@ final class ClipSession {
     /// The clip whose finish is under way (a job): its id and file name, until `finished`.
     private var finishing: (id: CaptureID, name: String?)?
     private(set) var clips = 0
+    private var discards = 0
 
     init(ctx: ServiceContext, jobs: Jobs) {
         self.ctx = ctx
@@ -82,16 +83,18 @@ final class ClipSession {
     }
 
     /// 2. The press was not a hold: stop encoding and delete the temporary file.
-    /// Returns when it is gone (a tap's photo waits for that), nil with nothing to drop.
-    func discard() -> Eventually<Void>? {
+    /// Returns the discard's number, back as `.clipDiscarded` once the file is gone (a
+    /// tap's photo is reported after that); nil with nothing to drop.
+    func discard() -> Int? {
         guard let c = current, c.id == nil else { return nil }
         current = nil
-        let discarded = recorder.discard()
+        discards += 1
+        let n = discards, discarded = recorder.discard()
         jobs.add {
             await discarded.value
-            return .nothing
+            return .clipDiscarded(n)
         }
-        return discarded
+        return n
     }
 
     /// 3. A hold (or `record start`): the clip `id`, from `from`.

@@ -141,7 +141,7 @@ public final class CameraService: Sendable {
             roles.button?.deliver { inbox.post(button: $0) }
             let recorder = loop.clip.recorder
             group.addTask { await self.microphone(into: recorder) }
-            group.addTask { await leds.play() }
+            group.addTask { await leds.play(post: { self.post($0) }) }
             if let signals {
                 group.addTask { for await s in signals { self.post(.signal(s)) } }
             }

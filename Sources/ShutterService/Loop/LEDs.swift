@@ -12,7 +12,9 @@ final class LEDs: Sendable {
     let status: LEDDriver?
     let flash: LEDDriver?
     private let statusChanges: (stream: AsyncStream<StatusIndication>, continuation: AsyncStream<StatusIndication>.Continuation)
-    private let flashChanges: (stream: AsyncStream<FlashIndication>, continuation: AsyncStream<FlashIndication>.Continuation)
+    /// A flash change, and the event to post once it is played (a still's flash is lit).
+    private typealias FlashChange = (indication: FlashIndication, then: ServiceEvent?)
+    private let flashChanges: (stream: AsyncStream<FlashChange>, continuation: AsyncStream<FlashChange>.Continuation)
     private let names = NamedPatterns()
 
     init(roles: BoardRoles, clock: any MonotonicClock) {
@@ -20,7 +22,7 @@ final class LEDs: Sendable {
         status = roles.statusLED.map { LEDDriver(output: $0, clock: clock, log: { log.warning($0) }) }
         flash = roles.flashLED.map { LEDDriver(output: $0, clock: clock, log: { log.warning($0) }) }
         statusChanges = AsyncStream.makeStream(of: StatusIndication.self)
-        flashChanges = AsyncStream.makeStream(of: FlashIndication.self)
+        flashChanges = AsyncStream.makeStream(of: FlashChange.self)
     }
 
     func show(_ indication: StatusIndication) {
@@ -28,13 +30,15 @@ final class LEDs: Sendable {
         if status != nil { statusChanges.continuation.yield(indication) }
     }
 
-    func show(_ indication: FlashIndication) {
+    /// The flash changes, in order; `then` is posted once it is played (the LED is lit
+    /// before a still's exposure begins). Only with a flash LED (`flash` not nil).
+    func show(_ indication: FlashIndication, then: ServiceEvent? = nil) {
         names.flash = Self.name(indication)
-        if flash != nil { flashChanges.continuation.yield(indication) }
+        if flash != nil { flashChanges.continuation.yield((indication, then)) }
     }
 
-    /// Plays each LED's changes in order until `close`.
-    func play() async {
+    /// Plays each LED's changes in order until `close`; `post` takes the events to post after a change.
+    func play(post: @escaping @Sendable (ServiceEvent) -> Void) async {
         await withDiscardingTaskGroup { group in
             if let d = status {
                 let changes = statusChanges.stream
@@ -42,7 +46,12 @@ final class LEDs: Sendable {
             }
             if let d = flash {
                 let changes = flashChanges.stream
-                group.addTask { for await i in changes { await d.show(i) } }
+                group.addTask {
+                    for await c in changes {
+                        await d.show(c.indication)
+                        if let e = c.then { post(e) }
+                    }
+                }
             }
         }
     }

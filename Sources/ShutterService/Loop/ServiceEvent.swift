@@ -26,6 +26,8 @@ enum ServiceEvent: Sendable {
     case microphone(running: Bool)
     /// Slow work the loop started, back with its result.
     case done(JobResult)
+    /// The flash LED is lit for photo `id`'s still (the LEDs' channel played `.still`).
+    case flashLit(CaptureID)
     /// The low-space policy deleted these videos to make room.
     case deletedForSpace([String])
 }
@@ -51,6 +53,14 @@ enum JobResult: Sendable {
     case storageProbed(Result<FileSystemSpace, StorageError>)
     /// A photo written (or not): `PhotoPath.saved`.
     case photo(PhotoPath.Outcome)
+    /// The AF cycle a press started (number `n`, `PhotoPath.startAutofocus`) ended.
+    case autofocused(Int, AutofocusResult)
+    /// A pinned frame's JPEG, in memory (`PhotoPath.encoded`).
+    case pressEncoded(CaptureOrigin, serial: Int, Result<EncodedPhoto, CaptureError>)
+    /// A `focused` photo's full-resolution still (`PhotoPath.stillCaptured`).
+    case stillCaptured(CaptureID, Result<Frame, CaptureError>)
+    /// A tap's speculative clip is gone from the card (number `n`, `ClipSession.discard`).
+    case clipDiscarded(Int)
     /// A press-time clip got its DCF name (or could not).
     case clipCommitted(CaptureID, Result<(path: String, start: MonotonicTime), CaptureError>)
     case clipFinished(CaptureID, start: MonotonicTime?, ClipRecorder.Outcome)

@@ -56,7 +56,7 @@ final class ServiceLoop {
             configuration: .init(maxRecording: .seconds(c.video.maxSeconds),
                                  flash: FlashPolicy(darkLux: c.flash.autoLux), stillMoment: c.still.moment))
         button = ButtonPath(config: c, button: ctx.roles.button, log: ctx.log)
-        photo = PhotoPath(ctx: ctx, jobs: jobs, flashLED: leds.flash)
+        photo = PhotoPath(ctx: ctx, jobs: jobs, leds: leds)
         clip = ClipSession(ctx: ctx, jobs: jobs)
         control = CameraControlPlane(ctx: ctx, jobs: jobs, supervisor: supervisor, reloadConfig: reloadConfig)
         health = Health(ctx: ctx, jobs: jobs, supervisor: supervisor)
@@ -120,6 +120,8 @@ final class ServiceLoop {
         case .done(let result):
             jobs.finished()
             done(result)
+        case .flashLit(let id):
+            photo.flashLit(id)
         case .deletedForSpace(let paths):
             for path in paths {
                 ctx.log.notice("deleted \(path) to make room (storage.lowSpacePolicy delete-oldest-videos)")
@@ -301,7 +303,7 @@ final class ServiceLoop {
         case .startSpeculativeClip(let from):
             clip.begin(from: from, kept: recent.frames(from: from), camera: control.camera?.info)
         case .discardSpeculativeClip:
-            if let gone = clip.discard() { photo.clipDiscarded(gone) }
+            if let n = clip.discard() { photo.clipDiscarding(n) }
         case let .pinPressFrame(origin, at):
             photo.pin(origin, at: at, frames: recent.all, camera: control.camera?.info)
         case let .takePhoto(id, origin, pressedAt, flash, moment):
@@ -389,17 +391,15 @@ final class ServiceLoop {
             becomeReadyIfPossible()
             if case .success = r, health.isReady { health.publish(readyLine) }
         case .photo(let o):
-            let (input, report) = photo.saved(o)
-            switch o.result {
-            case .success(let saved):
-                journal.lastFiles = [saved.path]
-                control.photoSaved()
-            case .failure(let e):
-                journal.error(e.message)
-            }
-            give(input)
-            requests.resolve(o.id, o.result.map { [$0.path] }, at: now, photo: report)
-            if health.isReady { health.publish(readyLine) }
+            photo.back(o).forEach(photoDone)
+        case .clipDiscarded(let n):
+            photo.clipDiscarded(n).forEach(photoDone)
+        case .autofocused(let n, _):
+            photo.autofocused(n)
+        case let .pressEncoded(origin, serial, r):
+            photo.encoded(origin, serial: serial, r)
+        case let .stillCaptured(id, r):
+            photo.stillCaptured(id, r)
         case let .clipCommitted(id, r):
             let input = clip.committed(id, r)
             switch r {
@@ -461,6 +461,22 @@ final class ServiceLoop {
                 live.deleted(path: path)
             }
         }
+    }
+
+    /// A photo is saved (or failed) and its press's clip gone: the machine, the journal
+    /// and whoever waits are told.
+    private func photoDone(_ o: PhotoPath.Outcome) {
+        let (input, report) = photo.saved(o)
+        switch o.result {
+        case .success(let saved):
+            journal.lastFiles = [saved.path]
+            control.photoSaved()
+        case .failure(let e):
+            journal.error(e.message)
+        }
+        give(input)
+        requests.resolve(o.id, o.result.map { [$0.path] }, at: ctx.now, photo: report)
+        if health.isReady { health.publish(readyLine) }
     }
 
     // MARK: - Signals and stopping

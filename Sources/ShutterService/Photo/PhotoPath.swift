@@ -15,16 +15,18 @@ import ShutterStorage
 ///
 /// 1. `press` moment: the press pins its frame (`pin`): as soon as the frames
 ///    around the press have arrived the one exposed at the press is chosen
-///    (`frameArrived`) and encoded to memory at once (a job), so that
+///    (`frameArrived`) and encoded to memory at once (a job: `.pressEncoded`), so that
 /// 2. the tap (`take`, `.press`) only writes it: temp, fsync, rename (a job).
 /// 3. `focused` moment (or a flash photo): the press started an AF cycle
-///    (`startAutofocus`); the tap waits for it (bounded), fires the flash,
-///    takes a full-resolution still, encodes and writes it (one job).
+///    (`startAutofocus`, a job: `.autofocused`); the tap waits for it and for the
+///    flash to be lit (the LEDs' channel answers `.flashLit`), takes a full-resolution
+///    still (a job: `.stillCaptured`), puts the flash out, then encodes and writes it.
 /// 4. During a recording a photo is the pinned frame, or the next video frame (`snapshot`).
 /// 5. Either way the press's speculative clip is gone from the card before the
-///    photo is reported (the discard wait), and `saved` reports it.
+///    photo is reported (its discard comes back as `.clipDiscarded`), then `saved` reports it.
 ///
-/// The loop owns this type; every slow step is a job that comes back as `.done(.photo)`.
+/// The loop owns this type. Every slow step is a job whose result comes back to the
+/// loop as an event; no job waits for another.
 final class PhotoPath {
     /// A photo written, or why not, with what its report needs.
     struct Outcome: Sendable {
@@ -33,6 +35,8 @@ final class PhotoPath {
         var moment: String
         var pressedAt: MonotonicTime
         var releasedAt: MonotonicTime
+        /// The speculative clip discard this photo is reported after (`clipDiscarded`).
+        var afterDiscard: Int?
     }
 
     /// How long a pin waits for frames around its press before it fails (a stalled camera).
@@ -43,28 +47,37 @@ final class PhotoPath {
 
     private let ctx: ServiceContext
     private let jobs: Jobs
+    private let leds: LEDs
     let taker: PhotoTaker
     /// The `press` moment's pinned frames, by the press or request they belong to.
     private var pins: [CaptureOrigin: PinEntry] = [:]
+    private var pinSerial = 0
     /// Taps' release times by press, until their photo is taken.
     private var tapEnds: [MonotonicTime: MonotonicTime] = [:]
-    /// The AF cycle the last press started (`focused`), for its tap.
-    private var autofocus: Eventually<AutofocusResult>?
+    /// The AF cycle the last press started (`focused`): its number while it runs.
+    private var autofocusRunning: Int?
+    private var autofocusSerial = 0
+    /// `focused` photos asked for and not yet taken: waiting for the AF cycle, the flash, the still.
+    private var focused: [CaptureID: FocusedTake] = [:]
     /// Photos during a recording waiting for the next video frame (the `focused` moment).
     private var snapshots: [(id: CaptureID, at: MonotonicTime, releasedAt: MonotonicTime)] = []
-    /// The last speculative clip thrown away (a tap's): its photo is reported once it is gone.
-    private var lastDiscard: Eventually<Void>?
+    /// Speculative clips being deleted (a tap's), and the newest: a photo taken meanwhile reports once it is gone.
+    private var discarding: Set<Int> = []
+    private var lastDiscard: Int?
+    /// Photos back before their press's clip was gone: reported by `clipDiscarded`.
+    private var held: [Outcome] = []
     private(set) var photos = 0
     /// The last photo's moment and timing, and the longest gap between video frames since it began.
     private var lastPhoto: PhotoReport?
     private var videoGap = Duration.zero
     private var lastVideoFrameAt: MonotonicTime?
 
-    init(ctx: ServiceContext, jobs: Jobs, flashLED: LEDDriver?) {
+    init(ctx: ServiceContext, jobs: Jobs, leds: LEDs) {
         self.ctx = ctx
         self.jobs = jobs
+        self.leds = leds
         taker = PhotoTaker(config: ctx.config, storage: ctx.storage, clock: ctx.clock, wallClock: ctx.wallClock,
-                           flashLED: flashLED, cameraAppliesTransform: ctx.roles.cameraAppliesTransform)
+                           cameraAppliesTransform: ctx.roles.cameraAppliesTransform)
     }
 
     /// No photo waits for a frame (the photos being taken or saved are the machine's `inProgress`).
@@ -86,18 +99,26 @@ final class PhotoPath {
     /// `focused`: the press starts an AF cycle; its tap waits for the result.
     func startAutofocus(camera: (any CameraDevice)?) {
         guard let camera else { return }
-        let af = Eventually<AutofocusResult>()
-        autofocus = af
+        autofocusSerial += 1
+        let serial = autofocusSerial
+        autofocusRunning = serial
         let timeout = Duration.milliseconds(ctx.config.camera.afTimeoutMs)
-        jobs.add {
-            af.set(await camera.autofocus(timeout: timeout))
-            return .nothing
+        jobs.add { .autofocused(serial, await camera.autofocus(timeout: timeout)) }
+    }
+
+    /// The press's AF cycle ended (its result is the camera's: the still is taken either way).
+    func autofocused(_ serial: Int) {
+        if autofocusRunning == serial { autofocusRunning = nil }
+        for (id, take) in focused where take.autofocus == serial {
+            focused[id]?.autofocus = nil
+            advance(id)
         }
     }
 
     /// `press`: pins the frame exposed at `press` for `origin`.
     func pin(_ origin: CaptureOrigin, at press: MonotonicTime, frames: [Frame], camera: CameraInfo?) {
-        pins[origin] = PinEntry(pin: PressPin(press: press, pinnedAt: ctx.now))
+        pinSerial += 1
+        pins[origin] = PinEntry(press: press, pinnedAt: ctx.now, serial: pinSerial)
         choosePinnedFrames(frames, camera: camera)
     }
 
@@ -124,9 +145,9 @@ final class PhotoPath {
         let now = ctx.now
         for (origin, entry) in pins where !entry.chosen {
             let frame: Frame
-            switch PressFrameChoice.choose(press: entry.pin.press, exposureStarts: frames.map(\.exposureStart),
+            switch PressFrameChoice.choose(press: entry.press, exposureStarts: frames.map(\.exposureStart),
                                            period: framePeriod,
-                                           waitedLong: now - entry.pin.pinnedAt >= Self.laterFrameWait) {
+                                           waitedLong: now - entry.pinnedAt >= Self.laterFrameWait) {
             case .waitForNext: continue
             case .frame(let i): frame = frames[i]
             case .none:
@@ -136,16 +157,19 @@ final class PhotoPath {
                 ctx.log.warning("the frame of the press was no longer kept: the photo is the oldest kept frame")
                 frame = oldest
             }
-            // Once chosen, a pin already taken (its photo is waiting) needs no keeping.
-            if entry.taken { pins[origin] = nil } else { pins[origin]?.chosen = true }
+            pins[origin]?.chosen = true
             // The still stream's frame of the same sensor frame where the camera grants one.
             let photo = frame.companion ?? frame
-            let taker = self.taker, pin = entry.pin
-            jobs.add {
-                pin.photo.set(await taker.encode(photo, camera: camera))
-                return .nothing
-            }
+            let taker = self.taker, serial = entry.serial
+            jobs.add { .pressEncoded(origin, serial: serial, await taker.encode(photo, camera: camera)) }
         }
+    }
+
+    /// A pinned frame's JPEG is in memory (or could not be made): written now if its tap came.
+    func encoded(_ origin: CaptureOrigin, serial: Int, _ result: Result<EncodedPhoto, CaptureError>) {
+        guard pins[origin]?.serial == serial else { return }  // its press became no photo
+        pins[origin]?.encoded = result
+        if pins[origin]?.taken != nil { write(origin) }
     }
 
     /// Pins still without a frame long after their press fail; pins whose press
@@ -155,10 +179,9 @@ final class PhotoPath {
     /// camera's frames are further apart: a long exposure).
     func tidy(now: MonotonicTime, patience: Duration, isPending: (CaptureOrigin) -> Bool) {
         for (origin, entry) in pins {
-            if !entry.chosen, now - entry.pin.pinnedAt >= patience {
-                pins[origin] = nil
-                entry.pin.photo.set(.failure(CaptureError(.camera, "no camera frame arrived around the press")))
-            } else if !entry.taken, !isPending(origin) {
+            if !entry.chosen, now - entry.pinnedAt >= patience {
+                fail(origin, CaptureError(.camera, "no camera frame arrived around the press"))
+            } else if entry.taken == nil, !isPending(origin) {
                 pins[origin] = nil
             }
         }
@@ -167,13 +190,38 @@ final class PhotoPath {
     /// Stopping: nobody waits for a frame that will not come.
     func failUnchosenPins() {
         for (origin, entry) in pins where !entry.chosen {
-            pins[origin] = nil
-            entry.pin.photo.set(.failure(CaptureError(.camera, "shutterd is stopping")))
+            fail(origin, CaptureError(.camera, "shutterd is stopping"))
         }
     }
 
-    /// The press's speculative clip is being deleted: the next photo reports once it is gone.
-    func clipDiscarded(_ gone: Eventually<Void>) { lastDiscard = gone }
+    /// A pin that will have no frame: its photo, if asked for, fails.
+    private func fail(_ origin: CaptureOrigin, _ error: CaptureError) {
+        pins[origin]?.encoded = .failure(error)
+        if pins[origin]?.taken != nil { write(origin) } else { pins[origin] = nil }
+    }
+
+    /// The press's speculative clip is being deleted (`ClipSession.discard`, number `n`).
+    func clipDiscarding(_ n: Int) {
+        discarding.insert(n)
+        lastDiscard = n
+    }
+
+    /// A speculative clip is gone from the card: the photos that waited for it, to report.
+    func clipDiscarded(_ n: Int) -> [Outcome] {
+        discarding.remove(n)
+        let ready = held.filter { o in o.afterDiscard.map { !discarding.contains($0) } ?? true }
+        held.removeAll { o in o.afterDiscard.map { !discarding.contains($0) } ?? true }
+        return ready
+    }
+
+    /// A photo job came back: reported now, or once its press's clip is gone.
+    func back(_ o: Outcome) -> [Outcome] {
+        if let d = o.afterDiscard, discarding.contains(d) {
+            held.append(o)
+            return []
+        }
+        return [o]
+    }
 
     // MARK: The tap
 
@@ -187,14 +235,49 @@ final class PhotoPath {
             writePinned(id: id, origin: origin, pressedAt: pressedAt, releasedAt: releasedAt)
         case .focused:
             pins[origin] = nil  // a flash photo of the press moment: taken focused
-            let af = autofocus, taker = self.taker, discarded = lastDiscard
-            autofocus = nil
-            jobs.add {
-                let result = await taker.take(camera: camera, autofocus: af, flash: flash)
-                await discarded?.value
-                return .photo(Outcome(id: id, result: result, moment: "focused", pressedAt: pressedAt,
-                                      releasedAt: releasedAt))
+            let lit = !flash || leds.flash == nil
+            focused[id] = FocusedTake(pressedAt: pressedAt, releasedAt: releasedAt, flash: flash && !lit,
+                                      camera: camera, autofocus: autofocusRunning, lit: lit, afterDiscard: lastDiscard)
+            autofocusRunning = nil
+            if !lit { leds.show(.still, then: .flashLit(id)) }
+            advance(id)
+        }
+    }
+
+    /// The flash is lit for photo `id`'s still.
+    func flashLit(_ id: CaptureID) {
+        focused[id]?.lit = true
+        advance(id)
+    }
+
+    /// A `focused` photo whose AF cycle ended and whose flash is lit: the still, as a job.
+    private func advance(_ id: CaptureID) {
+        guard let take = focused[id], take.autofocus == nil, take.lit, !take.capturing else { return }
+        focused[id]?.capturing = true
+        guard let camera = take.camera else {
+            return stillCaptured(id, .failure(CaptureError(.camera, "no camera: the photo was not taken")))
+        }
+        jobs.add {
+            do {
+                return .stillCaptured(id, .success(try await camera.captureStill()))
+            } catch {
+                return .stillCaptured(id, .failure(CaptureError(.camera, "still capture failed: \(error)")))
             }
+        }
+    }
+
+    /// The still is in hand (or not): the flash goes out, the still is encoded and written.
+    func stillCaptured(_ id: CaptureID, _ result: Result<Frame, CaptureError>) {
+        guard let take = focused.removeValue(forKey: id) else { return }
+        if take.flash { leds.show(FlashIndication.off) }
+        let taker = self.taker, camera = take.camera?.info
+        var outcome = Outcome(id: id, result: .failure(CaptureError(.camera, "no still")), moment: "focused",
+                              pressedAt: take.pressedAt, releasedAt: take.releasedAt, afterDiscard: take.afterDiscard)
+        if case .failure(let e) = result { outcome.result = .failure(e) }
+        jobs.add { [outcome] in
+            var o = outcome
+            if case .success(let frame) = result { o.result = await taker.save(frame, camera: camera) }
+            return .photo(o)
         }
     }
 
@@ -209,21 +292,27 @@ final class PhotoPath {
         }
     }
 
-    /// Writes the pinned frame's JPEG durably (it was encoded at the press); a
-    /// pin still waiting for its frame stays until chosen and the job waits for it.
+    /// Writes the pinned frame's JPEG durably (it was encoded at the press), now or once
+    /// it is encoded (`encoded`).
     private func writePinned(id: CaptureID, origin: CaptureOrigin, pressedAt: MonotonicTime, releasedAt: MonotonicTime) {
-        let entry = pins[origin]
-        if entry?.chosen ?? true { pins[origin] = nil } else { pins[origin]?.taken = true }
-        let taker = self.taker, discarded = lastDiscard
+        let outcome = Outcome(id: id, result: .failure(CaptureError(.camera, "no frame was pinned for the press")),
+                              moment: "press", pressedAt: pressedAt, releasedAt: releasedAt, afterDiscard: lastDiscard)
+        guard pins[origin] != nil else { return jobs.add { .photo(outcome) } }
+        pins[origin]?.taken = outcome
+        if pins[origin]?.encoded != nil { write(origin) }
+    }
+
+    /// The pin's photo, asked for and encoded (or failed): written as a job.
+    private func write(_ origin: CaptureOrigin) {
+        guard let entry = pins.removeValue(forKey: origin), let outcome = entry.taken, let encoded = entry.encoded else { return }
+        let taker = self.taker
         jobs.add {
-            let result: Result<SavedPhoto, CaptureError>
-            switch await entry?.pin.photo.value {
-            case .success(let encoded)?: result = await taker.write(encoded)
-            case .failure(let e)?: result = .failure(e)
-            case nil: result = .failure(CaptureError(.camera, "no frame was pinned for the press"))
+            var o = outcome
+            switch encoded {
+            case .success(let photo): o.result = await taker.write(photo)
+            case .failure(let e): o.result = .failure(e)
             }
-            await discarded?.value
-            return .photo(Outcome(id: id, result: result, moment: "press", pressedAt: pressedAt, releasedAt: releasedAt))
+            return .photo(o)
         }
     }
 
@@ -246,7 +335,7 @@ final class PhotoPath {
 
     // MARK: The report
 
-    /// A photo job came back: the machine's input for it, and its report when saved.
+    /// A photo is reported: the machine's input for it, and its report when saved.
     func saved(_ o: Outcome) -> (input: CaptureInput, report: PhotoReport?) {
         switch o.result {
         case .success(let photo):
@@ -269,27 +358,32 @@ final class PhotoPath {
     static func ms(_ v: Double) -> String { String(Double((v * 10).rounded()) / 10) }
 }
 
-/// The `press` moment's photo for one press or photo request: the chosen frame's
-/// JPEG, encoded off the loop as soon as the frame is chosen. Only the chosen
-/// frame is held (until encoded); a press that becomes anything else drops the
-/// pin and the JPEG with it.
-final class PressPin: Sendable {
+/// The `press` moment's photo for one press or photo request: its chosen frame's JPEG,
+/// encoded off the loop as soon as the frame is chosen, and the tap's photo once asked
+/// for. Only the chosen frame is held (until encoded); a press that becomes anything
+/// else drops the pin and the JPEG with it.
+struct PinEntry {
     let press: MonotonicTime
     /// When the loop pinned it (the press became known): bounds the wait for a frame.
     let pinnedAt: MonotonicTime
-    /// The encoded photo, or why there is none; set once.
-    let photo = Eventually<Result<EncodedPhoto, CaptureError>>()
-
-    init(press: MonotonicTime, pinnedAt: MonotonicTime) {
-        self.press = press
-        self.pinnedAt = pinnedAt
-    }
+    /// Tells an encode's result for this pin from one for an earlier pin of the same origin.
+    let serial: Int
+    var chosen = false
+    var encoded: Result<EncodedPhoto, CaptureError>?
+    /// The photo asked for (the tap came): written once encoded.
+    var taken: PhotoPath.Outcome?
 }
 
-/// A pin, whether its frame has been chosen (and is being encoded), and
-/// whether its photo was asked for (it stays until chosen, pending or not).
-struct PinEntry {
-    let pin: PressPin
-    var chosen = false
-    var taken = false
+/// A `focused` photo on its way: it waits for the press's AF cycle (`autofocus`, its
+/// number while it runs) and the flash (`lit`), then the still is captured.
+struct FocusedTake {
+    let pressedAt: MonotonicTime
+    let releasedAt: MonotonicTime
+    /// The flash was lit for it (and goes out once the still is in hand).
+    let flash: Bool
+    let camera: (any CameraDevice)?
+    var autofocus: Int?
+    var lit: Bool
+    let afterDiscard: Int?
+    var capturing = false
 }

@@ -23,29 +23,25 @@ struct EncodedPhoto: Sendable {
     var size: PixelSize
 }
 
-/// The tap path, in order: wait for the autofocus cycle the press started
-/// (bounded by `camera.afTimeoutMs`), fire the flash around the exposure if the
-/// state machine said so, take the still, encode it with EXIF and save it
+/// A photo's slow work: encode a frame with EXIF to a JPEG in memory, and save it
 /// durably (temp, fsync, rename, directory fsync). The `press` moment splits it:
 /// `encode` at the press, `write` at the tap. Everything here runs off the
-/// service loop; JPEG encoding and the file system run on one serial queue.
+/// service loop, in jobs; JPEG encoding and the file system run on one serial queue.
 final class PhotoTaker: Sendable {
     private let config: ShutterConfig
     private let storage: Storage
     private let encoder: Result<StillEncoder, CaptureError>
     private let clock: any MonotonicClock
     private let wallClock: any WallClock
-    private let flashLED: LEDDriver?
     private let cameraAppliesTransform: Bool
     private let queue = DispatchQueue(label: "shutter.photo")
 
     init(config: ShutterConfig, storage: Storage, clock: any MonotonicClock, wallClock: any WallClock,
-         flashLED: LEDDriver?, cameraAppliesTransform: Bool) {
+         cameraAppliesTransform: Bool) {
         self.config = config
         self.storage = storage
         self.clock = clock
         self.wallClock = wallClock
-        self.flashLED = flashLED
         self.cameraAppliesTransform = cameraAppliesTransform
         do {
             encoder = .success(try StillEncoder(quality: config.still.quality))
@@ -58,23 +54,6 @@ final class PhotoTaker: Sendable {
     var unavailableReason: String? {
         if case .failure(let e) = encoder { return e.message }
         return nil
-    }
-
-    /// A full-resolution still: autofocus, flash, capture, save. Returns the path.
-    func take(camera: (any CameraDevice)?, autofocus: Eventually<AutofocusResult>?,
-              flash: Bool) async -> Result<SavedPhoto, CaptureError> {
-        _ = await autofocus?.value  // bounded by afTimeoutMs in the camera
-        guard let camera else { return .failure(CaptureError(.camera, "no camera: the photo was not taken")) }
-        if flash { await flashLED?.show(LEDPattern.steady(true)) }
-        let frame: Frame
-        do {
-            frame = try await camera.captureStill()
-        } catch {
-            if flash { await flashLED?.show(LEDPattern.steady(false)) }
-            return .failure(CaptureError(.camera, "still capture failed: \(error)"))
-        }
-        if flash { await flashLED?.show(LEDPattern.steady(false)) }
-        return await save(frame, camera: camera.info)
     }
 
     /// Encodes and saves a frame already in hand (a still, or a video frame for a
