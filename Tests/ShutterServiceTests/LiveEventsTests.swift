@@ -60,8 +60,7 @@ final class LiveEventsTests: XCTestCase {
 
     /// A state the page shows as an error carries its LED code and what it means.
     func testAnErrorStateCarriesItsLEDCodeAndMeaning() {
-        let s = LiveReport.Snapshot(state: .storageUnavailable(.storageFull), recording: nil, lastError: nil,
-                                    lastFiles: [], settings: RuntimeSettings(base: ShutterConfig()), camera: nil)
+        let s = LiveReport.Snapshot(state: .storageUnavailable(.storageFull), recording: nil, lastError: nil)
         let o = LiveReport.state(s, at: MonotonicTime(nanoseconds: 0))
         XCTAssertEqual(o["state"], .string("error"))
         XCTAssertEqual(o["ledCode"], .int(3))

@@ -53,16 +53,16 @@ final class CameraControlPlane {
     /// Rereads the configuration (SIGHUP); nil where there is no file to reread.
     let reloadConfig: (@Sendable () throws(ConfigError) -> ShutterConfig)?
     /// The configuration's settable keys with the runtime changes over them.
+    /// Live watchers are told each change where it happens.
     var settings: RuntimeSettings {
-        didSet {
-            let mode = FlashMode(settings.effective.flash.mode)
-            if mode != FlashMode(oldValue.effective.flash.mode) { flashToShow = mode }
-        }
+        didSet { live.settingsChanged(from: oldValue, to: settings) }
     }
+    let live: LiveReport
     /// Changed settings not yet applied (a capture was in progress).
     var unapplied = false
-    /// A new flash mode to show on the flash LED between captures (as a double tap's is shown).
-    var flashToShow: FlashMode?
+    /// The flash mode the flash LED last showed (a double tap's, or one set): a new mode
+    /// is shown between captures.
+    var flashShown: FlashMode
     /// The camera in use (its index as the last start reported), what it was
     /// opened with and the controls it has or is being given: the supervisor's
     /// commands carry it.
@@ -74,17 +74,19 @@ final class CameraControlPlane {
     var lastMetadata: FrameMetadata?
     var cameras: [CameraListing] = []
     /// A reopen is under way: frames still coming from the camera being stopped are not this camera's.
-    var reopening = false
+    var reopening: Bool { ops.reopenPending }
     var report = CameraReportLog()
     var ops = ControlOps()
 
-    init(ctx: ServiceContext, jobs: Jobs, supervisor: CameraSupervisor,
+    init(ctx: ServiceContext, jobs: Jobs, supervisor: CameraSupervisor, live: LiveReport,
          reloadConfig: (@Sendable () throws(ConfigError) -> ShutterConfig)?) {
         self.ctx = ctx
         self.jobs = jobs
         self.supervisor = supervisor
+        self.live = live
         self.reloadConfig = reloadConfig
         settings = RuntimeSettings(base: ctx.config)
+        flashShown = FlashMode(ctx.config.flash.mode)
         target = CameraTarget(ctx.config)
     }
 
@@ -151,9 +153,9 @@ final class CameraControlPlane {
     private func resumeOnce(betweenCaptures: Bool, cameraHealthy: Bool, now: MonotonicTime) -> [Effect] {
         var effects: [Effect] = []
         delivery.expire(now: now)
-        if betweenCaptures, let mode = flashToShow {
-            flashToShow = nil
-            effects.append(.machine(.flashModeSet(mode)))
+        if betweenCaptures, lights.flashMode != flashShown {
+            flashShown = lights.flashMode
+            effects.append(.machine(.flashModeSet(flashShown)))
         }
         if unapplied, betweenCaptures, !reopening {
             unapplied = false
@@ -195,7 +197,7 @@ final class CameraControlPlane {
                 }
                 return []
             }
-            op.step = .reopening
+            op.step = .reopening(cameraStarted: false)
             let message: String
             // A switch keeps the controls; a restart for a setting opens with the new ones.
             var wanted = CameraTarget(index: reopen.index ?? target.index, opening: reopen.opening,

@@ -12,14 +12,12 @@ extension CameraControlPlane {
     func startReopen(op: Int, _ wanted: CameraTarget) {
         camera = nil
         lastMetadata = nil
-        reopening = true
         let supervisor = self.supervisor, back = target
         jobs.add { .reopened(op: op, await supervisor.reopen(wanted, back: back)) }
     }
 
     /// The reopen job came back (the supervisor's `.started` came before it).
     func reopened(op id: Int, _ outcome: CameraSupervisor.SwitchOutcome, now: MonotonicTime) {
-        reopening = false
         guard let op = ops[id] else { return }
         let what = op.reopen?.what ?? "the change"
         switch outcome {
@@ -88,7 +86,7 @@ extension CameraControlPlane {
     /// use (after a failed reopen, the one it went back to). Settings changed
     /// since the command left are given between captures.
     func started(_ camera: any CameraDevice, _ started: CameraTarget, restart: Bool) {
-        reopening = false
+        for op in ops.all { if case .reopening(cameraStarted: false) = op.step { op.step = .reopening(cameraStarted: true) } }
         self.camera = camera
         target = started
         unapplied = true

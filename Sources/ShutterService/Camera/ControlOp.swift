@@ -18,7 +18,9 @@ final class ControlOp {
         case start
         case listing
         case waitingForCaptures
-        case reopening
+        /// The supervisor reopens the camera (a job); `cameraStarted` once it reported the
+        /// start (frames from then on are the new camera's), before the job is back.
+        case reopening(cameraStarted: Bool)
         case waitingForFrames(until: MonotonicTime)
         case waitingForControls
         case saving
@@ -81,6 +83,12 @@ struct ControlOps {
     var ids: [Int] { ops.keys.sorted() }
 
     var all: Dictionary<Int, ControlOp>.Values { ops.values }
+
+    /// A reopen under way whose camera has not started yet: frames still coming are the
+    /// old camera's. The operation's step is the one record of it.
+    var reopenPending: Bool {
+        ops.values.contains { if case .reopening(cameraStarted: false) = $0.step { return true } else { return false } }
+    }
 
     /// Whether a reopen (switch or restart) is queued or under way.
     var reopenAsked: Bool { ops.values.contains { $0.reopen != nil } }

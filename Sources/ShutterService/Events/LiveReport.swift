@@ -2,25 +2,20 @@
 import ShutterCore
 import ShutterStorage
 
-/// What live watchers (`/api/events`, `shutterctl events`) are told. One
-/// mechanism: after every event the loop hands over what it knows now
-/// (`Snapshot`), and whatever differs from what watchers last saw is published —
-/// the state (and a recording's seconds, once a second as they change), each file
-/// saved, each setting changed, the camera switched. Only a deletion, which
-/// leaves nothing behind to compare, is told directly.
+/// What live watchers (`/api/events`, `shutterctl events`) are told, published where
+/// it happens: the state after the capture machine's transitions (and a recording's
+/// seconds as they pass, and the error a camera-unavailable state names), each file
+/// saved or deleted, each setting changed (`CameraControlPlane.settings`), the camera
+/// switched, each gesture. Nothing is kept to compare but what the state event said last.
 final class LiveReport {
     struct Snapshot {
         var state: CaptureState
         /// While recording: since when, and when it stops on its own.
         var recording: (from: MonotonicTime, end: MonotonicTime)?
         var lastError: String?
-        var lastFiles: [String]
-        var settings: RuntimeSettings
-        var camera: CameraInfo?
     }
 
-    /// What the state event says, compared after every event (frames included)
-    /// without building its JSON: that is built only when this changes.
+    /// What the state event says: published again only when this changes.
     struct Shown: Equatable {
         var state: CaptureState
         var elapsedSeconds: Int?
@@ -31,39 +26,49 @@ final class LiveReport {
 
     private let events: LiveEvents
     private var shown: Shown?
-    private var files: [String] = []
-    private var settings: RuntimeSettings?
     private var cameraID: String?
 
     init(events: LiveEvents) { self.events = events }
 
-    func settle(_ now: Snapshot, at time: MonotonicTime) {
+    /// The state as it is now, after a transition, a tick while recording or a camera error.
+    func state(_ now: Snapshot, at time: MonotonicTime) {
         let s = Self.shown(now, at: time)
-        if s != shown {
-            shown = s
-            events.publish(LiveEvent(type: "state", data: Self.state(s)))
+        guard s != shown else { return }
+        shown = s
+        events.publish(LiveEvent(type: "state", data: Self.state(s)))
+    }
+
+    /// While recording: the next whole second, when the state event's seconds change.
+    static func nextSecond(of recording: (from: MonotonicTime, end: MonotonicTime)?, after now: MonotonicTime) -> MonotonicTime? {
+        guard let r = recording else { return nil }
+        let second: Int64 = 1_000_000_000
+        let elapsed = max(.zero, now - r.from).nanoseconds / second
+        return r.from + .nanoseconds((elapsed + 1) * second)
+    }
+
+    /// Files saved (a photo, a clip's files).
+    func saved(_ paths: [String]) {
+        for path in paths {
+            guard let kind = Self.kind(of: path) else { continue }
+            events.publish(LiveEvent(type: "file", data: ["path": .string(path), "kind": .string(kind),
+                                                           "name": .string(Self.name(of: path))]))
         }
-        if now.lastFiles != files {
-            for path in now.lastFiles where !files.contains(path) {
-                guard let kind = Self.kind(of: path) else { continue }
-                events.publish(LiveEvent(type: "file", data: ["path": .string(path), "kind": .string(kind),
-                                                               "name": .string(Self.name(of: path))]))
-            }
-            files = now.lastFiles
+    }
+
+    /// Runtime settings changed (a request, a double tap, a reread, a rollback).
+    func settingsChanged(from before: RuntimeSettings, to after: RuntimeSettings) {
+        for key in RuntimeSettings.settableKeys where before.value(of: key) != after.value(of: key) {
+            events.publish(LiveEvent(type: "setting", data: ["name": .string(key), "value": after.value(of: key)]))
         }
-        if let before = settings, before != now.settings {
-            for key in RuntimeSettings.settableKeys where before.value(of: key) != now.settings.value(of: key) {
-                events.publish(LiveEvent(type: "setting", data: ["name": .string(key), "value": now.settings.value(of: key)]))
-            }
+    }
+
+    /// A camera started: told when it is another than the one before.
+    func cameraStarted(_ c: CameraInfo) {
+        // The first camera is part of the state a watcher starts from, not a switch.
+        if let before = cameraID, before != c.id {
+            events.publish(LiveEvent(type: "camera", data: ["id": .string(c.id), "model": .string(c.model)]))
         }
-        settings = now.settings
-        if let c = now.camera, c.id != cameraID {
-            // The first camera is part of the state a watcher starts from, not a switch.
-            if cameraID != nil {
-                events.publish(LiveEvent(type: "camera", data: ["id": .string(c.id), "model": .string(c.model)]))
-            }
-            cameraID = c.id
-        }
+        cameraID = c.id
     }
 
     /// A file the service deleted (by number, on request).

@@ -56,11 +56,11 @@ final class ServiceLoop {
             configuration: .init(maxRecording: .seconds(c.video.maxSeconds),
                                  flash: FlashPolicy(darkLux: c.flash.autoLux), stillMoment: c.still.moment))
         button = ButtonPath(config: c, button: ctx.roles.button, log: ctx.log)
+        live = LiveReport(events: ctx.live)
         photo = PhotoPath(ctx: ctx, jobs: jobs, leds: leds)
         clip = ClipSession(ctx: ctx, jobs: jobs)
-        control = CameraControlPlane(ctx: ctx, jobs: jobs, supervisor: supervisor, reloadConfig: reloadConfig)
+        control = CameraControlPlane(ctx: ctx, jobs: jobs, supervisor: supervisor, live: live, reloadConfig: reloadConfig)
         health = Health(ctx: ctx, jobs: jobs, supervisor: supervisor)
-        live = LiveReport(events: ctx.live)
         files = CardFiles(ctx: ctx, jobs: jobs)
         // Enough frames to reach back past the stability filter to the press.
         let period = 1000 / max(c.video.fps, 1)
@@ -150,10 +150,6 @@ final class ServiceLoop {
                 health.publish(status)
             }
         }
-        live.settle(LiveReport.Snapshot(state: machine.state, recording: machine.recordingSpan,
-                                        lastError: journal.lastError, lastFiles: journal.lastFiles,
-                                        settings: control.settings, camera: control.camera?.info),
-                    at: now)
     }
 
     /// When the loop must look again: the earliest deadline of every part (the
@@ -161,7 +157,7 @@ final class ServiceLoop {
     var nextWake: MonotonicTime {
         var next = health.nextDeadline
         for d in [button.nextDeadline, machine.nextDeadline, clip.nextDeadline, requests.nextDeadline,
-                  control.nextDeadline] {
+                  control.nextDeadline, LiveReport.nextSecond(of: machine.recordingSpan, after: ctx.now)] {
             if let d, d < next { next = d }
         }
         // Not clamped to now: a deadline that stays due keeps its time, so the inbox can
@@ -183,6 +179,7 @@ final class ServiceLoop {
         feed(button.tick(now: now))
         if let d = machine.nextDeadline, d <= now { give(.tick) }
         requests.expire(now: now, lastError: journal.lastError)
+        if machine.recordingSpan != nil { reportState() }  // the recording's seconds
         health.probeStorageIfDue(now: now)
         watchdog(now)
         clip.finishIfStopped(now: now, lastFrame: nil)
@@ -231,19 +228,19 @@ final class ServiceLoop {
         switch event {
         case let .started(camera, target, restart):
             control.started(camera, target, restart: restart)
+            live.cameraStarted(camera.info)
             health.cameraStarted(restart: restart)
         case let .unavailable(error, restart):
-            control.lost()
             let absent = (error as? CameraError)?.code == .noDevice
             if journal.lastError != "\(error)" { ctx.log.warning("camera unavailable: \(error)") }
             journal.lastError = "\(error)"
             health.cameraUnavailable(absent: absent, restart: restart)
-            cameraLost()
+            cameraStopped()
+            reportState()  // the error it names
         case .lost:
             guard stopping == nil else { return }
-            control.lost()
             ctx.log.warning("camera stream ended (unplugged or failed); will retry")
-            cameraLost()
+            cameraStopped()
             health.publish("waiting for camera")
         }
     }
@@ -283,6 +280,13 @@ final class ServiceLoop {
         if !machine.cameraLost { give(.fault(.cameraLost)) }
     }
 
+    /// The camera stopped or could not start: the plane forgets it (its controls, its
+    /// metadata) and captures are refused until a frame comes.
+    private func cameraStopped() {
+        control.lost()
+        cameraLost()
+    }
+
     private var readyLine: String { health.readyLine(photos: photo.photos, clips: clip.clips) }
 
     // MARK: - The machine's actions
@@ -290,7 +294,14 @@ final class ServiceLoop {
     /// The one way into the capture state machine: the input, with the lights in force
     /// (the runtime settings own them), and what it decides performed at once.
     func give(_ input: CaptureInput) {
-        for a in machine.handle(input, at: ctx.now, lights: control.lights) { perform(a) }
+        let actions = machine.handle(input, at: ctx.now, lights: control.lights)
+        reportState()
+        for a in actions { perform(a) }
+    }
+
+    /// Live watchers are told the state when what it says changed.
+    private func reportState() {
+        live.state(.init(state: machine.state, recording: machine.recordingSpan, lastError: journal.lastError), at: ctx.now)
     }
 
     private func perform(_ action: CaptureAction) {
@@ -414,7 +425,10 @@ final class ServiceLoop {
             health.encoderStopped()
             let (input, files, error) = clip.finished(id, outcome)
             if let error { journal.error(error) }
-            if case .success(let paths) = files, !paths.isEmpty { journal.lastFiles = paths }
+            if case .success(let paths) = files, !paths.isEmpty {
+                journal.lastFiles = paths
+                live.saved(paths)
+            }
             give(input)
             if case .success(let paths) = files, !paths.isEmpty {
                 // The machine is idle again; the request's reply waits for the files' final
@@ -455,8 +469,7 @@ final class ServiceLoop {
                               saved: photo.photos + clip.clips)
         case let .deleted(op, number, outcome, item):
             if let path = files.deleted(op: op, number, outcome, item) {
-                // The one place a deletion completes: watchers are told here (nothing is
-                // left behind for LiveReport to compare).
+                // The one place a deletion completes: watchers are told here.
                 journal.lastFiles.removeAll { $0 == path }
                 live.deleted(path: path)
             }
@@ -470,6 +483,7 @@ final class ServiceLoop {
         switch o.result {
         case .success(let saved):
             journal.lastFiles = [saved.path]
+            live.saved([saved.path])
             control.photoSaved()
         case .failure(let e):
             journal.error(e.message)

@@ -52,6 +52,7 @@ extension CameraControlPlane {
     /// other, in force at once (the machine showed it on the flash LED).
     func flashModeChanged(to mode: FlashMode) {
         let key = "flash.mode"
+        flashShown = mode  // the machine showed it on the flash LED
         guard settings.value(of: key) != .string(mode.rawValue) else { return }
         do throws(ConfigError) {
             try settings.set(key, to: .string(mode.rawValue), source: "double tap")
@@ -59,7 +60,6 @@ extension CameraControlPlane {
             ctx.log.warning("flash mode \(mode.rawValue) not kept: \(error.description)")
             return
         }
-        flashToShow = nil
         save(op: nil)
     }
 
