@@ -101,4 +101,58 @@ final class ServiceFiguresTests: XCTestCase {
             emit("\(moment)_release_to_durable_p99", percentile(durable, 0.99), "ms")
         }
     }
+
+    /// Issue 40: what the speculative clip a press starts buys and costs. Bought: a hold's
+    /// clip starts at its press (`clipStartOffsetMs` <= 0); without it the encoder would
+    /// start at the hold threshold and the clip could reach back only as far as the few
+    /// frames the loop keeps (`RecentFrames`, about 4 frames): `button.holdMs` minus that,
+    /// late. Cost: the CPU of a tap that started (and threw away) an encoder, against a
+    /// `photo` request of the same photo that starts none, in the same run.
+    func testSpeculativeClipFigures() throws {
+        guard ProcessInfo.processInfo.environment["SHUTTER_BENCH"] == "1" else {
+            throw XCTSkip("a benchmark: run with `make bench` (SHUTTER_BENCH=1)")
+        }
+        let d = try DaemonHarness(config: #"{"shutdown": {"taps": 0}, "button": {"doubleTapMs": 0}}"#)
+        try d.start()
+        let pid = d.process!.processIdentifier
+        func cpuSeconds() throws -> Double {
+            let stat = try String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8)
+            let fields = stat[stat.range(of: ")")!.upperBound...].split(separator: " ")
+            return (Double(fields[11])! + Double(fields[12])!) / Double(sysconf(Int32(_SC_CLK_TCK)))
+        }
+        let rounds = 30
+        // Photo requests: press and release at once, no clip started.
+        var t0 = try cpuSeconds()
+        for _ in 0..<rounds {
+            XCTAssertEqual(try d.ctl("photo").0, 0, d.log())
+            usleep(300_000)
+        }
+        let photoCPU = (try cpuSeconds() - t0) / Double(rounds)
+        // Taps of the button (a client's press, 100 ms, release): each starts a speculative clip.
+        t0 = try cpuSeconds()
+        for _ in 0..<rounds {
+            XCTAssertEqual(try d.ctl("press").0, 0, d.log())
+            usleep(100_000)
+            XCTAssertEqual(try d.ctl("release").0, 0, d.log())
+            usleep(200_000)
+        }
+        let tapCPU = (try cpuSeconds() - t0) / Double(rounds)
+        var offsets: [Double] = []
+        for _ in 0..<5 {
+            XCTAssertEqual(try d.ctl("press").0, 0, d.log())
+            usleep(1_500_000)
+            let (code, reply) = try d.ctl("release")
+            XCTAssertEqual(code, 0, d.log())
+            if let ms = reply?["clipStartOffsetMs"] as? Double { offsets.append(ms) }
+        }
+        d.stop()
+        XCTAssertEqual(offsets.count, 5)
+        XCTAssertTrue(offsets.allSatisfy { $0 <= 0 }, "a hold's clip starts at or before its press: \(offsets)")
+        let keptReachMs = 4 * 1000.0 / 30  // RecentFrames' most, at the default 30 fps
+        emit("speculative_clip_hold_start_offset_max", offsets.max() ?? 0, "ms")
+        emit("without_speculative_clip_hold_start_offset", 1000 - keptReachMs, "ms")
+        emit("photo_request_cpu_per_photo", photoCPU * 1000, "ms")
+        emit("button_tap_cpu_per_photo", tapCPU * 1000, "ms")
+        emit("speculative_clip_cpu_per_tap", (tapCPU - photoCPU) * 1000, "ms")
+    }
 }
