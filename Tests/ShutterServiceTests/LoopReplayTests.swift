@@ -290,7 +290,7 @@ final class LoopReplayTests: XCTestCase {
         let apply = r.loop.jobs.take()
         XCTAssertEqual(apply.count, 1, "the photo saved: the controls leave for the camera")
         // The one job run here, inline (SimCamera.apply keeps them): the camera has the change.
-        r.loop.handle(.done(await apply[0]()))
+        r.loop.handle(.done(await apply[0].inline()))
         XCTAssertEqual(r.camera.controlReport.asked.exposure.ev, -1)
         XCTAssertEqual(r.jobs(), 0)
     }
@@ -309,7 +309,7 @@ final class LoopReplayTests: XCTestCase {
         r.request("set", .set(key: "camera.exposure.shutterUs", value: .int(10000)))
         let apply = r.loop.jobs.take()
         XCTAssertEqual(apply.count, 1, "the controls leave as a job")
-        r.loop.handle(.done(await apply[0]()))  // the camera takes the controls (inline)
+        r.loop.handle(.done(await apply[0].inline()))  // the camera takes the controls (inline)
         let applied = r.clock.now()
         XCTAssertEqual(r.jobs(), 0, "no state file and no answer yet: the queued frames still have the old controls")
         for i in 1..<ControlsDelivery.settleFrames {
@@ -360,5 +360,15 @@ final class LoopReplayTests: XCTestCase {
             }
         }
         XCTAssertTrue(answered, "the tap is taken (a snapshot) or refused: \(actions)")
+    }
+}
+
+extension Jobs.Job {
+    /// The job run here, on the test's own task, as the service would run it (no queue, no group).
+    func inline() async -> JobResult {
+        switch self {
+        case .task(let work): return await work()
+        case .queue(_, let work): return work()
+        }
     }
 }

@@ -48,7 +48,7 @@ final class CardFiles {
 
     func list(_ reply: Reply) {
         let op = op(reply), storage = ctx.storage
-        jobs.add { .filesListed(op: op, await Blocking.run(on: Self.queue) { storage.finishedMedia() }) }
+        jobs.run(on: Self.queue) { .filesListed(op: op, storage.finishedMedia()) }
     }
 
     func listed(op: Int, _ items: [MediaItem]) {
@@ -69,7 +69,7 @@ final class CardFiles {
             }
             let op = op(reply), storage = ctx.storage
             lastAsked[op] = saved
-            jobs.add { .newestFile(op: op, await Blocking.run(on: Self.queue) { storage.finishedMedia().first }) }
+            jobs.run(on: Self.queue) { .newestFile(op: op, storage.finishedMedia().first) }
         case .number(let number):
             start(op(reply), number)
         }
@@ -101,11 +101,9 @@ final class CardFiles {
 
     private func start(_ op: Int, _ number: DCFNumber) {
         let storage = ctx.storage
-        jobs.add {
-            await Blocking.run(on: Self.queue) {
-                let item = storage.media(number)
-                return .deleted(op: op, number, Result { () throws(StorageError) in try storage.deleteMedia(number) }, item)
-            }
+        jobs.run(on: Self.queue) {
+            let item = storage.media(number)
+            return .deleted(op: op, number, Result { () throws(StorageError) in try storage.deleteMedia(number) }, item)
         }
     }
 

@@ -108,18 +108,17 @@ final class Health {
         guard force || now >= nextProbe else { return }
         nextProbe = now + .seconds(5)
         let storage = ctx.storage
-        jobs.add {
-            let result: Result<FileSystemSpace, StorageError> = await Blocking.run(on: Self.storageQueue) {
-                do {
-                    // Healthy means a photo fits too: a full card keeps its LED code
-                    // until space is freed (with delete-oldest-videos this makes room).
-                    _ = try storage.ensureSpace(for: .photo)
-                    return .success(try storage.checkHealth())
-                } catch let e as StorageError { return .failure(e) } catch {
-                    return .failure(StorageError(.ioError, "\(error)"))
-                }
+        jobs.run(on: Self.storageQueue) {
+            do {
+                // Healthy means a photo fits too: a full card keeps its LED code
+                // until space is freed (with delete-oldest-videos this makes room).
+                _ = try storage.ensureSpace(for: .photo)
+                return .storageProbed(.success(try storage.checkHealth()))
+            } catch let e as StorageError {
+                return .storageProbed(.failure(e))
+            } catch {
+                return .storageProbed(.failure(StorageError(.ioError, "\(error)")))
             }
-            return .storageProbed(result)
         }
     }
 

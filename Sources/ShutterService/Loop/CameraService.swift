@@ -154,7 +154,10 @@ public final class CameraService: Sendable {
             while let event = await inbox.next(until: loop.nextWake) {
                 loop.handle(event)
                 for job in loop.jobs.take() {
-                    group.addTask { self.post(.done(await job())) }
+                    switch job {
+                    case .task(let work): group.addTask { self.post(.done(await work())) }
+                    case .queue(let queue, let work): queue.async { self.post(.done(work())) }
+                    }
                 }
                 if let code = loop.exitCode {
                     exitCode = code

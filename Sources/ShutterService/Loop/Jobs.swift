@@ -1,24 +1,39 @@
 // SPDX-License-Identifier: BSD-2-Clause
-/// Slow work the loop decided on (a JPEG encode, an fsync and rename, an AF
-/// cycle, a camera reopen, an LED pattern): collected while an event is handled
-/// and started by the run loop as children of the service's task group once
-/// the event is done (CameraService.run). Each comes back as `.done(result)`.
-/// The loop never waits for one: it handles what the result says when it comes.
-final class Jobs {
-    typealias Work = @Sendable () async -> JobResult
+import Dispatch
 
-    private(set) var queued: [Work] = []
+/// Slow work the loop decided on (a JPEG encode, an fsync and rename, an AF
+/// cycle, a camera reopen): collected while an event is handled and started by
+/// the run loop once the event is done (CameraService.run). Each comes back as
+/// `.done(result)`. The loop never waits for one, and no job waits for another:
+/// the loop handles what a result says when it comes, and starts the next.
+///
+/// Two kinds, one hop each way: blocking work (the card, libjpeg-turbo) runs on the
+/// serial queue it names and posts its result from there; work that awaits a device
+/// (an AF cycle, a reopen, the encoder's queue) runs as a task of the service's group.
+final class Jobs {
+    enum Job {
+        case task(@Sendable () async -> JobResult)
+        case queue(DispatchQueue, @Sendable () -> JobResult)
+    }
+
+    private(set) var queued: [Job] = []
     /// Started and not yet back: the service stops only once this is zero.
     private(set) var inFlight = 0
 
-    /// Queues `work`: the run loop starts it once the current event is handled.
-    func add(_ work: @escaping Work) {
-        queued.append(work)
+    /// Queues `work` as a task: the run loop starts it once the current event is handled.
+    func add(_ work: @escaping @Sendable () async -> JobResult) {
+        queued.append(.task(work))
+        inFlight += 1
+    }
+
+    /// Queues blocking `work` for `queue` (in the order given, after the work queued there before).
+    func run(on queue: DispatchQueue, _ work: @escaping @Sendable () -> JobResult) {
+        queued.append(.queue(queue, work))
         inFlight += 1
     }
 
     /// The jobs decided since the last call, for the run loop to start.
-    func take() -> [Work] {
+    func take() -> [Job] {
         defer { queued.removeAll() }
         return queued
     }

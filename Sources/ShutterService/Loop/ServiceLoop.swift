@@ -435,11 +435,9 @@ final class ServiceLoop {
                 // form: the poster written beside the first, then each made a regular MP4.
                 let storage = ctx.storage, log = ctx.log
                 let preview = error == nil ? self.preview : nil
-                jobs.add {
-                    let problems = await Blocking.run(on: ClipFinisher.queue) {
-                        preview?.savePoster(for: id, beside: paths[0])
-                        return ClipFinisher.finish(paths, storage: storage, log: log)
-                    }
+                jobs.run(on: ClipFinisher.queue) {
+                    preview?.savePoster(for: id, beside: paths[0])
+                    let problems = ClipFinisher.finish(paths, storage: storage, log: log)
                     return .clipRegular(id, start: start, files: paths, problems: problems)
                 }
             } else {
@@ -537,8 +535,8 @@ final class ServiceLoop {
     func finishRecovered(_ paths: [String]) {
         guard !paths.isEmpty else { return }
         let storage = ctx.storage, log = ctx.log
-        jobs.add {
-            _ = await Blocking.run(on: ClipFinisher.queue) { ClipFinisher.finish(paths, storage: storage, log: log) }
+        jobs.run(on: ClipFinisher.queue) {
+            _ = ClipFinisher.finish(paths, storage: storage, log: log)
             return .nothing
         }
     }

@@ -161,7 +161,7 @@ final class PhotoPath {
             // The still stream's frame of the same sensor frame where the camera grants one.
             let photo = frame.companion ?? frame
             let taker = self.taker, serial = entry.serial
-            jobs.add { .pressEncoded(origin, serial: serial, await taker.encode(photo, camera: camera)) }
+            jobs.run(on: taker.queue) { .pressEncoded(origin, serial: serial, taker.encode(photo, camera: camera)) }
         }
     }
 
@@ -274,9 +274,9 @@ final class PhotoPath {
         var outcome = Outcome(id: id, result: .failure(CaptureError(.camera, "no still")), moment: "focused",
                               pressedAt: take.pressedAt, releasedAt: take.releasedAt, afterDiscard: take.afterDiscard)
         if case .failure(let e) = result { outcome.result = .failure(e) }
-        jobs.add { [outcome] in
+        jobs.run(on: taker.queue) { [outcome] in
             var o = outcome
-            if case .success(let frame) = result { o.result = await taker.save(frame, camera: camera) }
+            if case .success(let frame) = result { o.result = taker.save(frame, camera: camera) }
             return .photo(o)
         }
     }
@@ -306,10 +306,10 @@ final class PhotoPath {
     private func write(_ origin: CaptureOrigin) {
         guard let entry = pins.removeValue(forKey: origin), let outcome = entry.taken, let encoded = entry.encoded else { return }
         let taker = self.taker
-        jobs.add {
+        jobs.run(on: taker.queue) {
             var o = outcome
             switch encoded {
-            case .success(let photo): o.result = await taker.write(photo)
+            case .success(let photo): o.result = taker.write(photo)
             case .failure(let e): o.result = .failure(e)
             }
             return .photo(o)
@@ -319,8 +319,8 @@ final class PhotoPath {
     private func save(_ frame: Frame, id: CaptureID, pressedAt: MonotonicTime, releasedAt: MonotonicTime,
                       camera: CameraInfo?) {
         let taker = self.taker
-        jobs.add {
-            let result = await taker.save(frame, camera: camera)
+        jobs.run(on: taker.queue) {
+            let result = taker.save(frame, camera: camera)
             return .photo(Outcome(id: id, result: result, moment: "video", pressedAt: pressedAt, releasedAt: releasedAt))
         }
     }

@@ -34,7 +34,6 @@ final class PhotoTaker: Sendable {
     private let clock: any MonotonicClock
     private let wallClock: any WallClock
     private let cameraAppliesTransform: Bool
-    private let queue = DispatchQueue(label: "shutter.photo")
 
     init(config: ShutterConfig, storage: Storage, clock: any MonotonicClock, wallClock: any WallClock,
          cameraAppliesTransform: Bool) {
@@ -56,48 +55,40 @@ final class PhotoTaker: Sendable {
         return nil
     }
 
+    /// The serial queue a photo's jobs run on (`Jobs.run(on:)`): encodes and writes in order.
+    let queue = DispatchQueue(label: "shutter.photo")
+
     /// Encodes and saves a frame already in hand (a still, or a video frame for a
-    /// photo asked for during a recording).
-    func save(_ frame: Frame, camera: CameraInfo?) async -> Result<SavedPhoto, CaptureError> {
-        switch await encode(frame, camera: camera) {
-        case .success(let photo): return await write(photo)
-        case .failure(let e): return .failure(e)
-        }
+    /// photo asked for during a recording). On `queue`.
+    func save(_ frame: Frame, camera: CameraInfo?) -> Result<SavedPhoto, CaptureError> {
+        encode(frame, camera: camera).flatMap(write)
     }
 
-    /// The JPEG of `frame`, in memory. Holds the frame (a camera buffer) only until encoded.
-    func encode(_ frame: Frame, camera: CameraInfo?) async -> Result<EncodedPhoto, CaptureError> {
+    /// The JPEG of `frame`, in memory. Holds the frame (a camera buffer) only until encoded. On `queue`.
+    func encode(_ frame: Frame, camera: CameraInfo?) -> Result<EncodedPhoto, CaptureError> {
         let encoder: StillEncoder
         switch self.encoder {
         case .success(let e): encoder = e
         case .failure(let e): return .failure(e)
         }
-        let metadata = metadata(for: frame, camera: camera)
-        let start = frame.exposureStart, size = PixelSize(width: frame.width, height: frame.height)
-        return await Blocking.run(on: queue) {
-            do {
-                let still = try encoder.encode(frame, metadata: metadata)
-                return .success(EncodedPhoto(jpeg: still.jpeg, exposureStart: start, size: size))
-            } catch {
-                return .failure(CaptureError(.encoder, "could not encode the photo: \(error)"))
-            }
+        do {
+            let still = try encoder.encode(frame, metadata: metadata(for: frame, camera: camera))
+            return .success(EncodedPhoto(jpeg: still.jpeg, exposureStart: frame.exposureStart,
+                                         size: PixelSize(width: frame.width, height: frame.height)))
+        } catch {
+            return .failure(CaptureError(.encoder, "could not encode the photo: \(error)"))
         }
     }
 
-    /// Writes an encoded photo durably (temp, fsync, rename, directory fsync).
-    func write(_ photo: EncodedPhoto) async -> Result<SavedPhoto, CaptureError> {
-        let storage = self.storage, clock = self.clock
-        return await Blocking.run(on: queue) {
-            do {
-                _ = try storage.ensureSpace(for: .photo)
-                let path = try storage.savePhoto(bytes: photo.jpeg).path
-                return .success(SavedPhoto(path: path, exposureStart: photo.exposureStart, size: photo.size,
-                                           durableAt: clock.now()))
-            } catch let e as StorageError {
-                return .failure(CaptureError(e))
-            } catch {
-                return .failure(CaptureError(.encoder, "could not save the photo: \(error)"))
-            }
+    /// Writes an encoded photo durably (temp, fsync, rename, directory fsync). On `queue`.
+    func write(_ photo: EncodedPhoto) -> Result<SavedPhoto, CaptureError> {
+        do throws(StorageError) {
+            _ = try storage.ensureSpace(for: .photo)
+            let path = try storage.savePhoto(bytes: photo.jpeg).path
+            return .success(SavedPhoto(path: path, exposureStart: photo.exposureStart, size: photo.size,
+                                       durableAt: clock.now()))
+        } catch {
+            return .failure(CaptureError(error))
         }
     }
 

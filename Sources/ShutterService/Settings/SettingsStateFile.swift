@@ -23,16 +23,14 @@ extension CameraControlPlane {
         let text = settings.isEmpty ? nil : settings.stateDocument
         let storage = ctx.storage
         // The queue keeps writes in the order of the changes (the text is taken here).
-        jobs.add {
-            let result: Result<Void, any Error> = await Blocking.run(on: Self.settingsQueue) {
-                Result {
-                    // Never onto the system disk under an unmounted card's mount point.
-                    if storage.requireMountPoint { try storage.checkHealth() }
-                    if let text {
-                        try SettingsFile.write(text, root: storage.root)
-                    } else if unlink(SettingsFile.path(root: storage.root)) != 0 && errno != ENOENT {
-                        throw SystemError(errno: errno, call: "unlink", path: SettingsFile.path(root: storage.root))
-                    }
+        jobs.run(on: Self.settingsQueue) {
+            let result: Result<Void, any Error> = Result {
+                // Never onto the system disk under an unmounted card's mount point.
+                if storage.requireMountPoint { try storage.checkHealth() }
+                if let text {
+                    try SettingsFile.write(text, root: storage.root)
+                } else if unlink(SettingsFile.path(root: storage.root)) != 0 && errno != ENOENT {
+                    throw SystemError(errno: errno, call: "unlink", path: SettingsFile.path(root: storage.root))
                 }
             }
             guard case .failure(let e) = result else { return .settingsSaved(op: id, note: nil) }
