@@ -40,6 +40,9 @@ public final class SimButton: ButtonInput {
         }
     }
 
+    /// Its edges are delivered as they happen (under the lock that dates them).
+    public var allEdgesDelivered: Bool { true }
+
     /// Caught up at once: the sim's edges are delivered as they happen.
     public func catchUp() {
         state.withLock { s in

@@ -133,7 +133,16 @@ final class ManualClockServiceTests: XCTestCase {
         private let clock: ManualClock
         private var queued: [ButtonEdge] = []
         private var sink: ButtonSink?
-        init(clock: ManualClock) { self.clock = clock }
+        private var asked = 0
+        /// Whether it says when nothing is left unread (GPIOButton's poll), or cannot tell.
+        private let tells: Bool
+        init(clock: ManualClock, tells: Bool = false) {
+            self.clock = clock
+            self.tells = tells
+        }
+        /// `catchUp()` calls so far.
+        var catchUps: Int { lock.lock(); defer { lock.unlock() }; return asked }
+        var allEdgesDelivered: Bool { lock.lock(); defer { lock.unlock() }; return tells && queued.isEmpty }
 
         func deliver(to sink: @escaping ButtonSink) {
             lock.lock(); self.sink = sink; lock.unlock()
@@ -152,6 +161,7 @@ final class ManualClockServiceTests: XCTestCase {
             let now = clock.now()
             deliver()
             lock.lock(); defer { lock.unlock() }
+            asked += 1
             _ = sink?(.caughtUp(now))
         }
     }
@@ -185,5 +195,29 @@ final class ManualClockServiceTests: XCTestCase {
         let photos = await r.service.status().counters.photos
         XCTAssertEqual(photos, 1)
         try await stop(r)
+    }
+
+    /// Issue 40: a button that can tell nothing is left unread (GPIOButton polls its line)
+    /// has its deadlines decided at once, with no catch-up round trip; one that cannot tell
+    /// is asked at every deadline. The same tap, the same photo, either way.
+    func testADueDeadlineIsDecidedAtOnceWhenTheButtonCanTellEveryEdgeIsIn() async throws {
+        for tells in [true, false] {
+            let clock = ManualClock(start: .milliseconds(1_000_000))
+            let button = LateButton(clock: clock, tells: tells)
+            let r = try await rig(clock: clock, button: button) { $0.button.stabilityMs = 20 }
+            button.edge(true); button.deliver()
+            await advance(r, by: .milliseconds(150))
+            button.edge(false); button.deliver()
+            try await advance(r, until: "the photo") { r.files("JPG").count >= 1 }
+            try await advance(r, until: "idle") { await r.service.status().state == "idle" }
+            print("tap with a button that \(tells ? "tells" : "cannot tell"): \(button.catchUps) catch-up round trips")
+            if tells {
+                XCTAssertEqual(button.catchUps, 0, "every deadline decided at once")
+            } else {
+                XCTAssertGreaterThanOrEqual(button.catchUps, 2, "the press's and the release's steadiness, each asked")
+            }
+            XCTAssertEqual(r.files("JPG").count, 1)
+            try await stop(r)
+        }
     }
 }

@@ -102,12 +102,17 @@ public protocol ButtonInput: Sendable {
     /// that reaches the service late (a loaded CPU) still counts before the decision
     /// its timestamp precedes.
     func catchUp()
+    /// True when every edge the button has seen by now is already in its sink: none unread
+    /// in the kernel, none being read. A due deadline is then decided at once, with no
+    /// `catchUp` round trip; false (the default) when it cannot tell.
+    var allEdgesDelivered: Bool { get }
     /// Edges dropped because the reader's queue was full (shown in `status`).
     var droppedEdges: Int { get }
 }
 
 extension ButtonInput {
     public var droppedEdges: Int { 0 }
+    public var allEdgesDelivered: Bool { false }
 
     /// The events as a stream (a test's or a tool's consumer), keeping the oldest 256.
     public func events() -> AsyncStream<ButtonEvent> {

@@ -95,6 +95,14 @@ public final class GPIOButton: ButtonInput {
         return (rc != 0) != configuration.activeLow
     }
 
+    /// Nothing unread in the kernel (polled, not read) and no read under way, in that
+    /// order: an edge read after the poll is counted in `reading` until it is in the sink.
+    public var allEdgesDelivered: Bool {
+        var p = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+        guard poll(&p, 1, 0) == 0 else { return false }  // readable, closed or failed: ask
+        return line.reading.load(ordering: .sequentiallyConsistent) == 0
+    }
+
     /// Edges the consumer was too slow for (its sink did not take them).
     public var droppedEdges: Int { line.dropped.load(ordering: .relaxed) }
 
@@ -131,6 +139,8 @@ public final class GPIOButton: ButtonInput {
         /// Edges dropped, readable without the line's lock (the loop's `status` never waits
         /// for a device thread).
         let dropped = Atomic<Int>(0)
+        /// Reads under way (taken from the kernel, not yet in the sink): `allEdgesDelivered`.
+        let reading = Atomic<Int>(0)
         init(_ state: sending State) { self.state = Mutex(state) }
 
         func release() {
@@ -148,6 +158,8 @@ public final class GPIOButton: ButtonInput {
     // source saw may have been read by catchUp already). Returns the number of edges read.
     @discardableResult
     private func readEdges() -> Int {
+        line.reading.add(1, ordering: .sequentiallyConsistent)
+        defer { line.reading.subtract(1, ordering: .sequentiallyConsistent) }
         var raw = [shutter_gpio_edge](repeating: shutter_gpio_edge(), count: 16)
         let activeLow = configuration.activeLow
         let n: Int32 = line.state.withLock { s in

@@ -9,8 +9,9 @@ import ShutterCore
 /// due (a burst steady for 20 ms, the hold threshold) the button is first asked
 /// to catch up (`ButtonInput.catchUp`) and the deadline is decided behind its
 /// answer, so a bounce whose later edges are delayed by a loaded CPU is still
-/// one press. With no button, or one that does not answer within a second, the
-/// clock decides.
+/// one press. When the button can tell that every edge it has seen is already
+/// delivered and none waits in the inbox, the deadline is decided at once: no round
+/// trip. With no button, or one that does not answer within a second, the clock decides.
 final class ButtonPath {
     static let catchUpTimeout = Duration.seconds(1)
 
@@ -24,8 +25,12 @@ final class ButtonPath {
     /// The press a control-socket client made (`press`), until its `release`.
     var clientPress: MonotonicTime?
 
-    init(config: ShutterConfig, button: (any ButtonInput)?, log: Log) {
+    /// Whether button events wait in the loop's inbox, not yet handled.
+    private let eventsWaiting: () -> Bool
+
+    init(config: ShutterConfig, button: (any ButtonInput)?, log: Log, eventsWaiting: @escaping () -> Bool = { true }) {
         self.button = button
+        self.eventsWaiting = eventsWaiting
         self.log = log
         recognizer = GestureRecognizer(settings: GestureSettings(config: config))
     }
@@ -51,6 +56,10 @@ final class ButtonPath {
     /// On the timer: a deadline that fell due is decided once the button has caught up.
     func tick(now: MonotonicTime) -> [GestureEvent] {
         guard let d = recognizer.nextDeadline, d <= now else { return [] }
+        // In this order: an edge read from the kernel after the button's check is in the inbox.
+        if catchUpAskedAt == nil, let button, button.allEdgesDelivered, !eventsWaiting() {
+            return observe(recognizer.advance(to: now))
+        }
         if let button, !(catchUpAskedAt.map { now - $0 >= Self.catchUpTimeout } ?? false) {
             if catchUpAskedAt == nil {
                 catchUpAskedAt = now

@@ -117,7 +117,9 @@ public final class CameraService: Sendable {
         let leds = LEDs(roles: roles, clock: ctx.clock)
         await leds.status?.show(.booting)
         let unfinished = await Health.prepareStorage(ctx)
-        let loop = ServiceLoop(ctx: ctx, supervisor: supervisor, leds: leds, preview: preview, reloadConfig: reloadConfig)
+        let inbox = self.inbox
+        let loop = ServiceLoop(ctx: ctx, supervisor: supervisor, leds: leds, preview: preview, reloadConfig: reloadConfig,
+                               buttonEventsWaiting: { inbox.buttonEventsWaiting })
         ctx.storage.onLowSpaceDeletion { [weak self] in self?.post(.deletedForSpace($0)) }
         loop.finishRecovered(unfinished)
         if let e = loop.photo.taker.unavailableReason { log.error("still encoder unavailable: \(e)") }

@@ -32,6 +32,10 @@ final class Inbox: Sendable {
         self.clock = clock
     }
 
+    /// Button events posted and not yet taken by the loop (ButtonPath decides a due
+    /// deadline at once only when none waits).
+    var buttonEventsWaiting: Bool { state.withLock { $0.buttonEvents > 0 } }
+
     /// An event; false once closed (nobody takes events any more).
     @discardableResult
     func post(_ event: ServiceEvent) -> Bool {

@@ -46,8 +46,11 @@ final class ServiceLoop {
     let preview: (any FrameViewers)?
     var stopping: Stopping?
 
+    /// `buttonEventsWaiting`: whether button events wait in the inbox (the loop's own
+    /// `Inbox`; true, the safe answer, where there is none).
     init(ctx: ServiceContext, supervisor: CameraSupervisor, leds: LEDs, preview: (any FrameViewers)?,
-         reloadConfig: (@Sendable () throws(ConfigError) -> ShutterConfig)?) {
+         reloadConfig: (@Sendable () throws(ConfigError) -> ShutterConfig)?,
+         buttonEventsWaiting: @escaping () -> Bool = { true }) {
         self.ctx = ctx
         self.leds = leds
         self.preview = preview
@@ -55,7 +58,7 @@ final class ServiceLoop {
         machine = CaptureStateMachine(
             configuration: .init(maxRecording: .seconds(c.video.maxSeconds),
                                  flash: FlashPolicy(darkLux: c.flash.autoLux), stillMoment: c.still.moment))
-        button = ButtonPath(config: c, button: ctx.roles.button, log: ctx.log)
+        button = ButtonPath(config: c, button: ctx.roles.button, log: ctx.log, eventsWaiting: buttonEventsWaiting)
         live = LiveReport(events: ctx.live)
         photo = PhotoPath(ctx: ctx, jobs: jobs, leds: leds)
         clip = ClipSession(ctx: ctx, jobs: jobs)
