@@ -37,13 +37,13 @@ final class ClipRecorderTests: XCTestCase {
         let stop = ClipStop()
         clips.begin(from: start, kept: Array(all.prefix(3)), withAudio: false, stop: stop)
         for f in all.dropFirst(3) { clips.offer(f) }
-        let committed = await clips.commit().value
+        let committed = await withCheckedContinuation { c in clips.commit { c.resume(returning: $0) } }
         let (path, clipStart) = try committed.get()
         XCTAssertEqual(clipStart, start)
         XCTAssertTrue(path.hasSuffix("DCIM/100SHUTR/SHTR0001.MP4"), path)
         XCTAssertEqual(storage.finishedVideosOldestFirst().map(\.path), [], "a clip being recorded is never deleted")
         stop.set(start + .milliseconds(1400))
-        let outcome = await clips.finish().value
+        let outcome = await withCheckedContinuation { c in clips.finish { c.resume(returning: $0) } }
         XCTAssertEqual(outcome.paths, [path])
         XCTAssertNil(outcome.summary.error)
         XCTAssertEqual(storage.finishedVideosOldestFirst().map(\.path), [path],
@@ -59,7 +59,7 @@ final class ClipRecorderTests: XCTestCase {
         let start = MonotonicTime.milliseconds(10_000)
         clips.begin(from: start, kept: [], withAudio: false, stop: ClipStop())
         for f in frames(from: start, count: 10) { clips.offer(f) }
-        await clips.discard().value
+        await withCheckedContinuation { c in clips.discard { c.resume() } }
         let left = try FileManager.default.contentsOfDirectory(atPath: storage.root).filter { !$0.hasPrefix(".shutter-counter") }
         XCTAssertEqual(left, [], "no temp file, no DCIM entry")
         XCTAssertFalse(clips.isActive)

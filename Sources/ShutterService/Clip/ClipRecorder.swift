@@ -237,64 +237,58 @@ final class ClipRecorder: Sendable {
 
     // `commit`, `finish` and `discard` are enqueued at the call, in the order the
     // loop decides them (a later press's `begin` must come after this clip's
-    // `finish`); their results arrive later.
+    // `finish`); each calls `done` once, later, from the recorder's queues.
 
     /// The press became a hold: reserve the DCF name and move the temp file onto it.
     /// Gives the first file's path and where the clip starts (its first frame's exposure start).
-    func commit() -> Eventually<Result<(path: String, start: MonotonicTime), CaptureError>> {
-        let result = Eventually<Result<(path: String, start: MonotonicTime), CaptureError>>()
+    func commit(_ done: @escaping @Sendable (Result<(path: String, start: MonotonicTime), CaptureError>) -> Void) {
         let storage = self.storage
         queue.async { [self] in
             guard let s = session.withLock({ $0 }) else {
-                return result.set(.failure(CaptureError(.encoder, "no clip was being encoded")))
+                return done(.failure(CaptureError(.encoder, "no clip was being encoded")))
             }
             // The encoder could not start, or stopped on an error before the press became a hold.
             if let e = s.setupError ?? s.recorder?.error.map({ "\($0)" }) {
-                return result.set(.failure(CaptureError(.encoder, e)))
+                return done(.failure(CaptureError(.encoder, e)))
             }
             do {
                 _ = try storage.ensureSpace(for: .video)
                 let path = try s.files.commit()
                 s.committed = true
                 progressState.withLock { $0.lastAccepted = clock.now() }
-                result.set(.success((path, s.exposureStart)))
+                done(.success((path, s.exposureStart)))
             } catch let e as StorageError {
-                result.set(.failure(CaptureError(e)))
+                done(.failure(CaptureError(e)))
             } catch {
-                result.set(.failure(CaptureError(.storageError, "\(error)")))
+                done(.failure(CaptureError(.storageError, "\(error)")))
             }
         }
-        return result
     }
 
     /// Finalises the clip (flush, sync): its files with their final names.
-    func finish() -> Eventually<Outcome> {
-        let result = Eventually<Outcome>()
-        queue.async { [self] in finishWhenCaughtUp(result, tries: 0) }
-        return result
+    func finish(_ done: @escaping @Sendable (Outcome) -> Void) {
+        queue.async { [self] in finishWhenCaughtUp(done, tries: 0) }
     }
 
     /// With pre-roll the packets trail the frames by the encoder's queue: wait (briefly)
     /// for the packet of the last frame before the stop, so the clip ends at the release.
-    private func finishWhenCaughtUp(_ result: Eventually<Outcome>, tries: Int) {
+    private func finishWhenCaughtUp(_ done: @escaping @Sendable (Outcome) -> Void, tries: Int) {
         if preroll != nil, tries < 10, let s = session.withLock({ $0 }), let stop = s.stop.at,
            (newestPacket.withLock { $0 }.map { $0 < stop } ?? false) {
-            queue.asyncAfter(deadline: .now() + .milliseconds(50)) { [self] in finishWhenCaughtUp(result, tries: tries + 1) }
+            queue.asyncAfter(deadline: .now() + .milliseconds(50)) { [self] in finishWhenCaughtUp(done, tries: tries + 1) }
             return
         }
-        guard let s = detach() else { return result.set(Outcome(paths: [], summary: RecordingSummary())) }
-        finalise(s, discard: false) { result.set($0) }
+        guard let s = detach() else { return done(Outcome(paths: [], summary: RecordingSummary())) }
+        finalise(s, discard: false, done)
     }
 
     /// The press was a tap (or the clip could not be committed): stop encoding
     /// and delete what was written. A committed clip is left alone.
-    func discard() -> Eventually<Void> {
-        let result = Eventually<Void>()
+    func discard(_ done: @escaping @Sendable () -> Void) {
         queue.async { [self] in
-            guard let s = session.withLock({ $0 }), !s.committed, let detached = detach() else { return result.set(()) }
-            finalise(detached, discard: true) { _ in result.set(()) }
+            guard let s = session.withLock({ $0 }), !s.committed, let detached = detach() else { return done() }
+            finalise(detached, discard: true) { _ in done() }
         }
-        return result
     }
 
     /// Whether a clip (committed or not) is being encoded.

@@ -89,11 +89,8 @@ final class ClipSession {
         guard let c = current, c.id == nil else { return nil }
         current = nil
         discards += 1
-        let n = discards, discarded = recorder.discard()
-        jobs.add {
-            await discarded.value
-            return .clipDiscarded(n)
-        }
+        let n = discards, answer = jobs.answerLater()
+        recorder.discard { answer(.clipDiscarded(n)) }
         return n
     }
 
@@ -101,8 +98,8 @@ final class ClipSession {
     func commit(id: CaptureID, from: MonotonicTime, kept: [Frame], camera: CameraInfo?) {
         if current == nil || current?.id != nil { begin(from: from, kept: kept, camera: camera) }
         current?.id = id
-        let committed = recorder.commit()
-        jobs.add { .clipCommitted(id, await committed.value) }
+        let answer = jobs.answerLater()
+        recorder.commit { answer(.clipCommitted(id, $0)) }
     }
 
     /// The commit came back: the machine's input when it failed (a started recording needs none).
@@ -118,11 +115,8 @@ final class ClipSession {
         case .failure(let e):
             ctx.log.warning("recording refused: \(e.message)")
             if current?.id == id { current = nil }
-            let discarded = recorder.discard()
-            jobs.add {
-                await discarded.value
-                return .nothing
-            }
+            let answer = jobs.answerLater()
+            recorder.discard { answer(.nothing) }
             return .recordingFailed(id: id, e)
         }
     }
@@ -160,8 +154,8 @@ final class ClipSession {
         guard let c = current, let id = c.id else { return }
         current = nil
         finishing = (id, name(of: id) ?? c.path.map { PlainIO.lastComponent($0) })
-        let finished = recorder.finish()
-        jobs.add { .clipFinished(id, start: c.start, await finished.value) }
+        let answer = jobs.answerLater(), start = c.start
+        recorder.finish { answer(.clipFinished(id, start: start, $0)) }
     }
 
     /// The clip is finalised: the machine's input, and what its requests are answered with.

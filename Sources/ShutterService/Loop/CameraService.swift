@@ -119,7 +119,7 @@ public final class CameraService: Sendable {
         let unfinished = await Health.prepareStorage(ctx)
         let inbox = self.inbox
         let loop = ServiceLoop(ctx: ctx, supervisor: supervisor, leds: leds, preview: preview, reloadConfig: reloadConfig,
-                               buttonEventsWaiting: { inbox.buttonEventsWaiting })
+                               buttonEventsWaiting: { inbox.buttonEventsWaiting }, post: { inbox.post($0) })
         ctx.storage.onLowSpaceDeletion { [weak self] in self?.post(.deletedForSpace($0)) }
         loop.finishRecovered(unfinished)
         if let e = loop.photo.taker.unavailableReason { log.error("still encoder unavailable: \(e)") }

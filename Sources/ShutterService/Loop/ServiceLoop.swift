@@ -29,7 +29,7 @@ import ShutterStorage
 /// - `LiveReport`: what live watchers are told.
 final class ServiceLoop {
     let ctx: ServiceContext
-    let jobs = Jobs()
+    let jobs: Jobs
     var machine: CaptureStateMachine
     var requests = RequestBook()
     let button: ButtonPath
@@ -47,10 +47,12 @@ final class ServiceLoop {
     var stopping: Stopping?
 
     /// `buttonEventsWaiting`: whether button events wait in the inbox (the loop's own
-    /// `Inbox`; true, the safe answer, where there is none).
+    /// `Inbox`; true, the safe answer, where there is none). `post`: into the inbox.
     init(ctx: ServiceContext, supervisor: CameraSupervisor, leds: LEDs, preview: (any FrameViewers)?,
          reloadConfig: (@Sendable () throws(ConfigError) -> ShutterConfig)?,
-         buttonEventsWaiting: @escaping () -> Bool = { true }) {
+         buttonEventsWaiting: @escaping () -> Bool = { true },
+         post: @escaping @Sendable (ServiceEvent) -> Void = { _ in }) {
+        jobs = Jobs(post: post)
         self.ctx = ctx
         self.leds = leds
         self.preview = preview
