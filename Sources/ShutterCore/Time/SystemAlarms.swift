@@ -60,7 +60,8 @@ final class SystemAlarms: @unchecked Sendable {
         } else if deadline == nil, wasArmed {
             armed.removeAll { $0 === alarm }
         }
-        pthread_cond_signal(cond)
+        // A cancel needs no wake: the thread finds nothing due at its old deadline and waits on.
+        if deadline != nil { pthread_cond_signal(cond) }
         pthread_mutex_unlock(mutex)
     }
 

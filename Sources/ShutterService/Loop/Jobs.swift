@@ -4,6 +4,8 @@
 /// and started by the run loop as children of the service's task group once
 /// the event is done (CameraService.run). Each comes back as `.done(result)`.
 /// The loop never waits for one: it handles what the result says when it comes.
+/// Each counts as work in flight (a `WorkToken`) from its start until its result is
+/// posted, except while it waits for the clock, a device or another's result.
 final class Jobs {
     typealias Work = @Sendable () async -> JobResult
 
