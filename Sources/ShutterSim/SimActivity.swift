@@ -7,8 +7,13 @@ import Synchronization
 /// can wait until all of it is asleep on the clock. From then on only advancing
 /// the clock makes it move, so what happens next is decided by the test alone.
 ///
+/// A call's activity holds its caller's `WorkToken` (`begin(call:)`): a service on the
+/// same clock (the in-process tests' rig) counts its own work in flight, and the caller
+/// waiting for the board is the board's work until the call returns.
+///
 /// Lock order: a device's state lock may be held while calling into this type
-/// (and into a `SimStream`); this type never calls out while holding its own.
+/// (and into a `SimStream`); this type never calls out while holding its own, but
+/// to hand a caller's token over (atomics, and at most a resume).
 final class SimActivity: Sendable {
     enum Phase: Equatable {
         /// Running: may produce something without the clock moving.
@@ -21,6 +26,8 @@ final class SimActivity: Sendable {
 
     private struct State {
         var phases: [UInt64: Phase] = [:]
+        /// The tokens of the callers whose call an activity is (`begin(call:)`).
+        var callers: [UInt64: WorkToken] = [:]
         var nextID: UInt64 = 0
         /// Bumped on every change that may make a waiter's condition true.
         var changes: UInt64 = 0
@@ -40,17 +47,23 @@ final class SimActivity: Sendable {
         self.clock = clock
     }
 
-    /// A new activity, busy.
-    func begin() -> UInt64 {
+    /// A new activity, busy. `call`: the activity is the work of the caller's call (a start,
+    /// an autofocus cycle, a still), which returns when it ends: the caller's `WorkToken` is
+    /// given back (the caller waits, as the activity's phases say) and taken again at `end`,
+    /// before the activity is gone, so the caller's work counts again before this stops
+    /// counting. Frame producers are no call: they outlive the call that started them.
+    func begin(call: Bool = false) -> UInt64 {
         state.withLock { s in
             s.nextID += 1
             s.phases[s.nextID] = .busy
+            if call, let token = WorkToken.releaseCurrent() { s.callers[s.nextID] = token }
             return s.nextID
         }
     }
 
     func end(_ id: UInt64) {
         let waiters = state.withLock { s in
+            s.callers.removeValue(forKey: id)?.retake()
             s.phases[id] = nil
             return s.takeWaiters()
         }

@@ -361,7 +361,7 @@ public final class SimCamera: CameraDevice {
     }
 
     private func start(_ stream: SimFrameOutput) async throws {
-        let id = activity.begin()
+        let id = activity.begin(call: true)
         defer { activity.end(id) }
         if settings.startDelayMs > 0 { try? await activity.sleep(id, until: clock.now() + .milliseconds(settings.startDelayMs)) }
         await acquireControl(id, isStill: false)
@@ -412,7 +412,7 @@ public final class SimCamera: CameraDevice {
     }
 
     public func captureStill() async throws -> Frame {
-        let id = activity.begin()
+        let id = activity.begin(call: true)
         // Its own task: like the real camera's control queue, a switch runs to
         // its end (video restored) even when the caller is cancelled.
         let work = Task { [self] in try await switchForStill(id: id) }
@@ -420,7 +420,7 @@ public final class SimCamera: CameraDevice {
     }
 
     public func autofocus(timeout: Duration) async -> AutofocusResult {
-        let id = activity.begin()
+        let id = activity.begin(call: true)
         defer { activity.end(id) }
         let now = clock.now()
         let deadline = now + timeout

@@ -26,6 +26,8 @@ final class BlockedCardTests: XCTestCase {
             if left > .zero { usleep(useconds_t(left.components.seconds * 1_000_000 + left.components.attoseconds / 1_000_000_000_000)) }
         }
         defer { CardSync.hold(nil) }
+        // The card hangs in real time: the clock runs on meanwhile, as it would.
+        r.clockWaitsForWork = false
         let deletes = numbers.map { r.send(ControlRequest(cmd: "delete", file: String($0))) }
         while held.count == 0 && ContinuousClock.now < until { try await Task.sleep(for: .milliseconds(10)) }
         XCTAssertGreaterThan(held.count, 0, "a delete reached the card's sync")
@@ -50,6 +52,7 @@ final class BlockedCardTests: XCTestCase {
         XCTAssertTrue(deletes.allSatisfy { $0.reply == nil }, "the deletes wait for the card")
 
         _ = r.send(ControlRequest(cmd: "release"))
+        r.clockWaitsForWork = true
         try await r.advance(until: "the deletes answered", limit: .seconds(120)) { deletes.allSatisfy { $0.reply != nil } }
         XCTAssertEqual(deletes.map { $0.reply?.ok }, [true, true], "\(deletes.map { $0.reply as Any })")
     }

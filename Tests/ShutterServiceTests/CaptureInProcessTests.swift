@@ -252,10 +252,9 @@ final class SupervisorInProcessTests: XCTestCase {
             button.press()
             await d.advance(by: .milliseconds(80))
             button.release()
-            // Saved before the next tap, and within the gesture's gap (a loaded machine
-            // may take longer than the clock's half second to write it: up to 0.2 s of
-            // real time a step, ~18 s in all, before the clock moves).
-            try await d.advance(until: "photo \(n) saved", limit: .milliseconds(900), patience: .milliseconds(200)) {
+            // Saved before the next tap, and within the gesture's gap (the clock waits for
+            // the encode and the write at every step, however loaded the machine).
+            try await d.advance(until: "photo \(n) saved", limit: .milliseconds(900)) {
                 await d.status().counters.photos == n
             }
         }

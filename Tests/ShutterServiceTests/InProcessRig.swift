@@ -4,14 +4,17 @@ import XCTest
 import ShutterCore
 import ShutterSim
 import ShutterStorage
+import Synchronization
 @testable import ShutterService
 
 /// The whole service in this process, configured as `shutterd --board sim
 /// --config FILE --storage DIR` would be (the same loader, the same board file,
 /// the same JSON), every simulated device and timer on a ManualClock the test
 /// moves. Only the real work (libjpeg-turbo, fsync, FFmpeg's encoder thread)
-/// takes real time, and each clock step waits for the board to settle and lets
-/// that work run. Requests go in through `CameraService.handle`, as the control
+/// takes real time, and at each stop of the clock the rig waits until there is none:
+/// the board asleep on the clock, and the service's work in flight (`InFlight`, what
+/// its jobs, queues, encoders and loop report) none, which includes every event posted
+/// so far handled. Requests go in through `CameraService.handle`, as the control
 /// socket's do; the log (stderr) is kept for the test to read.
 ///
 /// What a test checks is what the service reported (replies, status, files,
@@ -28,7 +31,7 @@ final class InProcessRig: @unchecked Sendable {
     let root: String
     /// The test's directory (the config file, decoded pictures).
     let dir: String
-    let signals: AsyncStream<ServiceSignal>.Continuation
+    let signals: Signals
     let told: Told
     let log: LogFile
 
@@ -66,10 +69,9 @@ final class InProcessRig: @unchecked Sendable {
         let log = try LogFile()
         let service = CameraService(config: config, roles: roles, hooks: told.hooks, clock: clock, wallClock: wallClock,
                                     reloadConfig: reload ?? (given == nil ? load : nil))
-        let (signals, input) = AsyncStream.makeStream(of: ServiceSignal.self)
         let rig = InProcessRig(clock: clock, board: roles.sim!, service: service,
-                               run: Task { await service.run(signals: signals, parts: parts) }, config: config, root: root, dir: dir,
-                               signals: input, told: told, log: log)
+                               run: Task { await service.run(parts: parts) }, config: config, root: root, dir: dir,
+                               signals: Signals(service: service), told: told, log: log)
         test.addTeardownBlock { await rig.tearDown() }
         if waitReady {
             try await rig.advance(until: "ready", file: file, line: line) { await service.status().state == "idle" }
@@ -78,7 +80,7 @@ final class InProcessRig: @unchecked Sendable {
     }
 
     private init(clock: ManualClock, board: SimBoard, service: CameraService, run: Task<Int32, Never>,
-                 config: ShutterConfig, root: String, dir: String, signals: AsyncStream<ServiceSignal>.Continuation,
+                 config: ShutterConfig, root: String, dir: String, signals: Signals,
                  told: Told, log: LogFile) {
         self.clock = clock
         self.board = board
@@ -95,13 +97,9 @@ final class InProcessRig: @unchecked Sendable {
     // MARK: The clock
 
     /// Moves the clock in 10 ms steps (stopping at every deadline on the way) until
-    /// `done`, letting the service's real work catch up at each step. Fails once
-    /// `limit` of the clock has passed.
-    /// `patience`: real time to wait for `done` before each step, for a check whose clock
-    /// budget is tight (a gesture's gap) while what it waits for is off-clock work (JPEG,
-    /// fsync): on a machine busy with other work the process gets little CPU, so
-    /// `letWorkRun` (which judges by this process's CPU use) lets the clock run ahead.
-    func advance(until what: String, limit: Duration = .seconds(60), patience: Duration = .zero,
+    /// `done`, the service's real work done at each step. Fails once `limit` of the clock
+    /// has passed.
+    func advance(until what: String, limit: Duration = .seconds(60),
                  file: StaticString = #filePath, line: UInt = #line, _ done: () async -> Bool) async throws {
         let end = clock.now() + limit
         while !(await done()) {
@@ -109,19 +107,8 @@ final class InProcessRig: @unchecked Sendable {
                 XCTFail("\(what): not within \(limit) of the clock\n\(log.text.suffix(3000))", file: file, line: line)
                 throw HarnessError("\(what): not within \(limit)")
             }
-            if patience > .zero, await Self.realTime(patience, until: done) { return }
             await step(.milliseconds(10))
         }
-    }
-
-    /// Polls `done` every 5 ms of real time for up to `bound`; true once it holds.
-    private static func realTime(_ bound: Duration, until done: () async -> Bool) async -> Bool {
-        let end = DispatchTime.now().uptimeNanoseconds + UInt64(bound.nanoseconds)
-        while DispatchTime.now().uptimeNanoseconds < end {
-            try? await Task.sleep(nanoseconds: 5_000_000)
-            if await done() { return true }
-        }
-        return false
     }
 
     func advance(by d: Duration) async {
@@ -129,47 +116,80 @@ final class InProcessRig: @unchecked Sendable {
     }
 
     /// The clock to now + `d`, stopping at every deadline; at each stop the board
-    /// settles, the off-clock work gets its time, and the loop has handled every
-    /// event posted so far, before the clock moves on.
+    /// settles, the off-clock work finishes, and the loop has handled every event
+    /// posted so far, before the clock moves on.
     private func step(_ d: Duration) async {
-        let service = self.service
-        await board.advance(by: d) {
-            await Self.letWorkRun()
-            await Self.loopCaughtUp(service)
+        let board = self.board, service = self.service, work = service.ctx.work, log = self.log
+        if clockWaitsForWork {
+            let stuck = Mutex(false)
+            await clock.advance(by: d) {
+                if stuck.withLock({ $0 }) { return await board.settle(consumers: true) }
+                if await !Self.settle(board: board, work: work, log: log) { stuck.withLock { $0 = true } }
+            }
+            // Failed already: the rest of the test does not wait a minute at every stop.
+            if stuck.withLock({ $0 }) { clockWaitsForWork = false }
+        } else {
+            await clock.advance(by: d) {
+                await board.settle(consumers: true)
+                await Self.loopCaughtUp(service)
+            }
         }
     }
 
-    /// Returns once the loop has handled every event posted before: a `status`
-    /// request goes in behind them (the inbox keeps the order) and is answered.
-    static func loopCaughtUp(_ service: CameraService) async {
+    /// False while a test makes work hang on purpose (a card whose sync takes seconds of
+    /// real time): the clock then moves on with that work in flight, as real time would,
+    /// each stop waiting for the board and the loop (every event posted so far handled)
+    /// but not for the jobs, queues and encoders. Set and read by the test's task only.
+    var clockWaitsForWork: Bool {
+        get { waitsForWork.withLock { $0 } }
+        set { waitsForWork.withLock { $0 = newValue } }
+    }
+    private let waitsForWork = Mutex(true)
+
+    /// Returns once the loop has handled every event posted before: a `status` request
+    /// goes in behind them (the inbox keeps the order) and is answered.
+    private static func loopCaughtUp(_ service: CameraService) async {
         await withCheckedContinuation { (c: CheckedContinuation<Void, Never>) in
             service.post(.request(.status, Reply { _ in c.resume() }))
         }
     }
 
-    /// Real time for the service's off-clock work (the loop, JPEG, fsync, the
-    /// encoder threads): 2 ms, and more while this process keeps a core busy, so
-    /// that the clock does not run ahead of the encoder on a slow machine (its
-    /// queue would fill and drop frames that real time would not have dropped).
-    /// Bounded: about half a second a step. (Reading each thread's state from
-    /// /proc would say which thread runs, but it costs tens of ms here.)
-    static func letWorkRun() async {
-        var cpu = processCPUTime(), wall = DispatchTime.now().uptimeNanoseconds
-        try? await Task.sleep(nanoseconds: 2_000_000)
-        for _ in 0..<250 {
-            let c = processCPUTime(), w = DispatchTime.now().uptimeNanoseconds
-            // Under half a core over the last sleep: everything waits for the clock or a reply.
-            if (c &- cpu) * 2 < (w &- wall) { return }
-            (cpu, wall) = (c, w)
-            try? await Task.sleep(nanoseconds: 2_000_000)
+    /// Returns once nothing can happen without the clock: the board's devices asleep on
+    /// it (and the microphone's reader caught up), and no work of the service in flight,
+    /// both seen in one look (the work's count unchanged around the board's check: what
+    /// the board does next, the service started, and what the service waits for from the
+    /// board, the board's activity holds). No CPU reading, no sleep: each wait is woken by
+    /// what it waits for.
+    /// False when the work did not end (the test has failed).
+    static func settle(board: SimBoard, work: InFlight, log: LogFile) async -> Bool {
+        while true {
+            let before = work.snapshot
+            guard before.count == 0 else {
+                guard await untilIdle(work, log: log) else { return false }
+                continue
+            }
+            await board.settle(consumers: true)
+            if work.snapshot == before { return true }
         }
     }
 
-    /// CPU time of every thread of this process, in ns.
-    static func processCPUTime() -> UInt64 {
-        var ts = timespec()
-        clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts)
-        return UInt64(ts.tv_sec) * 1_000_000_000 + UInt64(ts.tv_nsec)
+    /// `work.untilIdle()`, bounded by a minute of real time: work in flight that does not
+    /// end (a token not given back while its task waits for the clock: a bug) fails the test
+    /// instead of hanging the suite.
+    private static func untilIdle(_ work: InFlight, log: LogFile) async -> Bool {
+        let ended = await withTaskGroup(of: Bool.self) { group in
+            group.addTask { await work.untilIdle(); return !Task.isCancelled }
+            group.addTask { try? await Task.sleep(nanoseconds: 60_000_000_000); return false }
+            let first = await group.next()!
+            group.cancelAll()
+            return first
+        }
+        if !ended && work.count > 0 {
+            XCTFail("the service's work in flight (\(work.count)) did not end within a minute of real time "
+                    + "while the clock stood still\n\(log.text.suffix(3000))")
+            return false
+        }
+        return true
     }
 
     // MARK: Requests
@@ -265,6 +285,13 @@ final class InProcessRig: @unchecked Sendable {
     func litter() throws -> [String] {
         try FileManager.default.contentsOfDirectory(atPath: root).filter { $0.hasPrefix(".shutter-pending") }
     }
+}
+
+/// The signals the process would get (SIGHUP, SIGUSR1...), posted as the service's
+/// signal task posts each one: at once, in order, before the clock moves again.
+struct Signals: Sendable {
+    let service: CameraService
+    func yield(_ s: ServiceSignal) { service.post(.signal(s)) }
 }
 
 /// A reply to come, set once from another task.

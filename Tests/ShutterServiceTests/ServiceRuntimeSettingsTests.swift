@@ -17,7 +17,7 @@ final class ServiceRuntimeSettingsTests: XCTestCase {
         var service: CameraService { rig.service }
         /// The camera in use (a restart for other sizes opens a new one).
         var camera: SimCamera { rig.board.camera }
-        var signals: AsyncStream<ServiceSignal>.Continuation { rig.signals }
+        var signals: Signals { rig.signals }
 
         func ask(_ cmd: String, _ key: String? = nil, _ value: JSONValue? = nil, file: StaticString = #filePath,
                  line: UInt = #line) async -> ControlReply {

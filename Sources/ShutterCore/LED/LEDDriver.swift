@@ -15,6 +15,8 @@ public actor LEDDriver {
     private let output: any LEDOutput
     private let clock: any MonotonicClock
     private let log: @Sendable (String) -> Void
+    /// Where the timer counts as work in flight (see `refresh`); nil: not counted.
+    private let work: InFlight?
     private var base = Playing(pattern: .off, origin: MonotonicTime(nanoseconds: 0))
     private var overlay: Playing?
     private var timer: Task<Void, Never>?
@@ -35,10 +37,11 @@ public actor LEDDriver {
     public nonisolated var lastLevel: Bool? { shown.withLock { $0 } }
 
     public init(output: any LEDOutput, clock: any MonotonicClock,
-                log: @escaping @Sendable (String) -> Void) {
+                log: @escaping @Sendable (String) -> Void, work: InFlight? = nil) {
         self.output = output
         self.clock = clock
         self.log = log
+        self.work = work
     }
 
     /// Shows `pattern` with its timeline starting at `origin` (default now).
@@ -87,10 +90,21 @@ public actor LEDDriver {
         let gen = generation
         let clock = self.clock
         // The one unstructured task here: a pattern's next edge, cancelled at every
-        // reschedule; the driver outlives no service that owns it.
+        // reschedule; the driver outlives no service that owns it. Its token counts it until
+        // it sleeps on the clock, and from its deadline (the clock takes it again) until the
+        // edge is written: the sleep itself is no work in flight.
+        let token = work?.token()
         timer = Task { [weak self] in
-            do { try await clock.sleep(until: wake) } catch { return }
-            await self?.timerFired(gen)
+            guard let token else {
+                do { try await clock.sleep(until: wake) } catch { return }
+                await self?.timerFired(gen)
+                return
+            }
+            await token.run {
+                do { try await clock.sleep(until: wake) } catch { return }
+                await self?.timerFired(gen)
+            }
+            token.end()
         }
     }
 

@@ -12,6 +12,20 @@ public protocol MonotonicClock: Sendable {
     func now() -> MonotonicTime
     /// Suspends until `now() >= deadline`. Throws `CancellationError` when cancelled.
     func sleep(until deadline: MonotonicTime) async throws
+    /// An alarm on this clock, made once and set again for every deadline: `fire` is called
+    /// (on a thread of the clock's) once the clock passes the deadline it was set to. No
+    /// task, no allocation per deadline: a wait that is set often (the service's inbox,
+    /// 60 times a second) sets one alarm again instead of starting a sleeping task.
+    func makeAlarm(_ fire: @escaping @Sendable () -> Void) -> any ClockAlarm
+}
+
+/// An alarm of a `MonotonicClock` (`makeAlarm`).
+public protocol ClockAlarm: Sendable {
+    /// Fires once the clock reaches `deadline` (soon when it has already), instead of
+    /// any deadline set before.
+    func set(_ deadline: MonotonicTime)
+    /// No deadline: it does not fire (unless it is firing now).
+    func cancel()
 }
 
 extension MonotonicClock {
@@ -34,26 +48,47 @@ public struct SystemClock: MonotonicClock {
     public func sleep(until deadline: MonotonicTime) async throws {
         let remaining = deadline.nanoseconds - now().nanoseconds
         if remaining > 0 {
+            // Only a ManualClock hands a sleeper's token over exactly (a test waits for it);
+            // here it is given back for the sleep and taken again after.
+            let token = WorkToken.releaseCurrent()
+            defer { token?.retake() }
             try await Task.sleep(nanoseconds: UInt64(remaining))
         } else {
             try Task.checkCancellation()
         }
     }
+
+    /// Fired on the process's one clock thread (`SystemAlarms`).
+    public func makeAlarm(_ fire: @escaping @Sendable () -> Void) -> any ClockAlarm {
+        SystemAlarm(fire)
+    }
 }
 
 /// A clock that moves only when a test says so. Sleepers wake when `advance`
-/// passes their deadline.
+/// passes their deadline; alarms fire in `advance`, on the caller's thread.
+///
+/// A sleeper that holds a `WorkToken` gives it back while it sleeps, and `advance` takes
+/// it again before waking it: from the moment the clock passes its deadline until it
+/// sleeps again (or its work ends), the sleeper's work counts as in flight.
 public final class ManualClock: MonotonicClock {
     private struct Sleeper {
         let id: UInt64
         let deadline: MonotonicTime
-        let continuation: CheckedContinuation<Void, any Error>
+        let wake: Wake
+    }
+
+    private enum Wake {
+        case task(CheckedContinuation<Void, any Error>, WorkToken?)
+        case alarm(@Sendable () -> Void)
     }
 
     private struct State {
         var now: MonotonicTime
         var sleepers: [Sleeper] = []
         var nextID: UInt64 = 0
+        var sleeps = 0
+        var alarms = 0
+        var alarmSets = 0
     }
 
     private let state: Mutex<State>
@@ -65,11 +100,17 @@ public final class ManualClock: MonotonicClock {
     public func now() -> MonotonicTime { state.withLock { $0.now } }
 
     /// Number of tasks currently sleeping on this clock (lets a test wait until
-    /// the code under test has reached its timer).
-    public var sleeperCount: Int { state.withLock { $0.sleepers.count } }
+    /// the code under test has reached its timer). Alarms are not counted.
+    public var sleeperCount: Int { state.withLock { $0.sleepers.filter { if case .task = $0.wake { true } else { false } }.count } }
 
-    /// The earliest deadline a task is sleeping until, if any.
+    /// The earliest deadline a task is sleeping until or an alarm is set to, if any.
     public var nextDeadline: MonotonicTime? { state.withLock { $0.sleepers.map(\.deadline).min() } }
+
+    /// How many times a task went to sleep on this clock (it did not wake at once), how
+    /// many alarms were made, and how many times one was set: what a wait costs.
+    public var usage: (sleeps: Int, alarms: Int, alarmSets: Int) {
+        state.withLock { ($0.sleeps, $0.alarms, $0.alarmSets) }
+    }
 
     public func advance(by d: Duration) { advance(to: now() + d) }
 
@@ -94,6 +135,8 @@ public final class ManualClock: MonotonicClock {
         }
     }
 
+    /// Moves the clock to `t` (never back), then wakes the sleepers and fires the alarms
+    /// due, in the order of their deadlines, before it returns.
     public func advance(to t: MonotonicTime) {
         let due: [Sleeper] = state.withLock { s in
             if t > s.now { s.now = t }
@@ -101,7 +144,17 @@ public final class ManualClock: MonotonicClock {
             s.sleepers.removeAll { $0.deadline <= s.now }
             return due
         }
-        for s in due.sorted(by: { $0.deadline < $1.deadline }) { s.continuation.resume() }
+        for s in due.sorted(by: { $0.deadline < $1.deadline }) { Self.wake(s.wake) }
+    }
+
+    private static func wake(_ w: Wake) {
+        switch w {
+        case .task(let c, let token):
+            token?.retake()
+            c.resume()
+        case .alarm(let fire):
+            fire()
+        }
     }
 
     public func sleep(until deadline: MonotonicTime) async throws {
@@ -118,7 +171,9 @@ public final class ManualClock: MonotonicClock {
             try await withCheckedThrowingContinuation { (c: CheckedContinuation<Void, any Error>) in
                 let resumeNow: Bool = state.withLock { s in
                     if deadline <= s.now || Task.isCancelled { return true }
-                    s.sleepers.append(Sleeper(id: id, deadline: deadline, continuation: c))
+                    // Given back under the lock `advance` takes: it is taken again before the wake.
+                    s.sleepers.append(Sleeper(id: id, deadline: deadline, wake: .task(c, WorkToken.releaseCurrent())))
+                    s.sleeps += 1
                     return false
                 }
                 if resumeNow { c.resume() } else { whenSuspended?() }
@@ -129,7 +184,47 @@ public final class ManualClock: MonotonicClock {
                 guard let i = s.sleepers.firstIndex(where: { $0.id == id }) else { return nil }
                 return s.sleepers.remove(at: i)
             }
-            cancelled?.continuation.resume(throwing: CancellationError())
+            if case .task(let c, let token)? = cancelled?.wake {
+                token?.retake()
+                c.resume(throwing: CancellationError())
+            }
         }
     }
+
+    /// Fired in `advance` (or in `set`, for a deadline already passed), on the caller's thread.
+    public func makeAlarm(_ fire: @escaping @Sendable () -> Void) -> any ClockAlarm {
+        let id: UInt64 = state.withLock { s in
+            s.nextID += 1
+            s.alarms += 1
+            return s.nextID
+        }
+        return ManualAlarm(clock: self, id: id, fire: fire)
+    }
+
+    fileprivate func set(alarm id: UInt64, to deadline: MonotonicTime?, fire: @escaping @Sendable () -> Void) {
+        let now: Bool = state.withLock { s in
+            s.sleepers.removeAll { $0.id == id }
+            guard let deadline else { return false }
+            s.alarmSets += 1
+            if deadline <= s.now { return true }
+            s.sleepers.append(Sleeper(id: id, deadline: deadline, wake: .alarm(fire)))
+            return false
+        }
+        if now { fire() }
+    }
+}
+
+private final class ManualAlarm: ClockAlarm {
+    let clock: ManualClock
+    let id: UInt64
+    let fire: @Sendable () -> Void
+
+    init(clock: ManualClock, id: UInt64, fire: @escaping @Sendable () -> Void) {
+        self.clock = clock
+        self.id = id
+        self.fire = fire
+    }
+
+    func set(_ deadline: MonotonicTime) { clock.set(alarm: id, to: deadline, fire: fire) }
+    func cancel() { clock.set(alarm: id, to: nil, fire: fire) }
 }

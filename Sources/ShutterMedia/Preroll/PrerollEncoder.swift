@@ -29,10 +29,12 @@ public final class PrerollEncoder: Sendable {
     /// the encoder's thread): the live viewers' smaller stream. Nil = the frames' size.
     /// `niceness`: the thread's nice value (a live viewers' encoder: 10, so under CPU
     /// pressure it, not pre-roll's or a clip's encoder, falls behind and drops frames).
+    /// `work`: where the frames held count as work in flight (until encoded and their
+    /// packets handed on).
     public init(settings: RecordingSettings, scaledTo: PixelSize? = nil, niceness: Int32 = 0,
-                onPacket: @escaping @Sendable (EncodedPacket) -> Void) {
+                work: InFlight? = nil, onPacket: @escaping @Sendable (EncodedPacket) -> Void) {
         PrerollEncoder.quietFFmpeg
-        let queue = RecordingQueue(frameCapacity: settings.queueFrames)
+        let queue = RecordingQueue(frameCapacity: settings.queueFrames, work: work)
         self.queue = queue
         let shared = self.shared
         PlainThread.start(name: "shutter.preroll") {

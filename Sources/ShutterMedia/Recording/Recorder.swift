@@ -30,19 +30,21 @@ public final class Recorder: Sendable {
     ///   goes to the log as a `durable:` line. Must not block.
     /// - Parameter wallTime: the wall time of a point of the clip's timeline: dates each
     ///   file (its creation time) when trusted.
+    /// - Parameter work: where the frames, packets and sound held count as work in flight.
     /// - Throws: `RecordingError` `.invalidSettings`, or `.encoderMissing` when this
     ///   FFmpeg lacks the video encoder (checked now, before any frame).
     public init(settings: RecordingSettings, start: MonotonicTime,
                 nextPath: @escaping @Sendable () throws -> String,
                 onDurable: (@Sendable (DurableMark) -> Void)? = nil,
-                wallTime: (@Sendable (MonotonicTime) -> WallTime)? = nil) throws(RecordingError) {
+                wallTime: (@Sendable (MonotonicTime) -> WallTime)? = nil,
+                work: InFlight? = nil) throws(RecordingError) {
         try settings.validate()
         Recorder.quietFFmpeg
         if sav_has_encoder(settings.videoEncoder) == 0 {
             throw RecordingError(.encoderMissing, "this FFmpeg (libavcodec) has no video encoder named '\(settings.videoEncoder)'; install an FFmpeg built with it or set the board's video encoder to one listed by `ffmpeg -encoders` (libx264 works everywhere)")
         }
         self.start = start
-        let queue = RecordingQueue(frameCapacity: settings.queueFrames)
+        let queue = RecordingQueue(frameCapacity: settings.queueFrames, work: work)
         self.queue = queue
         PlainThread.start(name: "shutter.recording") {
             RecordingPipeline(settings: settings, start: start, nextPath: nextPath, onDurable: onDurable,

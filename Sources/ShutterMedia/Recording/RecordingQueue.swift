@@ -18,6 +18,9 @@ import ShutterCore
 /// queued frames too close to the last one taken (the backlog of the encoder's opening, when
 /// that pace was not known yet) are passed over, so the backlog drains instead of leaving a gap;
 /// sound waits up to `audioSeconds` (it is small: 30 s of 48 kHz stereo is 5.5 MB).
+///
+/// Work in flight (`work`, a service's `InFlight`): each item counts from its push until
+/// the encoder thread is done with it (it comes back to `pop` for the next, or ends).
 final class RecordingQueue: @unchecked Sendable {
     // Unchecked: every mutable field below is guarded by `cond` (an NSCondition lock).
     enum Item {
@@ -60,14 +63,19 @@ final class RecordingQueue: @unchecked Sendable {
     /// The newest durable point the encoder thread reported.
     private var durableMark: DurableMark?
 
+    private let work: InFlight?
+    /// The item the encoder thread took last is counted in `work` until its next `pop`.
+    private var holding = false
+
     let frameCapacity: Int
     /// Seconds of sound that may wait for the encoder.
     static let audioSeconds = 30
 
     /// `clock`: the encoder's cost is measured on it (wall time; a test's manual clock).
-    init(frameCapacity: Int, clock: any MonotonicClock = SystemClock()) {
+    init(frameCapacity: Int, clock: any MonotonicClock = SystemClock(), work: InFlight? = nil) {
         self.frameCapacity = frameCapacity
         self.clock = clock
+        self.work = work
         thinning = FrameThinning(capacity: frameCapacity)
     }
 
@@ -116,6 +124,7 @@ final class RecordingQueue: @unchecked Sendable {
         let queued = QueuedFrame(copying: frame, into: buffer!)
         cond.lock()
         queued.queuedAt = clock.now()
+        work?.begin()
         items.append(.video(queued))
         cond.broadcast()
         cond.unlock()
@@ -127,6 +136,7 @@ final class RecordingQueue: @unchecked Sendable {
         cond.locked {
             if newest.map({ packet.time > $0 }) ?? true { newest = packet.time }
             if finishing || failure != nil { return false }
+            work?.begin()
             items.append(.packet(packet))
             cond.broadcast()
             return true
@@ -146,6 +156,7 @@ final class RecordingQueue: @unchecked Sendable {
                 return
             }
             audioQueued += audio.frameCount
+            work?.begin()
             items.append(.audio(audio))
             cond.broadcast()
         }
@@ -155,6 +166,10 @@ final class RecordingQueue: @unchecked Sendable {
     func pop() -> Item? {
         cond.lock()
         defer { cond.unlock() }
+        if holding {
+            holding = false
+            work?.end()  // the item taken before: done
+        }
         while true {
             while head == items.count && !finishing {
                 if !growPoolWhileIdle() { cond.wait() }
@@ -177,12 +192,14 @@ final class RecordingQueue: @unchecked Sendable {
                     framesDropped += 1
                     framesThinned += 1
                     cond.broadcast()
+                    work?.end()
                     continue
                 }
                 lastTaken = f.timestamp
                 encodingSince = clock.now()
             case .packet: break
             }
+            holding = true
             return item
         }
     }

@@ -29,6 +29,12 @@ import Synchronization
 /// up the next press's encoding. Whether the encoder takes a frame is decided on
 /// the loop, before that queue (`Recorder.takes`): a frame it leaves out is let go
 /// at once, its camera buffer back, as a pre-roll encoder's is.
+///
+/// Work in flight (`work`): every block on either queue counts from when it is queued
+/// until it has run (a block's `Eventually` is set, taking its waiter's token, before
+/// the block ends), and the encoders count the frames, packets and sound they hold
+/// (RecordingQueue). All of it ends without the clock: finishing waits for the encoder
+/// thread, and with pre-roll for the last packet at most 10 x 50 ms of real time.
 final class ClipRecorder: Sendable {
     /// What the watchdog and `status` read.
     struct Progress: Sendable {
@@ -68,6 +74,7 @@ final class ClipRecorder: Sendable {
     private let log = Log("shutter.clip")
     private let queue = DispatchQueue(label: "shutter.clip")
     private let finishing = DispatchQueue(label: "shutter.clip.finish")
+    private let work: InFlight?
     /// The session on `queue`; the Mutex only makes the box Sendable (queue-confined).
     private let session = Mutex<Session?>(nil)
     private let progressState = Mutex(Progress())
@@ -88,8 +95,9 @@ final class ClipRecorder: Sendable {
 
     /// `live`: the live viewers, who get the pre-roll encoder's packets too.
     init(storage: Storage, settings: RecordingSettings, clock: any MonotonicClock, prerollSeconds: Int = 0,
-         wallClock: (any WallClock)? = nil, live: LiveVideo? = nil) {
+         wallClock: (any WallClock)? = nil, live: LiveVideo? = nil, work: InFlight? = nil) {
         self.storage = storage
+        self.work = work
         if let wallClock {
             wallTime = { @Sendable t in wallClock.now().adding(t - clock.now()) }
         } else {
@@ -102,7 +110,7 @@ final class ClipRecorder: Sendable {
         ring = Mutex(PrerollRing(retain: retain, byteLimit: PrerollBound.bytes(settings: settings, retain: retain)))
         if prerollSeconds > 0 {
             let box = WeakBox()
-            preroll = PrerollEncoder(settings: settings) { p in
+            preroll = PrerollEncoder(settings: settings, work: work) { p in
                 box.recorder?.received(p)
                 live?.received(p)
             }
@@ -132,7 +140,7 @@ final class ClipRecorder: Sendable {
 
     /// A packet of the pre-roll encoder (its thread): into the ring and the clip, on `queue`.
     private func received(_ p: EncodedPacket) {
-        queue.async { [self] in
+        onQueue { [self] in
             newestPacket.withLock { $0 = p.time }
             let report = ring.withLock { ring -> PrerollReport in
                 if let last = ring.video.last, last.source !== p.source { ring.removeAll() }  // a new encoder
@@ -159,7 +167,7 @@ final class ClipRecorder: Sendable {
         clipSettings.labels = labels
         if !withAudio { clipSettings.audioChannels = 0 }  // no microphone: video only, no empty track
         let settings = clipSettings, storage = self.storage, log = self.log
-        queue.async { [self] in
+        onQueue { [self] in
             if let old = session.withLock({ $0 }), old.committed { return }
             if let old = detach() { finalise(old, discard: true) { _ in } }
             if let preroll {
@@ -170,7 +178,7 @@ final class ClipRecorder: Sendable {
             let s = Session(files: files, start: start, exposureStart: kept.first?.exposureStart ?? from, stop: stop)
             do {
                 let r = try Recorder(settings: settings, start: start, nextPath: { try files.nextPath() },
-                                     wallTime: wallTime)
+                                     wallTime: wallTime, work: work)
                 for f in kept { r.append(f) }
                 s.recorder = r
                 pacing.withLock { $0 = r }
@@ -193,7 +201,7 @@ final class ClipRecorder: Sendable {
         let s = Session(files: files, start: first?.time ?? from, exposureStart: first?.exposureStart ?? from, stop: stop)
         do {
             let r = try Recorder(settings: settings, start: s.start, nextPath: { try files.nextPath() },
-                                 wallTime: wallTime)
+                                 wallTime: wallTime, work: work)
             if settings.audioChannels > 0 { for a in held?.audio ?? [] { r.append(prerollAudio: a) } }
             for p in held?.video ?? [] { r.append(packet: p) }
             s.recorder = r
@@ -215,7 +223,7 @@ final class ClipRecorder: Sendable {
         // Left out at the encoder's pace: not carried to the queue (nor copied).
         let decided = pacing.withLock { $0 }
         if let decided, !decided.takes(frame) { return }
-        queue.async { [self] in
+        onQueue { [self] in
             guard let s = session.withLock({ $0 }), let r = s.recorder else { return }
             func append() -> Bool { r === decided ? r.append(taken: frame) : r.append(frame) }
             if let stop = s.stop.at {
@@ -227,7 +235,7 @@ final class ClipRecorder: Sendable {
     }
 
     func offer(_ audio: AudioChunk) {
-        queue.async { [self] in
+        onQueue { [self] in
             if preroll != nil { ring.withLock { $0.push(audio) } }
             guard let s = session.withLock({ $0 }), let r = s.recorder else { return }
             if let stop = s.stop.at, audio.timestamp > stop { return }
@@ -243,7 +251,7 @@ final class ClipRecorder: Sendable {
     /// Gives the first file's path and where the clip starts (its first frame's exposure start).
     func commit(_ done: @escaping @Sendable (Result<(path: String, start: MonotonicTime), CaptureError>) -> Void) {
         let storage = self.storage
-        queue.async { [self] in
+        onQueue { [self] in
             guard let s = session.withLock({ $0 }) else {
                 return done(.failure(CaptureError(.encoder, "no clip was being encoded")))
             }
@@ -267,7 +275,7 @@ final class ClipRecorder: Sendable {
 
     /// Finalises the clip (flush, sync): its files with their final names.
     func finish(_ done: @escaping @Sendable (Outcome) -> Void) {
-        queue.async { [self] in finishWhenCaughtUp(done, tries: 0) }
+        onQueue { [self] in finishWhenCaughtUp(done, tries: 0) }
     }
 
     /// With pre-roll the packets trail the frames by the encoder's queue: wait (briefly)
@@ -275,7 +283,11 @@ final class ClipRecorder: Sendable {
     private func finishWhenCaughtUp(_ done: @escaping @Sendable (Outcome) -> Void, tries: Int) {
         if preroll != nil, tries < 10, let s = session.withLock({ $0 }), let stop = s.stop.at,
            (newestPacket.withLock { $0 }.map { $0 < stop } ?? false) {
-            queue.asyncAfter(deadline: .now() + .milliseconds(50)) { [self] in finishWhenCaughtUp(done, tries: tries + 1) }
+            work?.begin()
+            queue.asyncAfter(deadline: .now() + .milliseconds(50)) { [self] in
+                finishWhenCaughtUp(done, tries: tries + 1)
+                work?.end()
+            }
             return
         }
         guard let s = detach() else { return done(Outcome(paths: [], summary: RecordingSummary())) }
@@ -285,9 +297,18 @@ final class ClipRecorder: Sendable {
     /// The press was a tap (or the clip could not be committed): stop encoding
     /// and delete what was written. A committed clip is left alone.
     func discard(_ done: @escaping @Sendable () -> Void) {
-        queue.async { [self] in
+        onQueue { [self] in
             guard let s = session.withLock({ $0 }), !s.committed, let detached = detach() else { return done() }
             finalise(detached, discard: true) { _ in done() }
+        }
+    }
+
+    /// `body` on `queue`, counted as work in flight until it has run.
+    private func onQueue(_ body: @escaping @Sendable () -> Void) {
+        work?.begin()
+        queue.async { [work] in
+            body()
+            work?.end()
         }
     }
 
@@ -302,7 +323,9 @@ final class ClipRecorder: Sendable {
     }
 
     private func finalise(_ s: Session, discard: Bool, _ done: @escaping @Sendable (Outcome) -> Void) {
-        finishing.async {
+        work?.begin()
+        finishing.async { [work] in
+            defer { work?.end() }
             let summary = s.recorder?.finish() ?? RecordingSummary()
             releaseFreedMemory()
             if discard {

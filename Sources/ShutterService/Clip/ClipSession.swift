@@ -56,7 +56,7 @@ final class ClipSession {
             segmentSeconds: Double(c.video.segmentSeconds))
         settings.keyframeInterval = .milliseconds(Int64(c.video.keyframeIntervalMs))
         recorder = ClipRecorder(storage: ctx.storage, settings: settings, clock: ctx.clock,
-                                prerollSeconds: c.video.prerollSeconds, wallClock: ctx.wallClock, live: ctx.video)
+                                prerollSeconds: c.video.prerollSeconds, wallClock: ctx.wallClock, live: ctx.video, work: ctx.work)
     }
 
     /// No clip is encoded, committed or being finalised.

@@ -109,12 +109,27 @@ public final class CameraService: Sendable {
 
     /// Runs until `stop()` (SIGTERM/SIGINT), a watchdog give-up or power off;
     /// returns the process exit code. `signals` are handled in the order they come.
+    ///
+    /// Work in flight (`ctx.work`): this task holds the loop's token (given back while the
+    /// inbox waits), each job and each service of the group (supervisor, microphone,
+    /// parts) its own, from when it is started until it ends; the LEDs' changes, the
+    /// queues and the encoder threads count theirs. What counts: work that ends without
+    /// the clock (CPU, I/O). What does not: waits only the clock or another ends (asleep on
+    /// the clock, a frame to come, a result, a post): those give their token back while
+    /// they wait (aware waits: the inbox, `Eventually`, `Wakeup`, the clock's sleep, a
+    /// simulated device's call) and get it again from whoever wakes them.
     public func run(signals: AsyncStream<ServiceSignal>? = nil, parts: [any ServicePart] = []) async -> Int32 {
+        let token = ctx.work.token()
+        defer { token.end() }
+        return await token.run { await serve(signals: signals, parts: parts) }
+    }
+
+    private func serve(signals: AsyncStream<ServiceSignal>?, parts: [any ServicePart]) async -> Int32 {
         let config = ctx.config, roles = ctx.roles, log = ctx.log
         let board = config.board.description.isEmpty ? roles.name : "\(roles.name) (\(config.board.description))"
         log.notice("board \(board); storage \(ctx.storage.root); button hold \(config.button.holdMs) ms, max clip \(config.video.maxSeconds) s")
         ctx.hooks.status("starting on \(board)")
-        let leds = LEDs(roles: roles, clock: ctx.clock)
+        let leds = LEDs(roles: roles, clock: ctx.clock, work: ctx.work)
         await leds.status?.show(.booting)
         let unfinished = await Health.prepareStorage(ctx)
         let inbox = self.inbox
@@ -130,11 +145,20 @@ public final class CameraService: Sendable {
         // A discarding group: a child's task is freed when it ends. A plain task group
         // keeps every finished child until `next()` takes it, and nothing here does:
         // each job (an encode, a write, an LED change) leaked ~1-8 KB, ~64 KB a tap.
+        let work = ctx.work
         await withDiscardingTaskGroup { group in
+            /// A child that counts as work in flight from now (the loop decided it) until it ends.
+            func start(_ body: @escaping @Sendable () async -> Void) {
+                let token = work.token()
+                group.addTask {
+                    await token.run { await body() }
+                    token.end()
+                }
+            }
             let supervisor = self.supervisor
             // Frames and edges go from the device's own queue into the inbox: one hop to the loop.
             let inbox = self.inbox
-            group.addTask {
+            start {
                 await supervisor.run(first: first, events: { self.post(.camera($0)) }, frames: { camera in
                     let depth = camera.streamDepth
                     return FrameSink(deliver: { inbox.post(frame: $0, depth: depth) }, ended: {})
@@ -142,25 +166,38 @@ public final class CameraService: Sendable {
             }
             roles.button?.deliver { inbox.post(button: $0) }
             let recorder = loop.clip.recorder
-            group.addTask { await self.microphone(into: recorder) }
+            start { await self.microphone(into: recorder) }
+            // Not counted: it waits for the loop's changes; each change counts itself (LEDs).
             group.addTask { await leds.play(post: { self.post($0) }) }
             if let signals {
+                // Not counted: it waits for the process's signals (a test posts its own: InProcessRig).
                 group.addTask { for await s in signals { self.post(.signal(s)) } }
             }
             // Started in order before the first event; each then runs under the parts' policy.
             for part in parts {
                 let started = part.start(self)
-                group.addTask { await self.supervise(part, started: started) }
+                start { await self.supervise(part, started: started) }
             }
+            // Each job's result is posted before its work ends: the loop's token is taken first.
+            func startJobs() {
+                for job in loop.jobs.take() {
+                    switch job {
+                    case .task(let body): start { self.post(.done(await body())) }
+                    case .queue(let queue, let body):
+                        work.begin()
+                        queue.async {
+                            self.post(.done(body()))
+                            work.end()
+                        }
+                    }
+                }
+            }
+            // Jobs decided before the first event (finishing clips a crash left).
+            startJobs()
             // The loop's wait is its timer: the next deadline is the wait's argument.
             while let event = await inbox.next(until: loop.nextWake) {
                 loop.handle(event)
-                for job in loop.jobs.take() {
-                    switch job {
-                    case .task(let work): group.addTask { self.post(.done(await work())) }
-                    case .queue(let queue, let work): queue.async { self.post(.done(work())) }
-                    }
-                }
+                startJobs()
                 if let code = loop.exitCode {
                     exitCode = code
                     break
@@ -207,6 +244,8 @@ public final class CameraService: Sendable {
                 ctx.log.error("\(part.name) did not start: \(why); trying again in \(Self.words(backoff))")
             case .running:
                 let began = ctx.now
+                // Its run is the service's work too: it waits on the service's clock, or until
+                // cancelled (the default), giving this task's token back meanwhile.
                 await part.run(self)
                 if Task.isCancelled || partsStopping.load(ordering: .sequentiallyConsistent) { return }
                 if ctx.now - began >= PartPolicy.healthyRun { backoff = PartPolicy.firstBackoff }
@@ -236,10 +275,18 @@ public final class CameraService: Sendable {
             return
         }
         post(.microphone(running: true))
+        // Waiting for sound is no work in flight: the token is given back for each wait and
+        // taken again once a chunk came (the simulated microphone's stream says whether its
+        // reader has caught up meanwhile: SimBoard.settle(consumers:)).
+        let token = WorkToken.current
+        token?.release()
         for await c in chunks {
+            token?.retake()
             recorder.offer(c)
             ctx.video?.offer(c)
+            token?.release()
         }
+        token?.retake()
         post(.microphone(running: false))
         if !Task.isCancelled { ctx.log.warning("microphone stopped delivering sound: clips continue without audio") }
         mic.stop()
@@ -272,14 +319,39 @@ public protocol ServicePart: Sendable {
     var name: String { get }
     /// Starts it (a socket bound, a thread reading keys).
     func start(_ service: CameraService) -> PartStart
-    /// Runs until cancelled (the default waits); returning early is a failure.
+    /// Runs until cancelled (the default waits); returning early is a failure. It counts as
+    /// the service's work in flight (`InFlight`) except while it waits on the service's
+    /// clock or until cancelled (the default): a test on a manual clock waits for it.
     func run(_ service: CameraService) async
     func stop()
 }
 
 extension ServicePart {
     public func run(_ service: CameraService) async {
-        while !Task.isCancelled { try? await Task.sleep(nanoseconds: 3_600_000_000_000) }
+        await Cancelled.wait()
+    }
+}
+
+/// A wait that only the task's cancellation ends, its `WorkToken` given back meanwhile.
+private final class Cancelled: Sendable {
+    private let waiter = Mutex<(CheckedContinuation<Void, Never>, WorkToken?)?>(nil)
+
+    static func wait() async {
+        let box = Cancelled()
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { (c: CheckedContinuation<Void, Never>) in
+                let now: Bool = box.waiter.withLock { w in
+                    if Task.isCancelled { return true }
+                    w = (c, WorkToken.releaseCurrent())
+                    return false
+                }
+                if now { c.resume() }
+            }
+        } onCancel: {
+            let w = box.waiter.withLock { w in defer { w = nil }; return w }
+            w?.1?.retake()
+            w?.0.resume()
+        }
     }
 }
 

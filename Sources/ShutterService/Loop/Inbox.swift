@@ -7,6 +7,14 @@ import Synchronization
 /// to the loop), and `next(until:)` gives the next event, or `.tick` once the loop's next
 /// deadline passes first. The deadline is the wait's own argument: no timer task.
 ///
+/// The wait allocates nothing and starts no task: one continuation, resumed by the first
+/// of a post, the clock's alarm (made once, set again for each deadline: on the service's
+/// clock, the real one or a test's manual one) and a cancellation.
+///
+/// Work in flight: the loop's `WorkToken` (the task calling `next`) is given back while
+/// it waits, and taken again by whatever wakes it (a post, the alarm, the close) before
+/// it is woken. So "no work in flight" includes "every event posted has been handled".
+///
 /// Bounds: frames waiting beyond the camera's stream depth let the oldest go (its buffer
 /// back to the camera, counted there); button events beyond `buttonBound` are refused
 /// (counted by the button). Everything else is kept: requests, results and signals are
@@ -18,41 +26,71 @@ final class Inbox: Sendable {
         var events: [ServiceEvent] = []
         var frames = 0
         var buttonEvents = 0
-        var waiter: CheckedContinuation<Void, Never>?
+        /// The loop, while it waits, and its token.
+        var waiter: Waiter?
         var closed = false
         /// When the last tick was given: a deadline due since then is ticked before any
         /// event; one already ticked that stays due lets the events go first (it cannot starve them).
         var lastTick: MonotonicTime?
+        /// Waits so far, and those a post ended (the rest: the alarm, a cancellation).
+        var waits = 0
+        var wokenByPost = 0
     }
 
-    private let state = Mutex(State())
+    private struct Waiter {
+        let continuation: UnsafeContinuation<Void, Never>
+        let token: WorkToken?
+    }
+
+    /// The state, shared with the alarm's action.
+    private final class Core: Sendable {
+        let state = Mutex(State())
+
+        /// Wakes the loop if it waits: its token first. `posted`: a post (or the close) woke it.
+        func wake(posted: Bool) {
+            let waiter: Waiter? = state.withLock { s in
+                defer { s.waiter = nil }
+                if posted, s.waiter != nil { s.wokenByPost += 1 }
+                return s.waiter
+            }
+            waiter?.token?.retake()
+            waiter?.continuation.resume()
+        }
+    }
+
+    private let core: Core
     private let clock: any MonotonicClock
+    /// Wakes the loop at the deadline it waits for.
+    private let alarm: any ClockAlarm
 
     init(clock: any MonotonicClock) {
         self.clock = clock
+        let core = Core()
+        self.core = core
+        alarm = clock.makeAlarm { core.wake(posted: false) }
     }
 
     /// Button events posted and not yet taken by the loop (ButtonPath decides a due
     /// deadline at once only when none waits).
-    var buttonEventsWaiting: Bool { state.withLock { $0.buttonEvents > 0 } }
+    var buttonEventsWaiting: Bool { core.state.withLock { $0.buttonEvents > 0 } }
 
     /// An event; false once closed (nobody takes events any more).
     @discardableResult
     func post(_ event: ServiceEvent) -> Bool {
-        let (taken, waiter): (Bool, CheckedContinuation<Void, Never>?) = state.withLock { s in
-            guard !s.closed else { return (false, nil) }
+        let taken: Bool = core.state.withLock { s in
+            guard !s.closed else { return false }
             s.events.append(event)
-            return (true, Self.takeWaiter(&s))
+            return true
         }
-        waiter?.resume()
+        if taken { core.wake(posted: true) }
         return taken
     }
 
     /// A frame, keeping at most `depth` waiting: returns the oldest let go to make room,
     /// for the camera to count and release outside its locks.
     func post(frame: Frame, depth: Int) -> Frame? {
-        let (dropped, waiter): (Frame?, CheckedContinuation<Void, Never>?) = state.withLock { s in
-            guard !s.closed else { return (frame, nil) }
+        let (taken, dropped): (Bool, Frame?) = core.state.withLock { s in
+            guard !s.closed else { return (false, frame) }
             var dropped: Frame?
             if s.frames >= max(1, depth), let i = s.events.firstIndex(where: \.isFrame),
                case .frame(let old) = s.events.remove(at: i) {
@@ -61,31 +99,28 @@ final class Inbox: Sendable {
             }
             s.events.append(.frame(frame))
             s.frames += 1
-            return (dropped, Self.takeWaiter(&s))
+            return (true, dropped)
         }
-        waiter?.resume()
+        if taken { core.wake(posted: true) }
         return dropped
     }
 
     /// A button event; false (not taken) while `buttonBound` of them wait.
     func post(button e: ButtonEvent) -> Bool {
-        let (taken, waiter): (Bool, CheckedContinuation<Void, Never>?) = state.withLock { s in
-            guard !s.closed, s.buttonEvents < Self.buttonBound else { return (false, nil) }
+        let taken: Bool = core.state.withLock { s in
+            guard !s.closed, s.buttonEvents < Self.buttonBound else { return false }
             s.events.append(.button(e))
             s.buttonEvents += 1
-            return (true, Self.takeWaiter(&s))
+            return true
         }
-        waiter?.resume()
+        if taken { core.wake(posted: true) }
         return taken
     }
 
     /// No more events: what is queued is still given, then nil.
     func close() {
-        let waiter = state.withLock { s -> CheckedContinuation<Void, Never>? in
-            s.closed = true
-            return Self.takeWaiter(&s)
-        }
-        waiter?.resume()
+        core.state.withLock { $0.closed = true }
+        core.wake(posted: true)
     }
 
     /// A deadline that stays due after its tick (a part that waits for something, as the
@@ -100,7 +135,7 @@ final class Inbox: Sendable {
         let clock = self.clock
         while true {
             enum Step { case give(ServiceEvent), end, wait(until: MonotonicTime) }
-            let step: Step = state.withLock { s in
+            let step: Step = core.state.withLock { s in
                 // Read under the lock: every event queued was posted at or before this
                 // time, so a frame stamped at the deadline never goes before its tick.
                 let now = clock.now()
@@ -126,36 +161,39 @@ final class Inbox: Sendable {
         }
     }
 
-    /// Returns at a post, at `deadline` on the clock, or when cancelled.
+    /// Returns at a post, at `deadline` on the clock, or when cancelled. One waiter at a
+    /// time (the loop).
     private func wait(until deadline: MonotonicTime) async {
-        let clock = self.clock
-        await withTaskGroup(of: Void.self) { group in
-            group.addTask { try? await clock.sleep(until: deadline) }
-            group.addTask { await self.posted() }
-            await group.next()
-            group.cancelAll()
-        }
-    }
-
-    private func posted() async {
+        let core = self.core, alarm = self.alarm, clock = self.clock
         await withTaskCancellationHandler {
-            await withCheckedContinuation { (c: CheckedContinuation<Void, Never>) in
-                let now: Bool = state.withLock { s in
-                    if !s.events.isEmpty || s.closed || Task.isCancelled { return true }
-                    s.waiter = c
+            await withUnsafeContinuation { (c: UnsafeContinuation<Void, Never>) in
+                // Armed before the loop is seen waiting (its token given back): whoever waits
+                // for the loop to be idle and then moves the clock finds the alarm set. Not
+                // under the lock: a manual clock fires a passed deadline in `set`, and the
+                // fire takes the lock. One that fires before the waiter is recorded finds
+                // none; the check below sees the deadline passed and does not wait.
+                alarm.set(deadline)
+                let now: Bool = core.state.withLock { s in
+                    precondition(s.waiter == nil, "the inbox has one reader, the loop")
+                    if !s.events.isEmpty || s.closed || Task.isCancelled || clock.now() >= deadline { return true }
+                    // Given back under the lock a waker takes: it is taken again before the wake.
+                    s.waiter = Waiter(continuation: c, token: WorkToken.releaseCurrent())
+                    s.waits += 1
                     return false
                 }
                 if now { c.resume() }
             }
         } onCancel: {
-            state.withLock { s in Self.takeWaiter(&s) }?.resume()
+            core.wake(posted: false)
         }
+        alarm.cancel()
     }
 
-    private static func takeWaiter(_ s: inout State) -> CheckedContinuation<Void, Never>? {
-        defer { s.waiter = nil }
-        return s.waiter
-    }
+    /// The waits so far (each one continuation, no task), and those a post ended.
+    var waits: (all: Int, endedByPost: Int) { core.state.withLock { ($0.waits, $0.wokenByPost) } }
+
+    /// Whether the loop waits now (nothing to give it, its deadline not passed).
+    var isWaiting: Bool { core.state.withLock { $0.waiter != nil } }
 }
 
 extension ServiceEvent {

@@ -8,33 +8,41 @@ import ShutterCore
 /// service of the group): a saved photo asks for `.ready` then `.photoTaken` in one
 /// event, and they reach the driver in that order. (As separate jobs they raced, and a
 /// `.ready` that came second cleared the blink: the only thing a headless user sees.)
+///
+/// Work in flight: each change counts from the loop's `show` until its driver has it (a
+/// `WorkToken` travels with it); a driver's timer counts from the change that set it
+/// until it sleeps on the clock, and again from its deadline until its edge is written.
 final class LEDs: Sendable {
     let status: LEDDriver?
     let flash: LEDDriver?
-    private let statusChanges: (stream: AsyncStream<StatusIndication>, continuation: AsyncStream<StatusIndication>.Continuation)
-    /// A flash change, and the event to post once it is played (a still's flash is lit).
-    private typealias FlashChange = (indication: FlashIndication, then: ServiceEvent?)
+    private let statusChanges: (stream: AsyncStream<(StatusIndication, WorkToken)>,
+                                continuation: AsyncStream<(StatusIndication, WorkToken)>.Continuation)
+    /// A flash change, the event to post once it is played (a still's flash is lit), its work.
+    private typealias FlashChange = (indication: FlashIndication, then: ServiceEvent?, token: WorkToken)
     private let flashChanges: (stream: AsyncStream<FlashChange>, continuation: AsyncStream<FlashChange>.Continuation)
     private let names = NamedPatterns()
+    private let work: InFlight
 
-    init(roles: BoardRoles, clock: any MonotonicClock) {
+    init(roles: BoardRoles, clock: any MonotonicClock, work: InFlight = InFlight()) {
         let log = Log("shutter.led")
-        status = roles.statusLED.map { LEDDriver(output: $0, clock: clock, log: { log.warning($0) }) }
-        flash = roles.flashLED.map { LEDDriver(output: $0, clock: clock, log: { log.warning($0) }) }
-        statusChanges = AsyncStream.makeStream(of: StatusIndication.self)
+        self.work = work
+        status = roles.statusLED.map { LEDDriver(output: $0, clock: clock, log: { log.warning($0) }, work: work) }
+        flash = roles.flashLED.map { LEDDriver(output: $0, clock: clock, log: { log.warning($0) }, work: work) }
+        statusChanges = AsyncStream.makeStream(of: (StatusIndication, WorkToken).self)
         flashChanges = AsyncStream.makeStream(of: FlashChange.self)
     }
 
     func show(_ indication: StatusIndication) {
         names.status = Self.name(indication)
-        if status != nil { statusChanges.continuation.yield(indication) }
+        // A change not taken (closed) ends its token as it is dropped.
+        if status != nil { statusChanges.continuation.yield((indication, work.token())) }
     }
 
     /// The flash changes, in order; `then` is posted once it is played (the LED is lit
     /// before a still's exposure begins). Only with a flash LED (`flash` not nil).
     func show(_ indication: FlashIndication, then: ServiceEvent? = nil) {
         names.flash = Self.name(indication)
-        if flash != nil { flashChanges.continuation.yield((indication, then)) }
+        if flash != nil { flashChanges.continuation.yield((indication, then, work.token())) }
     }
 
     /// Plays each LED's changes in order until `close`; `post` takes the events to post after a change.
@@ -42,14 +50,20 @@ final class LEDs: Sendable {
         await withDiscardingTaskGroup { group in
             if let d = status {
                 let changes = statusChanges.stream
-                group.addTask { for await i in changes { await d.show(i) } }
+                group.addTask {
+                    for await (i, token) in changes {
+                        await token.run { await d.show(i) }
+                        token.end()
+                    }
+                }
             }
             if let d = flash {
                 let changes = flashChanges.stream
                 group.addTask {
-                    for await c in changes {
-                        await d.show(c.indication)
-                        if let e = c.then { post(e) }
+                    for await (i, then, token) in changes {
+                        await token.run { await d.show(i) }
+                        if let then { post(then) }  // posted before the change's work ends
+                        token.end()
                     }
                 }
             }

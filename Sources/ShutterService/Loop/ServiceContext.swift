@@ -22,6 +22,11 @@ struct ServiceContext: Sendable {
     var live = LiveEvents()
     /// The live video's packets and viewers (Live/LiveVideo.swift); nil when none is served.
     var video: LiveVideo? = nil
+    /// The service's work in flight, its one count (ShutterCore's `InFlight`): jobs and
+    /// the loop hold `WorkToken`s, the queues and encoder threads count their blocks and
+    /// items. Nothing in the service reads it: a test on a manual clock waits for it to be
+    /// none before the clock moves on (InProcessRig).
+    var work = InFlight()
 
     var now: MonotonicTime { clock.now() }
 }
