@@ -110,6 +110,20 @@ final class CameraControlTableTests: XCTestCase {
         XCTAssertGreaterThan(checked, 40)
     }
 
+    /// As the synthesized decoding was: a nullable key left out reads as null; any other is needed.
+    func testANullableKeyMayBeLeftOutOfTheJSONAndNoOtherMay() throws {
+        var tree = try JSONParser.parse(String(decoding: try PlainJSON.encode(CameraControls()), as: UTF8.self)).value
+        guard case .object(var top) = tree, case .object(var focus)? = top["focus"] else { return XCTFail("\(tree)") }
+        focus["window"] = nil
+        focus["lensPosition"] = nil
+        top["focus"] = .object(focus)
+        top["roi"] = nil
+        tree = .object(top)
+        XCTAssertEqual(try PlainJSON.decode(CameraControls.self, from: tree), CameraControls())
+        top["zoom"] = nil
+        XCTAssertThrowsError(try PlainJSON.decode(CameraControls.self, from: JSONValue.object(top)))
+    }
+
     func testALibcameraControlIsTracedBackToItsEntry() {
         for control in CameraControls.table {
             for name in control.libcameraNames {
