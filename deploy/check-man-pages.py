@@ -6,12 +6,13 @@
   - every option in `shutterd --help` appears in shutterd(8), and every option and every
     command in `shutterctl --help` in shutterctl(1) (a command as a bold term);
   - every configuration key of ConfigSchema.keys (`Key(path: "...")` in
-    Sources/ShutterCore/Config/ConfigSchema.swift) appears in shutter.json(5), and the page
-    names no key under a schema section that the schema lacks.
+    Sources/ShutterCore/Config/ConfigSchema.swift, and the sensor controls' keys in
+    Sources/ShutterCore/Camera/CameraControlTable.swift, spelled the same way) appears in
+    shutter.json(5), and the page names no key under a schema section that the schema lacks.
 
 Prints what is missing, naming the page and the item, and exits 1 if anything is.
 
-  check-man-pages.py [--bin DIR] [--man DIR] [--schema FILE]
+  check-man-pages.py [--bin DIR] [--man DIR] [--schema FILE] [--controls FILE]
 
 --bin defaults to .build/debug (make check-scripts runs after the debug build); the test
 of this checker (deploy/test-check-man-pages.sh) points it at fake programs and pages.
@@ -75,9 +76,12 @@ def commands(help_text):
     return found
 
 
-def schema_keys(path):
-    with open(path, encoding="utf-8") as f:
-        return re.findall(r'Key\(path: "([^"]+)"', f.read())
+def schema_keys(*paths):
+    keys = []
+    for path in paths:
+        with open(path, encoding="utf-8") as f:
+            keys += re.findall(r'Key\(path: "([^"]+)"', f.read())
+    return keys
 
 
 def main():
@@ -85,6 +89,7 @@ def main():
     ap.add_argument("--bin", default=os.path.join(ROOT, ".build", "debug"))
     ap.add_argument("--man", default=os.path.join(ROOT, "docs", "man"))
     ap.add_argument("--schema", default=os.path.join(ROOT, "Sources", "ShutterCore", "Config", "ConfigSchema.swift"))
+    ap.add_argument("--controls", default=os.path.join(ROOT, "Sources", "ShutterCore", "Camera", "CameraControlTable.swift"))
     a = ap.parse_args()
     problems = []
     counts = []
@@ -140,9 +145,11 @@ def main():
                 fail(f"{page} lacks the command {c} (as a bold term), which `{prog} --help` lists")
         counts.append(f"{prog}: {len(opts)} options" + (f", {len(cmds)} commands" if cmds else ""))
 
-    keys = schema_keys(a.schema)
+    keys = schema_keys(a.schema, a.controls)
     if len(keys) < 50:
         fail(f"{a.schema} declares {len(keys)} keys: the check would prove nothing")
+    if not any(k.startswith("camera.exposure.") for k in keys):
+        fail(f"{a.controls} declares no camera.exposure.* key: the check would miss the sensor controls")
     if CONFIG_PAGE in texts:
         _, text = texts[CONFIG_PAGE]
         for k in keys:

@@ -38,6 +38,8 @@ man nostorage
 sed -i '/--storage/d' "$tmp/man-nostorage/shutterd.8.scd"
 man nokey
 sed -i '/audio\.channels/d' "$tmp/man-nokey/shutter.json.5.scd"
+man nocontrolkey
+sed -i '/camera\.image\.sharpness/d' "$tmp/man-nocontrolkey/shutter.json.5.scd"
 man extrakey
 printf '*video.frobnicate*\n\tDefault 1. A key the schema lacks.\n' >> "$tmp/man-extrakey/shutter.json.5.scd"
 man nocmd
@@ -63,6 +65,8 @@ expect 1 cmd good "a command the page lacks (teleport) fails" "lacks the command
 expect 1 good nostorage "shutterd(8) without --storage fails" "lacks the option --storage"
 expect 1 good nocmd "shutterctl(1) without the gestures term fails" "lacks the command gestures"
 expect 1 good nokey "shutter.json(5) without audio.channels fails" "lacks the key audio.channels"
+expect 1 good nocontrolkey "shutter.json(5) without camera.image.sharpness (a control table key) fails" \
+    "lacks the key camera.image.sharpness"
 expect 1 good extrakey "shutter.json(5) naming a key the schema lacks fails" "names video.frobnicate"
 expect 1 good syntax "a page scdoc refuses fails" "scdoc refuses it"
 exit "$failed"

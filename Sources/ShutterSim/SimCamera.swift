@@ -294,7 +294,7 @@ public final class SimCamera: CameraDevice {
     private func lacking(_ controls: CameraControls) -> [LackingControl] {
         controls.requestedControls.compactMap { id in
             if settings.lacking.contains(id) { return LackingControl(id) }
-            guard id == .hdrMode, controls.hdr == .sensor, !settings.sensorHDROn else { return nil }
+            guard id == "HdrMode", controls.hdr == .sensor, !settings.sensorHDROn else { return nil }
             return LackingControl(id, reason: settings.sensorHDR
                 ? "the camera was opened without sensor HDR, which is switched before the open; "
                     + "`shutterctl set camera.hdr sensor` restarts the camera for it"
@@ -307,8 +307,8 @@ public final class SimCamera: CameraDevice {
     /// (the window, which it honours, else the mode) unless told it lacks it.
     private func metadata(_ s: State, autofocusSucceeds: Bool) -> FrameMetadata {
         var m = s.optics.metadata(s.controls, s.scene, autofocusSucceeds: autofocusSucceeds)
-        if !settings.lacking.contains(.aeMeteringMode) {
-            m.metering = MeteringInEffect(s.controls, honoursWindow: !settings.lacking.contains(.aeMeteringWindow))
+        if !settings.lacking.contains("AeMeteringMode") {
+            m.metering = MeteringInEffect(s.controls, honoursWindow: !settings.lacking.contains("AeMeteringWindow"))
         }
         return m
     }

@@ -90,7 +90,7 @@ public final class Storage: Sendable {
             let e = SystemError(errno: errno, call: "stat", path: root)
             if e.errno == ENOENT || e.errno == ENOTDIR {
                 throw StorageError(.missing, "the storage root \(root) does not exist: insert and mount the card, "
-                                    + "or set storage.root", underlying: e)
+                                    + "or set storage.root", errno: e.errno)
             }
             throw StorageError(e)
         }
@@ -104,7 +104,7 @@ public final class Storage: Sendable {
         let space = try sys { () throws(SystemError) in try FileSystemSpace.of(root) }
         if space.readOnly {
             throw StorageError(.readOnly, "\(root) is mounted read-only: check the card's lock switch and remount "
-                                + "it read-write", underlying: SystemError(errno: EROFS, call: "statvfs", path: root))
+                                + "it read-write", errno: EROFS)
         }
         for path in [root, dcim] where access(path, F_OK) == 0 && access(path, W_OK) != 0 {
             throw StorageError(SystemError(errno: errno, call: "access", path: path))

@@ -19,7 +19,7 @@ final class ControlCodingTests: XCTestCase {
         config.sim.modeSwitchMs = 0
         config.camera.exposure.ev = 1.5
         config.camera.whiteBalance.mode = .daylight
-        let rig = try await InProcessRig.start(self, config: config, camera: { $0.lacking = [.hdrMode] })
+        let rig = try await InProcessRig.start(self, config: config, camera: { $0.lacking = ["HdrMode"] })
         let status = await rig.status()
         let photo = try await rig.ask(ControlRequest(cmd: "photo"))
         let files = try await rig.ask(ControlRequest(cmd: "files"))

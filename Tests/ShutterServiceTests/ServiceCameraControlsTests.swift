@@ -26,7 +26,7 @@ final class ServiceCameraControlsTests: XCTestCase {
         config.camera.hdr = .singleExp
         // The simulated camera is told it has no HDR and no autofocus. Autofocus is
         // left at its default (continuous), which asks nothing: not reported.
-        let rig = try await InProcessRig.start(self, config: config, camera: { $0.lacking = [.hdrMode, .afMode] })
+        let rig = try await InProcessRig.start(self, config: config, camera: { $0.lacking = ["HdrMode", "AfMode"] })
         let sim = rig.board.camera
         let s = await rig.status()
         let photo = try await rig.ask(ControlRequest(cmd: "photo"))
@@ -87,7 +87,7 @@ final class ServiceCameraControlsTests: XCTestCase {
         config.video.height = 240
         config.audio.enabled = false
         config.sim.modeSwitchMs = 0
-        let rig = try await InProcessRig.start(self, config: config, camera: { $0.lacking = [.aeMeteringWindow] })
+        let rig = try await InProcessRig.start(self, config: config, camera: { $0.lacking = ["AeMeteringWindow"] })
         let sim = rig.board.camera
         let r = try await rig.focus(0.3, 0.8)
         let status: ServiceStatus? = await rig.status()
@@ -127,9 +127,9 @@ final class ServiceCameraControlsTests: XCTestCase {
         let window = try await firstFrame { $0.controls.exposure.window = [0.4, 0.4, 0.2, 0.2] }
         let noWindow = try await firstFrame {
             $0.controls.exposure.window = [0.4, 0.4, 0.2, 0.2]
-            $0.lacking = [.aeMeteringWindow]
+            $0.lacking = ["AeMeteringWindow"]
         }
-        let none = try await firstFrame { $0.lacking = [.aeMeteringMode] }
+        let none = try await firstFrame { $0.lacking = ["AeMeteringMode"] }
         XCTAssertEqual(plain.metering, .centre)
         XCTAssertEqual(spot.metering, .spot)
         XCTAssertEqual(window.metering, .window)

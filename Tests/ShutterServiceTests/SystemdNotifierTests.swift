@@ -64,7 +64,7 @@ final class SystemdNotifierTests: XCTestCase {
         XCTAssertThrowsError(try notifier.ready()) { error in
             let e = error as? SystemdNotifyError
             XCTAssertEqual(e?.code, .sendFailed)
-            XCTAssertEqual(e?.underlying?.errno, ENOENT)
+            XCTAssertEqual(e?.errno, ENOENT)
         }
         // A listener that went away (systemd restarted) is a send failure too, not a crash.
         let path = dir + "/gone"

@@ -384,7 +384,7 @@ final class StorageHealthTests: StorageTestCase {
         for (e, code) in cases {
             let err = StorageError(SystemError(errno: e, call: "write", path: "/x"))
             XCTAssertEqual(err.code, code, "errno \(e)")
-            XCTAssertEqual(err.underlying?.errno, e)
+            XCTAssertEqual(err.errno, e)
             XCTAssertFalse(err.message.isEmpty)
         }
     }

@@ -3,10 +3,12 @@
 /// image tuning, digital zoom and HDR. One vocabulary for the configuration
 /// (these types are the `camera.*` sections, key for key), the real camera and
 /// the simulated one. The words are rpicam-apps' (`--metering centre`,
-/// `--awb daylight`, `--denoise cdn_hq`); how they become libcamera controls is
-/// ShutterHardware's business. A value left at its default here asks for
-/// nothing: the camera's own automatic behaviour.
-public struct CameraControls: Codable, Equatable, Sendable {
+/// `--awb daylight`, `--denoise cdn_hq`). A value left at its default here asks
+/// for nothing: the camera's own automatic behaviour. These are the values;
+/// each control is declared once, with its keys, when it is asked for, what a
+/// camera lacking it is told and how it becomes libcamera controls, in
+/// `CameraControls.table` (CameraControlTable.swift).
+public struct CameraControls: Equatable, Sendable {
     public var exposure = Exposure()
     public var whiteBalance = WhiteBalance()
     public var focus = Focus()
@@ -19,7 +21,7 @@ public struct CameraControls: Codable, Equatable, Sendable {
 
     public init() {}
 
-    public struct Exposure: Codable, Equatable, Sendable {
+    public struct Exposure: Equatable, Sendable {
         public enum Metering: String, Codable, Sendable, CaseIterable {
             case centre, spot, average
         }
@@ -61,25 +63,13 @@ public struct CameraControls: Codable, Equatable, Sendable {
 
         public init() {}
 
-        // Explicit so `status` and `--print-config` show an unset window as null.
-        public func encode(to encoder: any Encoder) throws {
-            var c = encoder.container(keyedBy: CodingKeys.self)
-            try c.encode(shutterUs, forKey: .shutterUs)
-            try c.encode(gain, forKey: .gain)
-            try c.encode(ev, forKey: .ev)
-            try c.encode(metering, forKey: .metering)
-            try c.encode(mode, forKey: .mode)
-            try c.encode(flicker, forKey: .flicker)
-            try c.encode(window, forKey: .window)
-        }
-
         /// The fixed shutter, nil when automatic.
         public var fixedShutterMicroseconds: Int? { shutterUs > 0 ? shutterUs : nil }
         /// The fixed gain, nil when automatic.
         public var fixedGain: Double? { gain > 0 ? gain : nil }
     }
 
-    public struct WhiteBalance: Codable, Equatable, Sendable {
+    public struct WhiteBalance: Equatable, Sendable {
         public enum Mode: String, Codable, Sendable, CaseIterable {
             case auto, incandescent, tungsten, fluorescent, indoor, daylight, cloudy
         }
@@ -89,16 +79,9 @@ public struct CameraControls: Codable, Equatable, Sendable {
         public var gains: [Double]?
 
         public init() {}
-
-        // Explicit so `status` and `--print-config` show an unset value as null.
-        public func encode(to encoder: any Encoder) throws {
-            var c = encoder.container(keyedBy: CodingKeys.self)
-            try c.encode(mode, forKey: .mode)
-            try c.encode(gains, forKey: .gains)
-        }
     }
 
-    public struct Focus: Codable, Equatable, Sendable {
+    public struct Focus: Equatable, Sendable {
         public enum Mode: String, Codable, Sendable, CaseIterable {
             /// The lens stays at `lensPosition` (or the camera's default, hyperfocal).
             case manual
@@ -129,19 +112,10 @@ public struct CameraControls: Codable, Equatable, Sendable {
 
         /// The mode in effect: a lens position fixes the focus whatever `mode` says.
         public var effectiveMode: Mode { lensPosition == nil ? mode : .manual }
-
-        public func encode(to encoder: any Encoder) throws {
-            var c = encoder.container(keyedBy: CodingKeys.self)
-            try c.encode(mode, forKey: .mode)
-            try c.encode(range, forKey: .range)
-            try c.encode(speed, forKey: .speed)
-            try c.encode(window, forKey: .window)
-            try c.encode(lensPosition, forKey: .lensPosition)
-        }
     }
 
     /// Image tuning, in libcamera's units (rpicam-apps' defaults).
-    public struct Image: Codable, Equatable, Sendable {
+    public struct Image: Equatable, Sendable {
         public enum Denoise: String, Codable, Sendable, CaseIterable {
             /// What rpicam-apps picks per use: fast for video, high quality for stills.
             case auto
@@ -175,17 +149,6 @@ public struct CameraControls: Codable, Equatable, Sendable {
         case sensor
         /// The ISP's multi-frame HDR from single exposures (Pi 5).
         case singleExp = "single-exp"
-    }
-
-    public func encode(to encoder: any Encoder) throws {
-        var c = encoder.container(keyedBy: CodingKeys.self)
-        try c.encode(exposure, forKey: .exposure)
-        try c.encode(whiteBalance, forKey: .whiteBalance)
-        try c.encode(focus, forKey: .focus)
-        try c.encode(image, forKey: .image)
-        try c.encode(zoom, forKey: .zoom)
-        try c.encode(roi, forKey: .roi)
-        try c.encode(hdr, forKey: .hdr)
     }
 }
 

@@ -1,28 +1,20 @@
 // SPDX-License-Identifier: BSD-2-Clause
 /// A failure a role reports to the capture state machine: a small code (which
 /// decides the next state and the LED code) and a message that says what to do.
-public struct CaptureError: Error, Equatable, Sendable, CustomStringConvertible {
-    public enum Code: String, Sendable, CaseIterable {
-        /// The camera failed or did not answer (still capture, stream start).
-        case camera
-        /// No space left for the file.
-        case storageFull
-        /// A write, fsync or rename failed for another reason.
-        case storageError
-        /// The video/audio encoder or muxer failed.
-        case encoder
-    }
+public typealias CaptureError = CodedError<CaptureErrorCode>
 
-    public var code: Code
-    public var message: String
+public enum CaptureErrorCode: String, ErrorCode, CaseIterable {
+    /// The camera failed or did not answer (still capture, stream start).
+    case camera
+    /// No space left for the file.
+    case storageFull
+    /// A write, fsync or rename failed for another reason.
+    case storageError
+    /// The video/audio encoder or muxer failed.
+    case encoder
+}
 
-    public init(_ code: Code, _ message: String) {
-        self.code = code
-        self.message = message
-    }
-
-    public var description: String { "\(code.rawValue): \(message)" }
-
+extension CaptureError {
     /// The code the status LED blinks for this error.
     public var ledCode: LEDErrorCode {
         switch code {

@@ -100,6 +100,8 @@ public enum ConfigSchema {
         public var kind: Kind
     }
 
+    /// Every key in order (`shutterctl get`'s): the sensor controls' keys
+    /// (`camera.exposure.*` ... `camera.hdr`) are `CameraControls.table`'s.
     public static let keys: [Key] = [
         Key(path: "button.stabilityMs", kind: .int(0...500)),
         Key(path: "button.holdMs", kind: .int(100...10000)),
@@ -140,29 +142,8 @@ public enum ConfigSchema {
         Key(path: "camera.vflip", kind: .bool),
         Key(path: "camera.afTimeoutMs", kind: .int(0...5000)),
         Key(path: "camera.stillTimeoutMs", kind: .int(500...60000)),
-        Key(path: "camera.exposure.shutterUs", kind: .int(0...1_000_000_000)),
-        Key(path: "camera.exposure.gain", kind: .autoOrDouble(1...64)),
-        Key(path: "camera.exposure.ev", kind: .double(-8...8)),
-        Key(path: "camera.exposure.metering", kind: .choice(CameraControls.Exposure.Metering.allCases.map(\.rawValue))),
-        Key(path: "camera.exposure.mode", kind: .choice(CameraControls.Exposure.Mode.allCases.map(\.rawValue))),
-        Key(path: "camera.exposure.flicker", kind: .choice(CameraControls.Exposure.Flicker.allCases.map(\.rawValue))),
-        Key(path: "camera.exposure.window", kind: .normalisedRect(nullable: true)),
-        Key(path: "camera.whiteBalance.mode",
-            kind: .choice(CameraControls.WhiteBalance.Mode.allCases.map(\.rawValue))),
-        Key(path: "camera.whiteBalance.gains", kind: .numbers(["red", "blue"], 0.1...32, nullable: true)),
-        Key(path: "camera.focus.mode", kind: .choice(CameraControls.Focus.Mode.allCases.map(\.rawValue))),
-        Key(path: "camera.focus.range", kind: .choice(CameraControls.Focus.Range.allCases.map(\.rawValue))),
-        Key(path: "camera.focus.speed", kind: .choice(CameraControls.Focus.Speed.allCases.map(\.rawValue))),
-        Key(path: "camera.focus.window", kind: .normalisedRect(nullable: true)),
-        Key(path: "camera.focus.lensPosition", kind: .double(0...32, nullable: true)),
-        Key(path: "camera.image.brightness", kind: .double(-1...1)),
-        Key(path: "camera.image.contrast", kind: .double(0...32)),
-        Key(path: "camera.image.saturation", kind: .double(0...32)),
-        Key(path: "camera.image.sharpness", kind: .double(0...16)),
-        Key(path: "camera.image.denoise", kind: .choice(CameraControls.Image.Denoise.allCases.map(\.rawValue))),
-        Key(path: "camera.zoom", kind: .double(1...8)),
-        Key(path: "camera.roi", kind: .normalisedRect(nullable: true)),
-        Key(path: "camera.hdr", kind: .choice(CameraControls.HDR.allCases.map(\.rawValue))),
+        // camera.exposure.* ... camera.hdr, the sensor controls: from CameraControls.table.
+    ] + CameraControls.configKeys.map { Key(path: $0.path, kind: $0.kind) } + [
         Key(path: "exif.make", kind: .string(allowEmpty: true)),
         Key(path: "exif.model", kind: .string(allowEmpty: true)),
         Key(path: "exif.focalLengthMm", kind: .double(0.1...1000, nullable: true)),

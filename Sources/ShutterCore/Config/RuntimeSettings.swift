@@ -19,10 +19,8 @@ public struct RuntimeSettings: Equatable, Sendable {
     /// pins... need the service restarted.
     public static func isSettable(_ path: String) -> Bool {
         guard ConfigSchema.byPath[path] != nil else { return false }
-        let groups = ["camera.exposure.", "camera.whiteBalance.", "camera.focus.", "camera.image."]
-        return groups.contains(where: path.hasPrefix)
-            || ["camera.zoom", "camera.roi", "camera.hdr", "flash.mode", "video.torch", "video.sizes", "still.sizes"]
-                .contains(path)
+        return CameraControls.configKeys.contains { $0.path == path }
+            || ["flash.mode", "video.torch", "video.sizes", "still.sizes"].contains(path)
     }
 
     /// The configuration as loaded (defaults ← board ← file ← command line).

@@ -134,51 +134,57 @@ public struct ShutterConfig: Codable, Equatable, Sendable {
         public var autoLux = 50.0
     }
 
+    /// The `camera` section: which camera and how it is used (`device`), and
+    /// the sensor controls (`controls`, `camera.exposure.*` ... `camera.hdr`,
+    /// declared in `CameraControls.table`), side by side in one JSON object.
+    /// `camera.index` and `camera.exposure.ev` read through to them.
+    @dynamicMemberLookup
     public struct Camera: Codable, Equatable, Sendable {
-        /// Which camera when several are found (libcamera order), if `model` is empty. Default 0, 0...15.
-        public var index = 0
-        /// Pick the camera whose libcamera Model property is this ("imx708"); "" = use `index`. Default "".
-        public var model = ""
-        /// Mounting rotation: 0 or 180 degrees. Default 0.
-        public var rotation = 0
-        /// Mirror horizontally. Default false.
-        public var hflip = false
-        /// Mirror vertically. Default false.
-        public var vflip = false
-        /// Longest wait for autofocus before a still is taken anyway. Default 300, 0...5000 ms.
-        public var afTimeoutMs = 300
-        /// Longest wait for a still frame after the switch to the still configuration
-        /// (stretched for long exposures); a camera slower than that counts as stalled.
-        /// Default 3000, 500...60000 ms.
-        public var stillTimeoutMs = 3000
-        // The sensor controls (`CameraControls`, docs/configuration.md "Camera settings"); every
-        // default asks for nothing, so the camera's automatic behaviour is kept.
-        /// Shutter, gain, EV, metering, exposure mode, flicker.
-        public var exposure = CameraControls.Exposure()
-        /// White balance mode or fixed gains.
-        public var whiteBalance = CameraControls.WhiteBalance()
-        /// Autofocus mode, range, speed, window; lens position.
-        public var focus = CameraControls.Focus()
-        /// Brightness, contrast, saturation, sharpness, denoise.
-        public var image = CameraControls.Image()
-        /// Digital zoom: a centred crop. Default 1, 1...8.
-        public var zoom = 1.0
-        /// Region of interest [x, y, width, height], normalised; null = the whole frame. Default null.
-        public var roi: [Double]?
-        /// "off", "auto", "sensor" or "single-exp". Default "off".
-        public var hdr = CameraControls.HDR.off
+        /// Which camera, how it is mounted, how long to wait for it.
+        public var device = Device()
+        /// The sensor controls these keys ask for; every default asks for nothing,
+        /// so the camera's automatic behaviour is kept.
+        public var controls = CameraControls()
 
-        /// The sensor controls these keys ask for.
-        public var controls: CameraControls {
-            var c = CameraControls()
-            c.exposure = exposure
-            c.whiteBalance = whiteBalance
-            c.focus = focus
-            c.image = image
-            c.zoom = zoom
-            c.roi = roi
-            c.hdr = hdr
-            return c
+        public struct Device: Codable, Equatable, Sendable {
+            /// Which camera when several are found (libcamera order), if `model` is empty. Default 0, 0...15.
+            public var index = 0
+            /// Pick the camera whose libcamera Model property is this ("imx708"); "" = use `index`. Default "".
+            public var model = ""
+            /// Mounting rotation: 0 or 180 degrees. Default 0.
+            public var rotation = 0
+            /// Mirror horizontally. Default false.
+            public var hflip = false
+            /// Mirror vertically. Default false.
+            public var vflip = false
+            /// Longest wait for autofocus before a still is taken anyway. Default 300, 0...5000 ms.
+            public var afTimeoutMs = 300
+            /// Longest wait for a still frame after the switch to the still configuration
+            /// (stretched for long exposures); a camera slower than that counts as stalled.
+            /// Default 3000, 500...60000 ms.
+            public var stillTimeoutMs = 3000
+        }
+
+        public init() {}
+
+        public subscript<T>(dynamicMember key: WritableKeyPath<Device, T>) -> T {
+            get { device[keyPath: key] }
+            set { device[keyPath: key] = newValue }
+        }
+
+        public subscript<T>(dynamicMember key: WritableKeyPath<CameraControls, T>) -> T {
+            get { controls[keyPath: key] }
+            set { controls[keyPath: key] = newValue }
+        }
+
+        public init(from decoder: any Decoder) throws {
+            device = try Device(from: decoder)
+            controls = try CameraControls(from: decoder)
+        }
+
+        public func encode(to encoder: any Encoder) throws {
+            try device.encode(to: encoder)
+            try controls.encode(to: encoder)
         }
     }
 

@@ -39,8 +39,8 @@ public enum ALSACaptureDevices {
         let cards = list()
         if let name = cards.first(where: { $0.isUSB && !$0.captureDevices.isEmpty })?.plugName { return name }
         let found = cards.isEmpty ? "no sound cards at all" : "cards: " + cards.map(\.description).joined(separator: ", ")
-        throw ALSAError(code: .noCaptureDevice,
-                        message: "No USB microphone found for audio device \"auto\" (\(found)). Plug one in, or set "
+        throw ALSAError(.noCaptureDevice,
+                        "No USB microphone found for audio device \"auto\" (\(found)). Plug one in, or set "
                             + "the audio device to \"default\" or \"plughw:CARD=...\" (see `arecord -l`).")
     }
 

@@ -56,8 +56,8 @@ public final class ALSAMicrophone: Microphone {
     /// missing, busy, forbidden or refuses the format. A running session is stopped first.
     public func start(sampleRate: Int, channels: Int) throws -> AsyncStream<AudioChunk> {
         guard (1...2).contains(channels), sampleRate > 0 else {
-            throw ALSAError(code: .unsupportedFormat,
-                            message: "Capture needs 1 or 2 channels and a positive rate (asked \(channels) "
+            throw ALSAError(.unsupportedFormat,
+                            "Capture needs 1 or 2 channels and a positive rate (asked \(channels) "
                                 + "channels at \(sampleRate) Hz). Fix the audio settings in the config.")
         }
         stop()
@@ -129,8 +129,8 @@ public final class ALSAMicrophone: Microphone {
                 // nothing for 3 s without an error has stalled (a wedged USB card).
                 silentWaits += 1
                 if silentWaits >= 15 {
-                    end(session, ALSAError(code: .deviceGone,
-                                           message: "The microphone \"\(session.device)\" stopped delivering "
+                    end(session, ALSAError(.deviceGone,
+                                           "The microphone \"\(session.device)\" stopped delivering "
                                                + "audio for 3 s. Recording continues without audio; check the "
                                                + "device (`arecord -l`, dmesg)."))
                     return

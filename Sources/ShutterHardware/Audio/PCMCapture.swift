@@ -32,7 +32,7 @@ enum PCMCapture {
                                     periodFrames: Int) throws -> (rate: Int, period: Int) {
         var hw: OpaquePointer?
         guard snd_pcm_hw_params_malloc(&hw) == 0, let hw else {
-            throw ALSAError(code: .ioError, message: "Out of memory setting up \"\(device)\".")
+            throw ALSAError(.ioError, "Out of memory setting up \"\(device)\".")
         }
         defer { snd_pcm_hw_params_free(hw) }
         func check(_ rc: Int32, _ call: String) throws {
@@ -57,7 +57,7 @@ enum PCMCapture {
     private static func setSoftware(_ pcm: OpaquePointer, device: String) throws {
         var sw: OpaquePointer?
         guard snd_pcm_sw_params_malloc(&sw) == 0, let sw else {
-            throw ALSAError(code: .ioError, message: "Out of memory setting up \"\(device)\".")
+            throw ALSAError(.ioError, "Out of memory setting up \"\(device)\".")
         }
         defer { snd_pcm_sw_params_free(sw) }
         var rc = snd_pcm_sw_params_current(pcm, sw)
@@ -96,14 +96,14 @@ enum PCMCapture {
     static func gone(rc: Int32, device: String, during: String) -> ALSAError {
         switch -rc {
         case ENODEV, EBADFD, ENOTTY, EIO, ENXIO:
-            return ALSAError(code: .deviceGone,
-                             message: "The microphone \"\(device)\" went away while \(during) (\(ALSAError.text(rc))). "
+            return ALSAError(.deviceGone,
+                             "The microphone \"\(device)\" went away while \(during) (\(ALSAError.text(rc))). "
                                 + "Recording continues without audio; plug it back in for the next recording.",
-                             alsaCode: rc)
+                             errno: -rc)
         default:
-            return ALSAError(code: .ioError,
-                             message: "Capture from \"\(device)\" failed while \(during) (\(ALSAError.text(rc))). "
-                                + "Recording continues without audio.", alsaCode: rc)
+            return ALSAError(.ioError,
+                             "Capture from \"\(device)\" failed while \(during) (\(ALSAError.text(rc))). "
+                                + "Recording continues without audio.", errno: -rc)
         }
     }
 }

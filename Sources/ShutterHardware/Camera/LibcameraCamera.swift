@@ -417,11 +417,11 @@ public final class LibcameraCamera: CameraDevice {
                 r = setControl(setting.name, setting.values, persistent: true)
             }
             guard r < 0 else { continue }
-            let id = CameraControls.controlID(forLibcameraName: setting.name)
+            let control = CameraControls.control(forLibcameraName: setting.name)
             let reason = r == -ENOTSUP ? "not supported by this camera"
                 : "the camera refused \(setting): \(CameraError.fromShim(r, "set \(setting.name)"))"
             if !lacking.contains(where: { $0.control == setting.name }) {
-                lacking.append(LackingControl(control: setting.name, reason: reason, keys: id?.keys ?? []))
+                lacking.append(LackingControl(control: setting.name, reason: reason, keys: control?.keys.map(\.path) ?? []))
             }
         }
         state.withLock { $0.lacking[role] = lacking }

@@ -10,16 +10,6 @@ import Foundation
 #endif
 import ShutterCore
 
-/// Whether the sensor's own HDR mode is on for a camera, as its opener set it.
-public enum SensorHDRState: Sendable, Equatable {
-    /// Not asked for (and switched off where the sensor has it).
-    case off
-    /// On: the sensor subdevice's wide-dynamic-range control was set to 1.
-    case on(node: String)
-    /// Asked for, and this camera cannot: why (`camera.hdr` is reported lacking).
-    case lacking(String)
-}
-
 /// Camera Module 3's sensor HDR, as rpicam-apps' `--hdr sensor` does it
 /// (core/options.cpp): the sensor subdevice's V4L2 control
 /// `V4L2_CID_WIDE_DYNAMIC_RANGE`, set before libcamera opens the camera, and

@@ -1,8 +1,5 @@
 // SPDX-License-Identifier: BSD-2-Clause
-/// Which configuration a camera start is for.
-public enum CameraStreamRole: Sendable, Equatable {
-    case video, still
-}
+import ShutterCore
 
 extension LibcameraCameraSettings {
     /// The controls a start of `role` gets besides `controls` (which both roles

@@ -101,19 +101,19 @@ public enum GPIOChips {
         let check = "Check that /dev/gpiochip* exist and are readable by this user (add it to the `gpio` "
             + "group), that this is the right board, or set the chip label / line name in the board config."
         if chips.isEmpty {
-            return GPIOError(code: .chipNotFound, message: "No GPIO chip for the \(spec) (\(found)). " + check,
+            return GPIOError(.chipNotFound, "No GPIO chip for the \(spec) (\(found)). " + check,
                              errno: ENODEV)
         }
         switch -rc {
         case EACCES, EPERM:
-            return GPIOError(code: .permissionDenied,
-                             message: "Cannot look for the \(spec): permission denied (\(found)). " + check,
+            return GPIOError(.permissionDenied,
+                             "Cannot look for the \(spec): permission denied (\(found)). " + check,
                              errno: -rc)
         case ENODEV:
-            return GPIOError(code: .chipNotFound, message: "No GPIO chip for the \(spec) (\(found)). " + check,
+            return GPIOError(.chipNotFound, "No GPIO chip for the \(spec) (\(found)). " + check,
                              errno: -rc)
         default:
-            return GPIOError(code: .lineNotFound, message: "No \(spec) (\(found)). " + check, errno: -rc)
+            return GPIOError(.lineNotFound, "No \(spec) (\(found)). " + check, errno: -rc)
         }
     }
 }

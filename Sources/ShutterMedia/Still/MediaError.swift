@@ -4,34 +4,26 @@ import ShutterStorage
 
 /// A failure making or writing a photo: a small code the service can act on and
 /// a message that tells a person what to do.
-public struct MediaError: Error, CustomStringConvertible, Equatable {
-    public enum Code: String, Sendable, Equatable {
-        /// The frame's pixel format cannot be encoded.
-        case unsupportedFormat
-        /// The frame's planes are missing, too small, or have impossible strides.
-        case invalidFrame
-        /// A setting (quality, rotation) is out of range.
-        case invalidSetting
-        /// libjpeg-turbo refused to encode.
-        case encoderFailed
-        /// libexif could not build the EXIF block, or it does not fit in APP1.
-        case exifFailed
-        /// The storage is full: nothing was written.
-        case noSpace
-        /// Any other write failure: nothing was written under the final name.
-        case writeFailed
-    }
+public typealias MediaError = CodedError<MediaErrorCode>
 
-    public var code: Code
-    public var message: String
+public enum MediaErrorCode: String, ErrorCode {
+    /// The frame's pixel format cannot be encoded.
+    case unsupportedFormat
+    /// The frame's planes are missing, too small, or have impossible strides.
+    case invalidFrame
+    /// A setting (quality, rotation) is out of range.
+    case invalidSetting
+    /// libjpeg-turbo refused to encode.
+    case encoderFailed
+    /// libexif could not build the EXIF block, or it does not fit in APP1.
+    case exifFailed
+    /// The storage is full: nothing was written.
+    case noSpace
+    /// Any other write failure: nothing was written under the final name.
+    case writeFailed
+}
 
-    public init(_ code: Code, _ message: String) {
-        self.code = code
-        self.message = message
-    }
-
-    public var description: String { "\(code.rawValue): \(message)" }
-
+extension MediaError {
     /// Wraps a failed write: the photo is absent, say why and what to do.
     static func writing(_ error: any Error, path: String) -> MediaError {
         if let sys = error as? SystemError, sys.isNoSpace {

@@ -1,4 +1,6 @@
 // SPDX-License-Identifier: BSD-2-Clause
+import ShutterCore
+
 /// Asks the system to power off: the last step of the shutdown gesture, after the
 /// clip is finalised and the files are synced. Real: `SystemctlPowerOff` (logind,
 /// allowed by a polkit rule for the service user). Tests: `RecordingPowerOff` (in the test target).
@@ -9,23 +11,14 @@ public protocol PowerOff: Sendable {
 }
 
 /// Why the system would not power off. The service shows an error pattern and stays up.
-public struct PowerOffError: Error, Equatable, Sendable, CustomStringConvertible {
-    public enum Code: String, Sendable {
-        /// The service runs as root; power-off is only ever asked for as the service user.
-        case runningAsRoot
-        /// The power-off command could not be started.
-        case spawnFailed
-        /// The command ran and said no (polkit denied it, an inhibitor blocks it...).
-        case refused
-    }
+public typealias PowerOffError = CodedError<PowerOffErrorCode>
 
-    public var code: Code
-    public var message: String
-
-    public init(_ code: Code, _ message: String) {
-        self.code = code
-        self.message = message
-    }
-
-    public var description: String { "power-off \(code.rawValue): \(message)" }
+public enum PowerOffErrorCode: String, ErrorCode {
+    public static let subject: String? = "power-off"
+    /// The service runs as root; power-off is only ever asked for as the service user.
+    case runningAsRoot
+    /// The power-off command could not be started.
+    case spawnFailed
+    /// The command ran and said no (polkit denied it, an inhibitor blocks it...).
+    case refused
 }

@@ -38,7 +38,7 @@ public final class SystemdNotifier: Sendable {
         guard fd >= 0 else {
             let error = SystemError(errno: errno, call: "socket")
             throw SystemdNotifyError(.socketFailed, "cannot create the notify socket (\(error)); "
-                                        + "check RestrictAddressFamilies= allows AF_UNIX", underlying: error)
+                                        + "check RestrictAddressFamilies= allows AF_UNIX", errno: error.errno)
         }
         self.fd = fd
         self.address = address
@@ -107,7 +107,7 @@ public final class SystemdNotifier: Sendable {
         }
         guard sent == payload.count else {
             let error = SystemError(errno: sent < 0 ? errno : EMSGSIZE, call: "sendmsg", path: address.text)
-            throw SystemdNotifyError(.sendFailed, "cannot notify systemd at \(address.text) (\(error))", underlying: error)
+            throw SystemdNotifyError(.sendFailed, "cannot notify systemd at \(address.text) (\(error))", errno: error.errno)
         }
     }
 
