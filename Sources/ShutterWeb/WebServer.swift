@@ -77,12 +77,13 @@ public final class WebServer: Sendable {
 
     /// Stops accepting and ends the connections (open streams first).
     public func stop() {
-        handle.withLock { handle in
-            guard let h = handle else { return }
-            app.closeStreams()
-            shutter_web_stop(h.raw)
-            handle = nil
+        let taken = handle.withLock { h in
+            defer { h = nil }
+            return h
         }
+        guard let h = taken else { return }
+        app.closeStreams()
+        shutter_web_stop(h.raw)
     }
 
     deinit { stop() }
