@@ -47,35 +47,37 @@ public final class LiveVideoFeed: Sendable {
 /// One `/api/live.mp4` response. The service pushes; the server reads when the socket
 /// takes more. `read` never waits: with nothing queued it answers 0 and the server parks
 /// the connection until the next push wakes it.
-public final class LiveVideoViewer: WebStream, @unchecked Sendable {
+public final class LiveVideoViewer: WebStream, Sendable {
     /// What may wait for a slow viewer before its frames are dropped (~2 s at 8 Mbit/s).
     static let queueBytes = 2 << 20
     let life = StreamLife()
     private let feed: LiveVideoFeed
-    // Unchecked: `lock` guards the vars.
-    private let lock = PlainLock()
-    private var pending = Data()
-    private var lastRead = Date()
-    private var dropped = 0
+    private struct State {
+        var pending = Data()
+        var lastRead = Date()
+        var dropped = 0
+    }
+    private let state = Mutex(State())
 
     init(feed: LiveVideoFeed) { self.feed = feed }
 
     public var isOpen: Bool { life.isOpen }
 
     /// Frames not sent because this viewer was behind.
-    public var framesDropped: Int { lock.lock(); defer { lock.unlock() }; return dropped }
+    public var framesDropped: Int { state.withLock { $0.dropped } }
 
     /// Queues `bytes`; false when the viewer is behind (nothing queued: the next push
     /// must start a fragment a decoder can begin at) or closed. A viewer that has taken
     /// nothing for `stallSeconds` while bytes wait is closed here.
     @discardableResult
     public func push(_ bytes: Data) -> Bool {
-        lock.lock()
-        let stalled = !pending.isEmpty && Date().timeIntervalSince(lastRead) > feed.stallSeconds
-        let behind = pending.count + bytes.count > Self.queueBytes
-        if !stalled && !behind { pending.append(bytes) }
-        if behind { dropped += 1 }
-        lock.unlock()
+        let (stalled, behind) = state.withLock { s -> (Bool, Bool) in
+            let stalled = !s.pending.isEmpty && Date().timeIntervalSince(s.lastRead) > feed.stallSeconds
+            let behind = s.pending.count + bytes.count > Self.queueBytes
+            if !stalled && !behind { s.pending.append(bytes) }
+            if behind { s.dropped += 1 }
+            return (stalled, behind)
+        }
         if stalled {
             close()
             return false
@@ -87,26 +89,22 @@ public final class LiveVideoViewer: WebStream, @unchecked Sendable {
 
     /// Drops a frame without queueing it (the service skips to a keyframe).
     public func skip() {
-        lock.lock()
-        dropped += 1
-        lock.unlock()
+        state.withLock { $0.dropped += 1 }
     }
 
     public func whenReady(_ wake: @escaping @Sendable () -> Void) { life.setWaker(wake) }
 
     public func read(into buffer: UnsafeMutableRawBufferPointer) -> Int? {
         guard life.isOpen else { return nil }
-        lock.lock()
-        defer { lock.unlock() }
-        lastRead = Date()
-        return pending.drain(into: buffer)
+        return state.withLock { s in
+            s.lastRead = Date()
+            return s.pending.drain(into: buffer)
+        }
     }
 
     public func close() {
         life.close {
-            lock.lock()
-            pending = Data()
-            lock.unlock()
+            state.withLock { $0.pending = Data() }
             feed.leave(self)
         }
     }

@@ -75,15 +75,16 @@ public final class PreviewFeed: Sendable {
 /// `read` never waits: with no new frame it answers 0 and the server parks the
 /// connection until the feed's next frame wakes it (as Motion's MJPEG, without a
 /// thread per viewer).
-final class MJPEGStream: WebStream, @unchecked Sendable {
+final class MJPEGStream: WebStream, Sendable {
     static let boundary = "ShutterPreviewFrame"
     let life = StreamLife()
     private let feed: PreviewFeed
-    // Unchecked: `lock` guards the vars.
-    private let lock = PlainLock()
-    private var pending = Data()
-    private var sequence = 0
-    private var lastFrame = Date()
+    private struct State {
+        var pending = Data()
+        var sequence = 0
+        var lastFrame = Date()
+    }
+    private let state = Mutex(State())
 
     init(feed: PreviewFeed) { self.feed = feed }
 
@@ -94,20 +95,20 @@ final class MJPEGStream: WebStream, @unchecked Sendable {
 
     func read(into buffer: UnsafeMutableRawBufferPointer) -> Int? {
         guard life.isOpen else { return nil }
-        lock.lock()
-        defer { lock.unlock() }
-        if pending.isEmpty {
-            guard let (jpeg, next) = feed.frame(after: sequence) else {
-                // The server asks once a second: a feed that stopped ends the stream.
-                return Date().timeIntervalSince(lastFrame) > PreviewFeed.staleSeconds ? nil : 0
+        return state.withLock { s -> Int? in
+            if s.pending.isEmpty {
+                guard let (jpeg, next) = feed.frame(after: s.sequence) else {
+                    // The server asks once a second: a feed that stopped ends the stream.
+                    return Date().timeIntervalSince(s.lastFrame) > PreviewFeed.staleSeconds ? nil : 0
+                }
+                s.pending = Data("--\(Self.boundary)\r\nContent-Type: image/jpeg\r\nContent-Length: \(jpeg.count)\r\n\r\n".utf8)
+                s.pending.append(jpeg)
+                s.pending.append(contentsOf: Array("\r\n".utf8))
+                s.sequence = next
+                s.lastFrame = Date()
             }
-            pending = Data("--\(Self.boundary)\r\nContent-Type: image/jpeg\r\nContent-Length: \(jpeg.count)\r\n\r\n".utf8)
-            pending.append(jpeg)
-            pending.append(contentsOf: Array("\r\n".utf8))
-            sequence = next
-            lastFrame = Date()
+            return s.pending.drain(into: buffer)
         }
-        return pending.drain(into: buffer)
     }
 
     func close() { life.close { feed.leave(self) } }

@@ -8,53 +8,53 @@ import Foundation
 import Glibc
 #endif
 import ShutterCore
+import Synchronization
 
 /// What every streamed body (the preview, live events) shares: it is open until
 /// closed, once; the server's waker for its parked connection; the app's handler
 /// for its close. Closing runs both: the app forgets the stream, and the parked
 /// connection reads once more, sees the end and closes.
-final class StreamLife: @unchecked Sendable {
-    // Unchecked: `lock` guards every var.
-    private let lock = PlainLock()
-    private var open = true
-    private var wake: (@Sendable () -> Void)?
-    private var onClose: (@Sendable () -> Void)?
+final class StreamLife: Sendable {
+    private struct State {
+        var open = true
+        var wake: (@Sendable () -> Void)?
+        var onClose: (@Sendable () -> Void)?
+    }
+    private let state = Mutex(State())
 
-    var isOpen: Bool { lock.lock(); defer { lock.unlock() }; return open }
+    var isOpen: Bool { state.withLock { $0.open } }
 
     func setWaker(_ wake: @escaping @Sendable () -> Void) {
-        lock.lock()
-        self.wake = wake
-        lock.unlock()
+        state.withLock { $0.wake = wake }
     }
 
     /// There is more to send (called outside the stream's own lock).
     func ring() {
-        lock.lock()
-        let wake = self.wake
-        lock.unlock()
+        let wake = state.withLock { $0.wake }
         wake?()
     }
 
     /// Runs `handler` once when the stream closes; at once if it already has (the
     /// server may stop, or the client go, before the app has registered it).
     func whenClosed(_ handler: @escaping @Sendable () -> Void) {
-        lock.lock()
-        guard open else { lock.unlock(); handler(); return }
-        onClose = handler
-        lock.unlock()
+        let closed = state.withLock { s -> Bool in
+            guard s.open else { return true }
+            s.onClose = handler
+            return false
+        }
+        if closed { handler() }
     }
 
     /// Closes; false when it already was. `cleanup` runs before the handlers.
     @discardableResult
     func close(_ cleanup: () -> Void = {}) -> Bool {
-        lock.lock()
-        let was = open
-        open = false
-        let handler = onClose, wake = self.wake
-        onClose = nil
-        self.wake = nil
-        lock.unlock()
+        let (was, handler, wake) = state.withLock { s in
+            let taken = (s.open, s.onClose, s.wake)
+            s.open = false
+            s.onClose = nil
+            s.wake = nil
+            return taken
+        }
         guard was else { return false }
         cleanup()
         handler?()

@@ -9,11 +9,12 @@ import Foundation
 import Glibc
 #endif
 import ShutterCore
+import Synchronization
 
 /// The HTTP server: libmicrohttpd through the CShutterWeb shim, one epoll
 /// thread for every connection, bounded connections, bodies and time; each
 /// request goes to the `WebApp` whole, on one of a few worker threads.
-public final class WebServer: @unchecked Sendable {
+public final class WebServer: Sendable {
     /// Limits (docs/control-and-api.md "From a phone"), sized for people: a phone opens 6 to 8
     /// connections at once (the preview, the events, thumbnails), a household a few
     /// phones and a home-automation server. Past `perClient` from one address a
@@ -38,7 +39,8 @@ public final class WebServer: @unchecked Sendable {
     }
 
     public let app: WebApp
-    private var handle: OpaquePointer?
+    /// The running daemon; nil once stopped.
+    private let handle: Mutex<WebShimHandle?>
     public let port: Int
 
     /// Starts listening. Throws a message for the log when it cannot.
@@ -69,16 +71,19 @@ public final class WebServer: @unchecked Sendable {
             }
         }
         guard let started else { throw WebServerError(cString(err)) }
-        handle = started
+        handle = Mutex(WebShimHandle(raw: started))
         port = Int(shutter_web_port(started))
     }
 
     /// Stops accepting and ends the connections (open streams first).
     public func stop() {
-        guard let h = handle else { return }
+        let taken = handle.withLock { h in
+            defer { h = nil }
+            return h
+        }
+        guard let h = taken else { return }
         app.closeStreams()
-        shutter_web_stop(h)
-        handle = nil
+        shutter_web_stop(h.raw)
     }
 
     deinit { stop() }
@@ -131,20 +136,25 @@ private let webServerHandler: shutter_web_handler = { ctx, ex in
     for (name, value) in response.headers { shutter_web_add_header(ex, name, value) }
 }
 
+/// A handle the CShutterWeb shim gave: its daemon, or one parked stream.
+private struct WebShimHandle: @unchecked Sendable {
+    // Unchecked: an opaque C pointer, and the shim's calls on it lock (any thread may make them).
+    let raw: OpaquePointer
+}
+
 /// A stream and the shim's handle to wake its parked connection. The handle is
-/// dropped (under `lock`) when the shim releases the stream, so a late wake is a no-op.
-private final class StreamBox: @unchecked Sendable {
+/// dropped (under the lock) when the shim releases the stream, so a late wake is a no-op.
+private final class StreamBox: Sendable {
     let stream: any WebStream
-    private let lock = PlainLock()
-    private var handle: OpaquePointer?
+    private let handle = Mutex<WebShimHandle?>(nil)
     init(_ s: any WebStream) { stream = s }
 
-    func attach(_ h: OpaquePointer) { lock.lock(); handle = h; lock.unlock() }
-    func detach() { lock.lock(); handle = nil; lock.unlock() }
+    func attach(_ h: OpaquePointer) { handle.withLock { $0 = WebShimHandle(raw: h) } }
+    func detach() { handle.withLock { $0 = nil } }
     func wake() {
-        lock.lock()
-        defer { lock.unlock() }
-        if let handle { shutter_web_stream_wake(handle) }
+        handle.withLock { h in
+            if let h { shutter_web_stream_wake(h.raw) }
+        }
     }
 }
 

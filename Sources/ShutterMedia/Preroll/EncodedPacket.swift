@@ -5,8 +5,7 @@ import ShutterCore
 /// One open pre-roll video encoder: its packets can only go into a file whose video
 /// track has this encoder's parameters, so each packet keeps its encoder alive.
 public final class PacketSource: @unchecked Sendable {
-    // Unchecked: `raw` is encoded into on the encoder thread only; other threads only
-    // read its parameters (fixed once opened) when a file is opened.
+    // Unchecked: wraps an FFmpeg encoder, fed on its thread only; others read its fixed parameters.
     let raw: OpaquePointer
     public let width: Int
     public let height: Int
@@ -24,7 +23,7 @@ public final class PacketSource: @unchecked Sendable {
 
 /// An encoded video packet held by reference (an AVPacket; copies share its data).
 public final class EncodedPacket: PrerollPacket, @unchecked Sendable {
-    // Unchecked: immutable after creation; libav's refcount is atomic.
+    // Unchecked: wraps an AVPacket, never changed once made; libav's refcount is atomic.
     let raw: OpaquePointer
     public let source: PacketSource
     public let time: MonotonicTime

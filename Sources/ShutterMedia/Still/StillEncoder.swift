@@ -9,6 +9,7 @@ import FoundationEssentials
 import Foundation
 #endif
 import ShutterCore
+import Synchronization
 
 /// Encodes camera frames to JPEG with EXIF, straight from the frame's planes:
 /// I420 (with strides) goes to TurboJPEG as YUV planes (no RGB round trip),
@@ -17,16 +18,21 @@ import ShutterCore
 /// One TurboJPEG handle and its buffers are reused for every photo. Call it on a
 /// dedicated thread/queue, never the task pool: 12 MP is ~35 ms on x86, several
 /// times that on a Pi.
-public final class StillEncoder: @unchecked Sendable {
-    // Unchecked: `lock` guards `handle` and every buffer below; encode holds it throughout.
-    private let lock = PlainLock()
-    private let handle: tjhandle
-    /// JPEG output, sized with tjBufSize so TurboJPEG never reallocates it.
-    private var output = ReusableBuffer()
-    private var thumbnailOutput = ReusableBuffer()
-    /// NV12 strip scratch (8 chroma rows) or planar YUYV: reused.
-    private var converted = ReusableBuffer()
-    private var thumbnailPixels = ReusableBuffer()
+public final class StillEncoder: Sendable {
+    /// The handle and its buffers: encode holds them (under the lock) throughout.
+    private struct Workspace: ~Copyable {
+        let handle: tjhandle
+        /// JPEG output, sized with tjBufSize so TurboJPEG never reallocates it.
+        var output = ReusableBuffer()
+        var thumbnailOutput = ReusableBuffer()
+        /// NV12 strip scratch (8 chroma rows) or planar YUYV: reused.
+        var converted = ReusableBuffer()
+        var thumbnailPixels = ReusableBuffer()
+
+        init(handle: tjhandle) { self.handle = handle }
+        deinit { tjDestroy(handle) }
+    }
+    private let workspace: Mutex<Workspace>
 
     public let quality: Int
     public let thumbnailQuality: Int
@@ -43,61 +49,60 @@ public final class StillEncoder: @unchecked Sendable {
         guard let h = tjInitCompress() else {
             throw MediaError(.encoderFailed, "libjpeg-turbo could not start: \(String(cString: tjGetErrorStr2(nil)))")
         }
-        handle = h
+        workspace = Mutex(Workspace(handle: h))
         self.quality = quality
         self.thumbnailQuality = thumbnailQuality
         self.thumbnailMaxSide = thumbnailMaxSide
     }
 
-    deinit {
-        tjDestroy(handle)
-    }
-
     /// The frame as a finished JPEG with EXIF and thumbnail, in memory.
     public func encode(_ frame: Frame, metadata: StillMetadata) throws -> EncodedStill {
-        lock.lock()
-        defer { lock.unlock() }
-        try Self.validate(frame)
-        let orientation = try metadata.exifOrientation()
+        try workspace.withLock { ws -> EncodedStill in
+            try Self.validate(frame)
+            let orientation = try metadata.exifOrientation()
 
-        let mainSize = try compress(frame)
-        let (tw, th) = StillThumbnail.size(width: frame.width, height: frame.height, maxSide: thumbnailMaxSide)
-        let tPixels = thumbnailPixels.reserve(StillThumbnail.byteCount(width: tw, height: th))
-        StillThumbnail.sample(frame, into: tPixels, width: tw, height: th)
-        let thumbSize = try compressYUV(
-            planes: [UnsafePointer(tPixels), UnsafePointer(tPixels + tw * th),
-                     UnsafePointer(tPixels + tw * th + (tw / 2) * (th / 2))],
-            strides: [tw, tw / 2, tw / 2], width: tw, height: th, subsampling: TJSAMP_420,
-            quality: thumbnailQuality, into: &thumbnailOutput)
-        let exif = try StillExif.payload(metadata, width: frame.width, height: frame.height,
-                                         orientation: orientation,
-                                         thumbnail: UnsafeRawBufferPointer(start: thumbnailOutput.pointer,
-                                                                           count: thumbSize))
-        return Self.assemble(exif: exif, jpeg: UnsafeBufferPointer(start: output.pointer, count: mainSize),
-                             width: frame.width, height: frame.height, thumbnailByteCount: thumbSize)
+            let mainSize = try Self.compress(frame, quality: quality, in: &ws)
+            let (tw, th) = StillThumbnail.size(width: frame.width, height: frame.height, maxSide: thumbnailMaxSide)
+            let tPixels = ws.thumbnailPixels.reserve(StillThumbnail.byteCount(width: tw, height: th))
+            StillThumbnail.sample(frame, into: tPixels, width: tw, height: th)
+            let handle = ws.handle
+            let thumbSize = try Self.compressYUV(
+                handle,
+                planes: [UnsafePointer(tPixels), UnsafePointer(tPixels + tw * th),
+                         UnsafePointer(tPixels + tw * th + (tw / 2) * (th / 2))],
+                strides: [tw, tw / 2, tw / 2], width: tw, height: th, subsampling: TJSAMP_420,
+                quality: thumbnailQuality, into: &ws.thumbnailOutput)
+            let exif = try StillExif.payload(metadata, width: frame.width, height: frame.height,
+                                             orientation: orientation,
+                                             thumbnail: UnsafeRawBufferPointer(start: ws.thumbnailOutput.pointer,
+                                                                               count: thumbSize))
+            return Self.assemble(exif: exif, jpeg: UnsafeBufferPointer(start: ws.output.pointer, count: mainSize),
+                                 width: frame.width, height: frame.height, thumbnailByteCount: thumbSize)
+        }
     }
 
     // MARK: - Compression per pixel format
 
-    private func compress(_ frame: Frame) throws -> Int {
+    private static func compress(_ frame: Frame, quality: Int, in ws: inout Workspace) throws -> Int {
         let w = frame.width, h = frame.height, cw = (w + 1) / 2
         let p = frame.planes
+        let handle = ws.handle
         func bytes(_ i: Int) -> UnsafePointer<UInt8> { p[i].base.assumingMemoryBound(to: UInt8.self) }
         switch frame.format {
         case .i420:
-            return try compressYUV(planes: [bytes(0), bytes(1), bytes(2)],
+            return try compressYUV(handle, planes: [bytes(0), bytes(1), bytes(2)],
                                    strides: [p[0].stride, p[1].stride, p[2].stride],
-                                   width: w, height: h, subsampling: TJSAMP_420, quality: quality, into: &output)
+                                   width: w, height: h, subsampling: TJSAMP_420, quality: quality, into: &ws.output)
         case .nv12:
             // TurboJPEG wants separate Cb/Cr planes; libjpeg's raw-data API in 16-row
             // strips reads luma in place and splits only 8 chroma rows at a time.
-            let scratch = converted.reserve(Int(shutter_jpeg_nv12_scratch_size(Int32(w))))
-            let dst = output.reserve(Int(tjBufSize(Int32(w), Int32(h), Int32(TJSAMP_420.rawValue))))
+            let scratch = ws.converted.reserve(Int(shutter_jpeg_nv12_scratch_size(Int32(w))))
+            let dst = ws.output.reserve(Int(tjBufSize(Int32(w), Int32(h), Int32(TJSAMP_420.rawValue))))
             var size: UInt = 0
             var message = [CChar](repeating: 0, count: 200)
             let r = shutter_jpeg_compress_nv12(bytes(0), Int32(p[0].stride), bytes(1), Int32(p[1].stride),
                                                Int32(w), Int32(h), Int32(quality), scratch, dst,
-                                               UInt(output.capacity), &size, &message, message.count)
+                                               UInt(ws.output.capacity), &size, &message, message.count)
             guard r == 0 else {
                 throw MediaError(.encoderFailed, "libjpeg failed to encode the NV12 frame: "
                                  + "\(String(decoding: message.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)); "
@@ -106,7 +111,7 @@ public final class StillEncoder: @unchecked Sendable {
             return Int(size)
         case .yuyv:
             // Packed 4:2:2 -> planar 4:2:2, once; the JPEG keeps the 4:2:2 chroma.
-            let y = converted.reserve(w * h + 2 * cw * h), u = y + w * h, v = u + cw * h
+            let y = ws.converted.reserve(w * h + 2 * cw * h), u = y + w * h, v = u + cw * h
             let src = bytes(0)
             for row in 0..<h {
                 let s = src + row * p[0].stride, yr = y + row * w, ur = u + row * cw, vr = v + row * cw
@@ -116,23 +121,24 @@ public final class StillEncoder: @unchecked Sendable {
                     vr[x] = s[4 * x + 3]
                 }
             }
-            return try compressYUV(planes: [UnsafePointer(y), UnsafePointer(u), UnsafePointer(v)],
+            return try compressYUV(handle, planes: [UnsafePointer(y), UnsafePointer(u), UnsafePointer(v)],
                                    strides: [w, cw, cw],
-                                   width: w, height: h, subsampling: TJSAMP_422, quality: quality, into: &output)
+                                   width: w, height: h, subsampling: TJSAMP_422, quality: quality, into: &ws.output)
         case .rgb24, .bgr24:
             let pf = frame.format == .rgb24 ? TJPF_RGB : TJPF_BGR
-            let dst = output.reserve(Int(tjBufSize(Int32(w), Int32(h), Int32(TJSAMP_420.rawValue))))
+            let dst = ws.output.reserve(Int(tjBufSize(Int32(w), Int32(h), Int32(TJSAMP_420.rawValue))))
             var outPtr: UnsafeMutablePointer<UInt8>? = dst
-            var size = UInt(output.capacity)
+            var size = UInt(ws.output.capacity)
             let r = tjCompress2(handle, bytes(0), Int32(w), Int32(p[0].stride), Int32(h), Int32(pf.rawValue),
                                 &outPtr, &size, Int32(TJSAMP_420.rawValue), Int32(quality), TJFLAG_NOREALLOC)
-            try check(r, "RGB")
+            try check(r, "RGB", handle)
             return Int(size)
         }
     }
 
-    private func compressYUV(planes: [UnsafePointer<UInt8>], strides: [Int], width: Int, height: Int,
-                             subsampling: TJSAMP, quality: Int, into out: inout ReusableBuffer) throws -> Int {
+    private static func compressYUV(_ handle: tjhandle, planes: [UnsafePointer<UInt8>], strides: [Int], width: Int,
+                                    height: Int, subsampling: TJSAMP, quality: Int,
+                                    into out: inout ReusableBuffer) throws -> Int {
         let dst = out.reserve(Int(tjBufSize(Int32(width), Int32(height), Int32(subsampling.rawValue))))
         var outPtr: UnsafeMutablePointer<UInt8>? = dst
         var size = UInt(out.capacity)
@@ -145,11 +151,11 @@ public final class StillEncoder: @unchecked Sendable {
                                         TJFLAG_NOREALLOC)
             }
         }
-        try check(r, "YUV")
+        try check(r, "YUV", handle)
         return Int(size)
     }
 
-    private func check(_ r: Int32, _ what: String) throws {
+    private static func check(_ r: Int32, _ what: String, _ handle: tjhandle) throws {
         guard r == 0 else {
             throw MediaError(.encoderFailed, "libjpeg-turbo failed to encode the \(what) frame: "
                              + "\(String(cString: tjGetErrorStr2(handle))); the photo was not taken")

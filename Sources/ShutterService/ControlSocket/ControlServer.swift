@@ -4,6 +4,7 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
+import Dispatch
 import ShutterCore
 import Synchronization
 #if canImport(Glibc)
@@ -167,26 +168,31 @@ public final class ControlServer: Sendable {
     }
 
     /// Lines for one `events` client: pushed by the loop (never waits), taken by
-    /// the connection's thread.
-    private final class LineQueue: @unchecked Sendable {
-        // Unchecked: `condition` guards `lines`.
-        private let condition = PlainCondition()
-        private var lines: [Data] = []
+    /// the connection's thread. `ready` is signalled when the lines stop being empty;
+    /// like the condition variable's spurious wake-up, a signal left from lines taken
+    /// without waiting can end a later wait early, with nothing (the caller loops).
+    private final class LineQueue: Sendable {
+        private let lines = Mutex<[Data]>([])
+        private let ready = DispatchSemaphore(value: 0)
 
         func push(_ line: Data) {
-            condition.lock()
-            lines.append(line)
-            condition.signal()
-            condition.unlock()
+            let wasEmpty = lines.withLock { l -> Bool in
+                defer { l.append(line) }
+                return l.isEmpty
+            }
+            if wasEmpty { ready.signal() }
         }
 
         func take(waitingAtMost seconds: Double) -> [Data] {
-            condition.lock()
-            defer { condition.unlock() }
-            if lines.isEmpty { _ = condition.wait(seconds: seconds) }
-            let taken = lines
-            lines.removeAll()
-            return taken
+            if lines.withLock({ $0.isEmpty }) {
+                _ = ready.wait(timeout: .now() + seconds)
+            } else {
+                _ = ready.wait(timeout: .now())  // the signal of the lines taken now, if given yet
+            }
+            return lines.withLock { l in
+                defer { l.removeAll() }
+                return l
+            }
         }
     }
 

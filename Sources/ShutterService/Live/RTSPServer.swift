@@ -9,7 +9,7 @@ import Synchronization
 /// rtsp://HOST:PORT/live, H.264 from the live packets (SPS and PPS before each keyframe),
 /// AAC from the microphone's samples once it runs.
 final class RTSPServer: LiveConsumer, @unchecked Sendable {
-    // Unchecked: `raw` is thread-safe (the shim locks); `lock` guards the vars.
+    // Unchecked: wraps the CShutterRTSP server handle, whose calls lock (any thread may make them).
     private let raw: OpaquePointer
     private let access: AccessBox
     let port: Int

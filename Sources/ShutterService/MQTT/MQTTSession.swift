@@ -18,28 +18,34 @@ import Synchronization
 /// thumbnail), commands come in as the control socket's requests. Everything here runs
 /// on one serial queue: libmosquitto's callbacks and the live events only hop onto it,
 /// so the network thread and the loop never wait for this.
-///
-/// @unchecked Sendable: every mutable property is touched on `queue` only (it is the lock).
-final class MQTTSession: @unchecked Sendable {
+final class MQTTSession: Sendable {
     let settings: MQTTSettings
     private let queue = DispatchQueue(label: "shutter.mqtt")
     let service: CameraService
     private let log = Log("shutter.mqtt")
     private let statusWake: AsyncStream<Void>.Continuation
-    private var client: MQTTClient?
-    private var connected = false
-    private var everConnected = false
-    private var outbox = MQTTOutbox()
-    /// The last retained message of each topic we own (state, status, thumbnail): sent
-    /// again whenever the connection comes back.
-    private var retained: [(topic: String, payload: Data)] = []
-    private var stateWord: String?
-    /// Each kind of trouble logged at most once a while.
-    private var said = Said()
-    private var takeover = MQTTTakeover()
-    private var forgotten = false
-    /// After a TLS failure, the next start of the network thread (1 s doubling to 60 s).
-    private var tlsRetrySeconds = 1
+
+    /// What the queue's work reads and changes. Taken on `queue` only (it is the queue's,
+    /// so never waited for), for a whole piece of work: the functions below that take
+    /// `_ s: inout State` run under it. Nothing called under it comes back here but by
+    /// hopping onto the queue.
+    private struct State {
+        var client: MQTTClient?
+        var connected = false
+        var everConnected = false
+        var outbox = MQTTOutbox()
+        /// The last retained message of each topic we own (state, status, thumbnail): sent
+        /// again whenever the connection comes back.
+        var retained: [(topic: String, payload: Data)] = []
+        var stateWord: String?
+        /// Each kind of trouble logged at most once a while.
+        var said = Said()
+        var takeover = MQTTTakeover()
+        var forgotten = false
+        /// After a TLS failure, the next start of the network thread (1 s doubling to 60 s).
+        var tlsRetrySeconds = 1
+    }
+    private let state = Mutex(State())
     /// The stop's last words: the `offline` message id, and a signal once it (and then the
     /// DISCONNECT) went out.
     private let stopping = Mutex<(offlineMid: Int32?, signal: DispatchSemaphore?)>((nil, nil))
@@ -61,9 +67,11 @@ final class MQTTSession: @unchecked Sendable {
                 will: (s.availability, "offline"), reconnectDelay: (1, 60))
             do {
                 let c = try MQTTClient(options) { [weak self] e in self?.fromNetwork(e) }
-                client = c
                 log.notice("MQTT: connecting to \(s.broker) as \"\(s.name)\" under \(s.topic)")
-                firstConnection(c, retryIn: 1)
+                state.withLock { state in
+                    state.client = c
+                    firstConnection(c, retryIn: 1, &state)
+                }
             } catch {
                 log.error("MQTT unavailable: \(error); the camera works without it")
             }
@@ -71,10 +79,11 @@ final class MQTTSession: @unchecked Sendable {
     }
 
     /// Until a first connection starts (MQTTClient.connect): again after 1 s, doubling to 60 s.
-    private func firstConnection(_ c: MQTTClient, retryIn seconds: Int) {
-        guard client === c, !c.connect() else { return }
+    private func firstConnection(_ c: MQTTClient, retryIn seconds: Int, _ s: inout State) {
+        guard s.client === c, !c.connect() else { return }
         queue.asyncAfter(deadline: .now() + .seconds(seconds)) { [weak self] in
-            self?.firstConnection(c, retryIn: min(seconds * 2, 60))
+            guard let self else { return }
+            self.state.withLock { self.firstConnection(c, retryIn: min(seconds * 2, 60), &$0) }
         }
     }
 
@@ -88,15 +97,19 @@ final class MQTTSession: @unchecked Sendable {
         let signal = DispatchSemaphore(value: 0)
         stopping.withLock { $0.signal = signal }
         let wasConnected = queue.sync { [self] () -> Bool in
-            guard connected, let client else { return false }
-            let mid = client.publish(settings.availability, Data("offline".utf8), qos: 1, retain: true)
-            stopping.withLock { $0.offlineMid = mid }
-            return mid != nil
+            state.withLock { s -> Bool in
+                guard s.connected, let client = s.client else { return false }
+                let mid = client.publish(settings.availability, Data("offline".utf8), qos: 1, retain: true)
+                stopping.withLock { $0.offlineMid = mid }
+                return mid != nil
+            }
         }
         if wasConnected { _ = signal.wait(timeout: .now() + 1) }
         let ending = queue.sync { [self] () -> MQTTClient? in
-            defer { client = nil }
-            return client
+            state.withLock { s in
+                defer { s.client = nil }
+                return s.client
+            }
         }
         ending?.disconnect()
         if wasConnected { _ = signal.wait(timeout: .now() + 1) }
@@ -116,76 +129,82 @@ final class MQTTSession: @unchecked Sendable {
             }
         }
         queue.async { [self] in
-            switch e {
-            case .connected(let code): connectedEvent(code)
-            case .disconnected(let code, let reason): disconnectedEvent(code, reason)
-            case .tlsFailed(let reason): tlsFailedEvent(reason)
-            case .published(let mid):
-                outbox.acknowledged(mid)
-                pump()
-            case .message(let m): command(m)
+            state.withLock { s in
+                switch e {
+                case .connected(let code): connectedEvent(code, &s)
+                case .disconnected(let code, let reason): disconnectedEvent(code, reason, &s)
+                case .tlsFailed(let reason): tlsFailedEvent(reason, &s)
+                case .published(let mid):
+                    s.outbox.acknowledged(mid)
+                    pump(&s)
+                case .message(let m): command(m, &s)
+                }
             }
         }
     }
 
-    private func connectedEvent(_ code: Int32) {
+    private func connectedEvent(_ code: Int32, _ s: inout State) {
         guard code == 0 else {
-            connected = false
-            said.problems.say(log, "MQTT: \(settings.broker) refused the connection: \(MQTTClient.describeConnack(code)); "
+            s.connected = false
+            s.said.problems.say(log, "MQTT: \(settings.broker) refused the connection: \(MQTTClient.describeConnack(code)); "
                          + "check mqtt.username and mqtt.passwordFile. Retrying with backoff")
             return
         }
-        connected = true
-        tlsRetrySeconds = 1
+        s.connected = true
+        s.tlsRetrySeconds = 1
         let now = Self.uptime()
-        takeover.opened(at: now)
+        s.takeover.opened(at: now)
         queue.asyncAfter(deadline: .now() + MQTTTakeover.steadySeconds) { [weak self] in
-            guard let self, self.takeover.holds(openedAt: now) else { return }
+            guard let self, self.state.withLock({ $0.takeover.holds(openedAt: now) }) else { return }
             self.log.notice("MQTT: connected to \(self.settings.broker), and the connection holds again")
         }
-        if takeover.flapping {
-            _ = said.problems.reset()  // quiet while another client takes the id back and forth
-        } else if let missed = said.problems.reset() {
+        if s.takeover.flapping {
+            _ = s.said.problems.reset()  // quiet while another client takes the id back and forth
+        } else if let missed = s.said.problems.reset() {
             log.notice("MQTT: connected to \(settings.broker) (after \(missed) failed attempt\(missed == 1 ? "" : "s"))")
-        } else if !everConnected {
+        } else if !s.everConnected {
             log.notice("MQTT: connected to \(settings.broker)")
         } else {
             log.notice("MQTT: connected to \(settings.broker) again")
         }
-        everConnected = true
-        guard let client else { return }
+        s.everConnected = true
+        guard let client = s.client else { return }
         client.publish(settings.availability, Data("online".utf8), qos: 1, retain: true)
-        publishDiscovery(clear: !settings.discovery || forgotten)
-        for r in retained { client.publish(r.topic, r.payload, qos: 1, retain: true) }
+        publishDiscovery(clear: !settings.discovery || s.forgotten, &s)
+        for r in s.retained { client.publish(r.topic, r.payload, qos: 1, retain: true) }
         client.subscribe(settings.command)
-        pump()
+        pump(&s)
     }
 
-    private func disconnectedEvent(_ code: Int32, _ reason: String) {
-        connected = false
+    private func disconnectedEvent(_ code: Int32, _ reason: String, _ s: inout State) {
+        s.connected = false
         guard code != 0 else { return }
-        if takeover.closed(at: Self.uptime()) {
+        if s.takeover.closed(at: Self.uptime()) {
             log.warning("MQTT: \(settings.broker) closed the connection right after it opened, \(MQTTTakeover.inARow) "
                         + "times in a row: another client is probably connected with this camera's client id "
                         + "\"shutter-\(settings.name)\" (two cameras with the same mqtt.name?). Give each camera its own "
                         + "mqtt.name; retrying quietly meanwhile")
             return
         }
-        if takeover.flapping { return }
+        if s.takeover.flapping { return }
         let what = Self.tlsAdvice(reason, code: code, settings: settings).map { "TLS with \(settings.broker) failed (\(reason)): \($0)" }
             ?? "no connection to \(settings.broker) (\(reason))"
-        said.problems.say(log, "MQTT: \(what); the camera works without it, events are kept (up to \(outbox.capacity)) "
+        let capacity = s.outbox.capacity
+        s.said.problems.say(log, "MQTT: \(what); the camera works without it, events are kept (up to \(capacity)) "
                      + "and the client retries with backoff")
     }
 
     /// libmosquitto's thread ended with the failure: said, then started again after a backoff.
-    private func tlsFailedEvent(_ reason: String) {
-        disconnectedEvent(MQTTClient.tlsErrorCode, reason)
-        guard let c = client else { return }
+    private func tlsFailedEvent(_ reason: String, _ s: inout State) {
+        disconnectedEvent(MQTTClient.tlsErrorCode, reason, &s)
+        guard let c = s.client else { return }
         c.stopLoop()
-        let seconds = tlsRetrySeconds
-        tlsRetrySeconds = min(seconds * 2, 60)
-        queue.asyncAfter(deadline: .now() + .seconds(seconds)) { [weak self] in self?.firstConnection(c, retryIn: 1) }
+        let seconds = s.tlsRetrySeconds
+        s.tlsRetrySeconds = min(seconds * 2, 60)
+        queue.asyncAfter(deadline: .now() + .seconds(seconds)) { [weak self] in
+            guard let self else { return }
+            self.state.withLock { self.firstConnection(c, retryIn: 1, &$0) }
+        }
     }
 
     /// What to do about a failed TLS connection (nil: not a TLS failure). libmosquitto
@@ -205,8 +224,8 @@ final class MQTTSession: @unchecked Sendable {
 
     // MARK: Publishing
 
-    private func publishDiscovery(clear: Bool) {
-        guard let client else { return }
+    private func publishDiscovery(clear: Bool, _ s: inout State) {
+        guard let client = s.client else { return }
         for c in MQTTDiscovery.configs(settings) {
             let payload = clear ? Data() : MQTTMessages.data(c.json)
             client.publish(settings.discoveryTopic(component: c.component, object: c.object), payload, qos: 1, retain: true)
@@ -216,37 +235,41 @@ final class MQTTSession: @unchecked Sendable {
     /// `shutterctl mqtt forget`: Home Assistant's configs removed (until the next start).
     func forget(_ done: @escaping @Sendable (Bool) -> Void) {
         queue.async { [self] in
-            forgotten = true
-            if connected { publishDiscovery(clear: true) }
+            let connected = state.withLock { s -> Bool in
+                s.forgotten = true
+                if s.connected { publishDiscovery(clear: true, &s) }
+                return s.connected
+            }
             done(connected)
         }
     }
 
     /// A retained message of ours: published now if connected, and again at every reconnect.
-    private func keep(_ topic: String, _ payload: Data) {
-        if let i = retained.firstIndex(where: { $0.topic == topic }) {
-            retained[i].payload = payload
+    private func keep(_ topic: String, _ payload: Data, _ s: inout State) {
+        if let i = s.retained.firstIndex(where: { $0.topic == topic }) {
+            s.retained[i].payload = payload
         } else {
-            retained.append((topic, payload))
+            s.retained.append((topic, payload))
         }
-        if connected { client?.publish(topic, payload, qos: 1, retain: true) }
+        if s.connected { s.client?.publish(topic, payload, qos: 1, retain: true) }
     }
 
     /// Events in order, a few at a time (MQTTOutbox).
-    private func send(_ topic: String, _ payload: Data) {
-        if outbox.enqueue(.init(topic: topic, payload: payload)) {
-            said.dropLog.say(log, "MQTT: the broker is not taking events; dropped the oldest (\(outbox.dropped) so far, "
-                        + "\(outbox.capacity) kept)")
+    private func send(_ topic: String, _ payload: Data, _ s: inout State) {
+        if s.outbox.enqueue(.init(topic: topic, payload: payload)) {
+            let (dropped, capacity) = (s.outbox.dropped, s.outbox.capacity)
+            s.said.dropLog.say(log, "MQTT: the broker is not taking events; dropped the oldest (\(dropped) so far, "
+                        + "\(capacity) kept)")
         }
-        pump()
+        pump(&s)
     }
 
-    private func pump() {
-        guard connected, let client else { return }
+    private func pump(_ s: inout State) {
+        guard s.connected, let client = s.client else { return }
         let now = service.ctx.now
-        while let m = outbox.next(now: now) {
+        while let m = s.outbox.next(now: now) {
             let mid = client.publish(m.topic, m.payload, qos: 1, retain: false)
-            outbox.handed(m, mid: mid, now: now)
+            s.outbox.handed(m, mid: mid, now: now)
             if mid == nil { break }  // refused (back in front): again at the next acknowledgement or connection
         }
     }
@@ -256,29 +279,34 @@ final class MQTTSession: @unchecked Sendable {
     /// A live event (called under LiveEvents' lock: only hops onto the queue).
     func live(_ e: LiveEvent) {
         queue.async { [self] in
-            if e.type == "state" {
-                keep(settings.state, MQTTMessages.data(e.data))
-                let word = e.data["state"]
-                if case .string(let w)? = word, w != stateWord {
-                    stateWord = w
+            state.withLock { s in
+                if e.type == "state" {
+                    keep(settings.state, MQTTMessages.data(e.data), &s)
+                    let word = e.data["state"]
+                    if case .string(let w)? = word, w != s.stateWord {
+                        s.stateWord = w
+                        statusWake.yield()
+                    }
+                } else if let g = MQTTMessages.gesture(e) {
+                    send(settings.button, Data(g.utf8), &s)
+                } else if let (type, number, json) = MQTTMessages.event(e, settings: settings) {
+                    send(settings.event, MQTTMessages.data(json), &s)
+                    if type == "photo", let n = number, let thumb = service.storage.thumbnail(n) {
+                        keep(settings.thumbnail, thumb, &s)
+                    }
                     statusWake.yield()
                 }
-            } else if let g = MQTTMessages.gesture(e) {
-                send(settings.button, Data(g.utf8))
-            } else if let (type, number, json) = MQTTMessages.event(e, settings: settings) {
-                send(settings.event, MQTTMessages.data(json))
-                if type == "photo", let n = number, let thumb = service.storage.thumbnail(n) {
-                    keep(settings.thumbnail, thumb)
-                }
-                statusWake.yield()
             }
         }
     }
 
     func status(_ s: ServiceStatus) {
         queue.async { [self] in
-            keep(settings.status, MQTTMessages.data(MQTTMessages.status(s, settings: settings, queued: outbox.queued.count,
-                                                                       dropped: outbox.dropped)))
+            state.withLock { state in
+                keep(settings.status, MQTTMessages.data(MQTTMessages.status(s, settings: settings,
+                                                                           queued: state.outbox.queued.count,
+                                                                           dropped: state.outbox.dropped)), &state)
+            }
         }
     }
 
@@ -293,38 +321,38 @@ final class MQTTSession: @unchecked Sendable {
 
     // MARK: Commands
 
-    private func command(_ m: MQTTIncoming) {
+    private func command(_ m: MQTTIncoming, _ s: inout State) {
         guard m.topic == settings.command else { return }
         if m.retained {
             // A retained command would fire at every start: never taken.
-            said.retainedCommands.say(log, "MQTT: ignored a retained command on \(m.topic) (commands are never retained; "
+            s.said.retainedCommands.say(log, "MQTT: ignored a retained command on \(m.topic) (commands are never retained; "
                          + "clear it with `mosquitto_pub -r -n -t \(m.topic)`)")
             return
         }
         switch MQTTCommands.request(m.payload) {
         case .failure(let refusal):
-            said.badInput.say(log, "MQTT: refused a command (\(m.payload.count) bytes): \(refusal.reply.error ?? "")")
-            answer(m, refusal.reply)
+            s.said.badInput.say(log, "MQTT: refused a command (\(m.payload.count) bytes): \(refusal.reply.error ?? "")")
+            answer(m, refusal.reply, &s)
         case .success(let request):
             log.info("MQTT: command \(request.name)")
             service.post(.request(request, Reply { [weak self] reply in
                 guard let self else { return }
-                self.queue.async { self.answer(m, reply) }
+                self.queue.async { self.state.withLock { self.answer(m, reply, &$0) } }
             }))
         }
     }
 
     /// The socket's JSON reply, to the MQTT 5 response topic when the command named one
     /// and a reply may go there (MQTTSettings.mayReply).
-    private func answer(_ m: MQTTIncoming, _ reply: ControlReply) {
-        guard let topic = m.responseTopic, connected else { return }
+    private func answer(_ m: MQTTIncoming, _ reply: ControlReply, _ s: inout State) {
+        guard let topic = m.responseTopic, s.connected else { return }
         guard settings.mayReply(to: topic) else {
-            said.badInput.say(log, "MQTT: no reply sent to the response topic \"\(topic.prefix(200))\": replies go "
+            s.said.badInput.say(log, "MQTT: no reply sent to the response topic \"\(topic.prefix(200))\": replies go "
                               + "outside \(settings.topic)/ (or under \(settings.topic)/reply/) and outside "
                               + "\(settings.discoveryPrefix)/")
             return
         }
-        client?.publish(topic, ControlCoding.encode(reply), qos: 1, retain: false, correlation: m.correlation)
+        s.client?.publish(topic, ControlCoding.encode(reply), qos: 1, retain: false, correlation: m.correlation)
     }
 }
 
