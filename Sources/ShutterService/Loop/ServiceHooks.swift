@@ -18,8 +18,10 @@ public struct ServiceHooks: Sendable {
     /// EXTEND_TIMEOUT_USEC: stopping takes longer (a long clip is being finalised).
     public var extendTimeout: @Sendable (Duration) -> Void
     /// Stopping took longer than its bound and work is still running (a write hung on
-    /// a dead card): the daemon exits with the code at once; nil waits (in-process tests).
-    public var exitWithoutWaiting: (@Sendable (Int32) -> Void)?
+    /// a dead card); the parts are stopped already. The daemon's exits with the code at
+    /// once (`exit`); one that returns (an in-process test's, which records the call) lets
+    /// the service wait for the work. No default: whoever builds the hooks says which.
+    public var exitWithoutWaiting: @Sendable (Int32) -> Void
 
     public init(ready: @escaping @Sendable (String) -> Void = { _ in },
                 status: @escaping @Sendable (String) -> Void = { _ in },
@@ -27,7 +29,7 @@ public struct ServiceHooks: Sendable {
                 stopping: @escaping @Sendable () -> Void = {},
                 powerOff: @escaping @Sendable () async -> Void = {},
                 extendTimeout: @escaping @Sendable (Duration) -> Void = { _ in },
-                exitWithoutWaiting: (@Sendable (Int32) -> Void)? = nil) {
+                exitWithoutWaiting: @escaping @Sendable (Int32) -> Void) {
         self.ready = ready
         self.status = status
         self.watchdogPing = watchdogPing

@@ -45,10 +45,16 @@ final class ServiceLoop {
     let leds: LEDs
     let preview: (any FrameViewers)?
     var stopping: Stopping?
+    /// Told every action the capture machine decides, in order, before it is carried out:
+    /// the service logs it (debug level); a test feeding the loop a recorded list of
+    /// events reads them out (LoopReplayTests).
+    let reportAction: (CaptureAction) -> Void
 
     init(ctx: ServiceContext, supervisor: CameraSupervisor, leds: LEDs, preview: (any FrameViewers)?,
-         reloadConfig: (@Sendable () throws(ConfigError) -> ShutterConfig)?) {
+         reloadConfig: (@Sendable () throws(ConfigError) -> ShutterConfig)?,
+         reportAction: @escaping (CaptureAction) -> Void) {
         self.ctx = ctx
+        self.reportAction = reportAction
         self.leds = leds
         self.preview = preview
         let c = ctx.config
@@ -292,8 +298,7 @@ final class ServiceLoop {
 
     private func perform(_ action: CaptureAction) {
         let now = ctx.now
-        ctx.log.debug("action \(action)")
-        ctx.onAction?(action)
+        reportAction(action)
         switch action {
         case .startAutofocus:
             photo.startAutofocus(camera: control.camera)
