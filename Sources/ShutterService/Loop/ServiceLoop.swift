@@ -423,12 +423,12 @@ final class ServiceLoop {
             if case .success(let paths) = files, !paths.isEmpty {
                 // The machine is idle again; the request's reply waits for the files' final
                 // form: the poster written beside the first, then each made a regular MP4.
-                let storage = ctx.storage, log = ctx.log
+                let storage = ctx.storage, log = ctx.log, reached = ctx.hooks.finishReached
                 let preview = error == nil ? self.preview : nil
                 jobs.add {
                     let problems = await Blocking.run(on: ClipFinisher.queue) {
                         preview?.savePoster(for: id, beside: paths[0])
-                        return ClipFinisher.finish(paths, storage: storage, log: log)
+                        return ClipFinisher.finish(paths, storage: storage, log: log, reached: reached)
                     }
                     return .clipRegular(id, start: start, files: paths, problems: problems)
                 }
@@ -510,9 +510,11 @@ final class ServiceLoop {
     /// as one job, after the loop runs; stopping waits for it as for any job.
     func finishRecovered(_ paths: [String]) {
         guard !paths.isEmpty else { return }
-        let storage = ctx.storage, log = ctx.log
+        let storage = ctx.storage, log = ctx.log, reached = ctx.hooks.finishReached
         jobs.add {
-            _ = await Blocking.run(on: ClipFinisher.queue) { ClipFinisher.finish(paths, storage: storage, log: log) }
+            _ = await Blocking.run(on: ClipFinisher.queue) {
+                ClipFinisher.finish(paths, storage: storage, log: log, reached: reached)
+            }
             return .nothing
         }
     }
