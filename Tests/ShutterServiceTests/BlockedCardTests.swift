@@ -3,6 +3,7 @@ import Foundation
 import ShutterControl
 import ShutterStorage
 import XCTest
+@testable import ShutterService
 
 /// A card whose syncs hang (an SD card mid-erase, a dying stick) holds up no one but the
 /// work that waits for it: the loop keeps answering `status`, and the button still starts
@@ -51,6 +52,34 @@ final class BlockedCardTests: XCTestCase {
         _ = r.send(ControlRequest(cmd: "release"))
         try await r.advance(until: "the deletes answered", limit: .seconds(120)) { deletes.allSatisfy { $0.reply != nil } }
         XCTAssertEqual(deletes.map { $0.reply?.ok }, [true, true], "\(deletes.map { $0.reply as Any })")
+    }
+
+    /// A stop while a delete's card sync hangs: past the stop's bound (25 s of the clock) the
+    /// service hands the exit to its hook (`ServiceHooks.exitWithoutWaiting`, the daemon's
+    /// exits at once) with the stop's code, while the sync still hangs; this test's hook
+    /// returns, so the service then waits for the work and ends once the card lets go.
+    func testAStopPastItsBoundWithAHungSyncIsHandedToTheExitHook() async throws {
+        let r = try await InProcessRig.start(self)
+        _ = try await r.photo()
+        let listed = try await r.ask(ControlRequest(cmd: "files"))
+        let number = try XCTUnwrap(listed.items?.first?.number)
+        let held = HeldSyncs()
+        CardSync.hold { _ in held.hold() }
+        defer { CardSync.hold(nil); held.open() }
+        _ = r.send(ControlRequest(cmd: "delete", file: String(number)))
+        let bound = ContinuousClock.now + .seconds(60)
+        while held.count == 0 && ContinuousClock.now < bound { try await Task.sleep(for: .milliseconds(10)) }
+        XCTAssertGreaterThan(held.count, 0, "the delete reached the card's sync")
+
+        r.service.stop()
+        try await r.advance(until: "the exit handed to the hook") { !r.told.lines(containing: "EXIT WITHOUT WAITING").isEmpty }
+        XCTAssertEqual(r.told.lines(containing: "EXIT WITHOUT WAITING").map(\.1), ["EXIT WITHOUT WAITING 0"], "once, with the stop's code")
+        XCTAssertFalse(held.anyLetGo, "handed over while the sync still hung")
+        XCTAssertTrue(r.log.text.contains("job(s) still running after \(ServiceLoop.stopBound) s; exiting without them"), r.log.text)
+
+        held.open()
+        let code = try await r.exitCode()
+        XCTAssertEqual(code, 0, "then, the hook having returned, the service ends once the work is done")
     }
 }
 

@@ -76,7 +76,7 @@ final class ServiceSystemdTests: XCTestCase {
         }
         let all = listener.all()
         let first = try XCTUnwrap(listener.index(of: "STATUS=camera stalled, restarting (attempt 1)"), all.joined(separator: " | "))
-        let second = try XCTUnwrap(listener.index(of: "STATUS=camera stalled, restarting (attempt 2)"))
+        let second = try XCTUnwrap(listener.index(of: "STATUS=camera stalled, restarting (attempt 2)", after: first))
         let during = all[(first + 1)..<second].filter { $0.contains("WATCHDOG=1") }
         print("systemd: \(first) messages before the stall, \(second - first - 1) between its two restart attempts, "
               + "\(during.count) of them WATCHDOG=1")
