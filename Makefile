@@ -20,12 +20,16 @@ version:
 build: deps version
 	$(SWIFT) build
 
-test: test-deps version
-	@$(MAKE) --no-print-directory compat
-	$(SWIFT) build --build-tests
-	@$(MAKE) --no-print-directory check-scripts
-	$(SWIFT) test --skip-build --disable-swift-testing
-	@$(MAKE) --no-print-directory hil
+# Each stage timed by deploy/test-stages.sh, which prints a table of their seconds and the
+# total at the end (also when a stage fails: what ran, then the failure's status); the hil
+# stage's rows (kernel, bookworm, trixie) come from the lines deploy/hil/run.sh prints.
+test:
+	@sh deploy/test-stages.sh \
+		"deps/compat" "$(MAKE) --no-print-directory test-deps version compat" \
+		"build-tests" "$(SWIFT) build --build-tests" \
+		"check-scripts" "$(MAKE) --no-print-directory check-scripts" \
+		"swift test" "$(SWIFT) test --skip-build --disable-swift-testing" \
+		"hil" "$(MAKE) --no-print-directory hil"
 
 release: deps version
 	$(SWIFT) build -c release
@@ -66,7 +70,8 @@ clean:
 # (docs/man/*.scd) name every option and command of the debug programs' --help and every
 # configuration key, and that checker fails on incomplete pages; the package's copyright
 # checker (deploy/deb/check-copyright.py) fails on a file that misses what a static Swift
-# program or the debug shutterd carries; shutterd and shutterctl link FoundationEssentials, not Foundation. ~15 s. Run after a build (`make test` does).
+# program or the debug shutterd carries; shutterd and shutterctl link FoundationEssentials, not Foundation;
+# make test's stage table (deploy/test-stages.sh) with fake stages. ~15 s. Run after a build (`make test` does).
 .PHONY: check-scripts
 check-scripts:
 	@sh deploy/check-segments.sh .build/debug
@@ -78,6 +83,7 @@ check-scripts:
 	@python3 deploy/check-man-pages.py --bin .build/debug
 	@sh deploy/test-check-man-pages.sh
 	@sh deploy/deb/test-check-copyright.sh .build/debug
+	@sh deploy/test-test-stages.sh
 	@for exe in shutterd shutterctl; do \
 		if ldd .build/debug/$$exe | grep -qE 'lib(Foundation|FoundationInternationalization|_FoundationICU)\.so'; then \
 			echo "check-scripts: FAIL $$exe links full Foundation (and so ICU, 34 MiB static): its modules import FoundationEssentials (docs/deploy.md)"; exit 1; fi; \

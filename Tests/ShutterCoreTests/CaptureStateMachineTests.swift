@@ -8,13 +8,14 @@ private func rq(_ n: UInt64) -> RequestID { RequestID(n) }
 private func press(_ ms: Int64) -> CaptureOrigin { .button(press: t(ms)) }
 private let max60 = Duration.seconds(60)
 
-/// A ready machine plus shorthand for the inputs.
+/// A ready machine plus shorthand for the inputs; `still.moment` focused unless a test
+/// says otherwise (these tests were written for it; PressMomentTests has the press's).
 private struct Rig {
     var m: CaptureStateMachine
     /// The settings' flash mode and torch, as the service keeps them: a double tap's mode is written back.
     var lights: CaptureLights
 
-    init(_ config: CaptureStateMachine.Configuration = .init(), flash: FlashMode = .off, torch: Bool = false) {
+    init(_ config: CaptureStateMachine.Configuration = .init(stillMoment: .focused), flash: FlashMode = .off, torch: Bool = false) {
         m = CaptureStateMachine(configuration: config)
         lights = CaptureLights(flashMode: flash, videoTorch: torch)
         _ = m.handle(.ready, at: t(0), lights: lights)
@@ -46,7 +47,7 @@ final class CaptureStateMachineTests: XCTestCase {
     // MARK: - Boot
 
     func testBootingRefusesPressesUntilReady() {
-        var m = CaptureStateMachine()
+        var m = CaptureStateMachine(configuration: .init(stillMoment: .focused))
         XCTAssertEqual(m.state, .booting)
         XCTAssertEqual(m.handle(.gesture(.pressed(at: t(10))), at: t(10)), [.refused(.notReady, origin: press(10)), .led(.busyRefused)])
         XCTAssertEqual(m.handle(.gesture(.tap(start: t(10), end: t(100))), at: t(100)), [],
@@ -92,7 +93,7 @@ final class CaptureStateMachineTests: XCTestCase {
     }
 
     func testRecordingIsCutAtTheMaxDurationEvenWithoutTheGestureEnd() {
-        var r = Rig(.init(maxRecording: .seconds(10)))
+        var r = Rig(.init(maxRecording: .seconds(10), stillMoment: .focused))
         _ = r.press(100)
         _ = r.holdStarted(100, 1100)
         XCTAssertEqual(r.send(.tick, 10_099), [], "1 ms before the max: still recording")
@@ -267,7 +268,7 @@ final class CaptureStateMachineTests: XCTestCase {
     }
 
     func testAPressStaysPendingUntilTheMachineHasDealtWithIt() {
-        var r = Rig(.init(), flash: .off)
+        var r = Rig(.init(stillMoment: .focused), flash: .off)
         _ = r.send(.command(.recordStart(stopAfter: nil), rq(1)), 100)
         XCTAssertFalse(r.m.isPending(.request(rq(1))), "started: answered by its capture")
         _ = r.press(500)
@@ -315,7 +316,7 @@ final class CaptureStateMachineTests: XCTestCase {
     /// The machine keeps no flash mode: a double tap moves on from the mode it is
     /// given, and a mode set elsewhere (`shutterctl set`) is only shown.
     func testTheFlashModeIsTheOneGivenWithTheInput() {
-        var m = CaptureStateMachine()
+        var m = CaptureStateMachine(configuration: .init(stillMoment: .focused))
         _ = m.handle(.ready, at: t(0), lights: CaptureLights(flashMode: .off))
         XCTAssertEqual(m.handle(.gesture(.doubleTap(start: t(100), end: t(400))), at: t(400),
                                 lights: CaptureLights(flashMode: .on)),
@@ -432,7 +433,8 @@ final class CaptureStateMachineTests: XCTestCase {
         for setup in setups {
             for failure in failures {
                 let label = "\(setup.name) / \(failure.name)"
-                var r = Rig(.init(maxRecording: .seconds(60), photoTimeout: .seconds(5), finaliseTimeout: .seconds(5)))
+                var r = Rig(.init(maxRecording: .seconds(60), photoTimeout: .seconds(5), finaliseTimeout: .seconds(5),
+                                  stillMoment: .focused))
                 let inFlight = setup.setup(&r)
                 for input in failure.input(inFlight) { _ = r.send(input, 2000) }
                 // Time passes, the roles answer whatever is still open (a fault may
@@ -500,7 +502,7 @@ final class CaptureStateMachineTests: XCTestCase {
     }
 
     func testATimedOutStillDoesNotWedgeAndItsLateAnswerIsNotMistakenForTheNextOne() {
-        var r = Rig(.init(photoTimeout: .seconds(5)))
+        var r = Rig(.init(photoTimeout: .seconds(5), stillMoment: .focused))
         _ = r.press(100)
         _ = r.tap(100, 200)
         XCTAssertEqual(r.send(.tick, 5199), [])
@@ -518,7 +520,7 @@ final class CaptureStateMachineTests: XCTestCase {
     }
 
     func testAFinaliseThatNeverAnswersTimesOut() {
-        var r = Rig(.init(finaliseTimeout: .seconds(5)))
+        var r = Rig(.init(finaliseTimeout: .seconds(5), stillMoment: .focused))
         _ = r.press(100)
         _ = r.holdStarted(100, 1100)
         _ = r.hold(100, 2000)
@@ -603,7 +605,7 @@ extension CaptureStateMachineTests {
 extension CaptureStateMachineTests {
     /// No camera at boot: the LED shows code 2 while the service waits for one.
     func testBootingWithoutACameraShowsItsCodeThenReady() {
-        var m = CaptureStateMachine()
+        var m = CaptureStateMachine(configuration: .init(stillMoment: .focused))
         XCTAssertEqual(m.handle(.fault(.cameraLost), at: t(10)), [.led(.error(.noCamera))])
         XCTAssertEqual(m.handle(.cameraRestored, at: t(20)), [.led(.booting)])
         XCTAssertEqual(m.handle(.ready, at: t(30)), [.led(.ready)])
@@ -612,7 +614,7 @@ extension CaptureStateMachineTests {
 
 final class CaptureStateMachinePressTimeoutTests: XCTestCase {
     func testAPressThatNeverBecomesATapOrHoldIsDroppedAtItsDeadline() {
-        var r = Rig(.init(pressTimeout: .seconds(10)))
+        var r = Rig(.init(pressTimeout: .seconds(10), stillMoment: .focused))
         _ = r.press(100)
         XCTAssertEqual(r.m.nextDeadline, t(10_100))
         XCTAssertEqual(r.send(.tick, 10_099), [])

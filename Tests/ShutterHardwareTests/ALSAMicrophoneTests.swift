@@ -98,12 +98,15 @@ final class ALSAMicrophoneTests: XCTestCase {
     }
 
     func testSlowConsumerDropsAreCountedExactly() async throws {
-        // A 4-chunk buffer and a consumer that sleeps: later chunks are dropped, and the
-        // next delivered chunk says how many frames are missing, so its position is known.
+        // A 4-chunk buffer and a consumer that reads nothing until the microphone says it
+        // dropped chunks (its own counter; 30 s at most, a bound on the wait): the next
+        // delivered chunk says how many frames are missing, so its position is known.
         let period = 256
         let mic = ALSAMicrophone(device: "filemono", periodFrames: period, bufferedChunks: 4)
         let stream = try mic.start(sampleRate: Self.rate, channels: 1)
-        try await Task.sleep(nanoseconds: 100_000_000)
+        let bound = ContinuousClock.now + .seconds(30)
+        while mic.droppedChunks == 0, ContinuousClock.now < bound { try await Task.sleep(for: .milliseconds(5)) }
+        XCTAssertGreaterThan(mic.droppedChunks, 0, "chunks dropped while nothing was read")
         var it = stream.makeAsyncIterator()
         var position = 0
         var sawDrop = false

@@ -17,6 +17,10 @@ import XCTest
 /// This needs a camera that streams (a Pi, or vimc in a VM); libcamera here
 /// finds none, so it skips. Without a camera the shim's stop never reaches
 /// Camera::stop(), so there is nothing to wait for and nothing to observe.
+///
+/// The verdict compares the release with the stop it ran beside, in the same round (a
+/// release that waited for the stop takes about as long as the stop); no fixed figure,
+/// which would say how fast this machine is rather than whether the release waited.
 final class FrameReleaseDuringStopTests: XCTestCase {
     func testReleasingAFrameWhileTheCameraStopsDoesNotWaitForTheStop() async throws {
         let manager = try LibcameraCameraManager()
@@ -24,6 +28,8 @@ final class FrameReleaseDuringStopTests: XCTestCase {
             throw XCTSkip("no camera: libcamera found none here (runs on a Pi or with vimc)")
         }
         let camera = try manager.open(.first)
+        var judged = 0
+        var figures: [String] = []
         for round in 0..<5 {
             let stream = try await camera.start()
             var frames = stream.makeAsyncIterator()
@@ -41,11 +47,13 @@ final class FrameReleaseDuringStopTests: XCTestCase {
             held.removeAll()
             let release = clock.now - releaseStarted
             let stop = await stopping.value - stopStarted
+            figures.append("release \(release) beside a stop of \(stop)")
             // A stop that is quicker than the sleep proves nothing either way.
             if stop > .milliseconds(10) {
+                judged += 1
                 XCTAssertLessThan(release, stop / 4, "round \(round): release \(release) waited for the stop (\(stop))")
             }
-            XCTAssertLessThan(release, .milliseconds(50), "round \(round)")
         }
+        print("frame release during stop: \(figures.joined(separator: "; ")); \(judged) of 5 rounds' stops long enough to judge")
     }
 }

@@ -15,8 +15,6 @@ final class DaemonHarness {
     var board = "sim"
     /// A program that runs shutterd (`systemd-socket-activate -l ADDR`); empty = run it directly.
     var launcher: [String] = []
-    /// Added to this process's environment for shutterd (a test hook such as SHUTTER_TEST_STALL_FINISH).
-    var environment: [String: String] = [:]
 
     static var binDir: String {
         // The test bundle sits beside the products in .build/<triple>/debug.
@@ -59,9 +57,6 @@ final class DaemonHarness {
         } else {
             p.executableURL = URL(fileURLWithPath: Self.binDir + "/shutterd")
             p.arguments = args
-        }
-        if !environment.isEmpty {
-            p.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
         }
         _ = FileManager.default.createFile(atPath: logPath, contents: nil)
         let log = FileHandle(forWritingAtPath: logPath)!

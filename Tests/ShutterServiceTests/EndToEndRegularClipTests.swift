@@ -47,24 +47,29 @@ final class EndToEndRegularClipTests: XCTestCase {
     }
 
     /// A kill inside the finish, before and after its rename: one playable clip and no
-    /// temporary file after the restart, and nothing reported durable is lost.
+    /// temporary file after the restart, and nothing reported durable is lost. The finish
+    /// is held at its step by `shutterd --debug-stall-finish`, which logs once it holds.
     func testAKillDuringTheFinishLeavesOnePlayableClip() throws {
         for step in ["before-rename", "after-rename"] {
             let d = try DaemonHarness()
-            d.environment = ["SHUTTER_TEST_STALL_FINISH": step]
+            let plain = d.extraArgs
+            d.extraArgs += ["--debug-stall-finish", step]
             try d.start()
             let (pressed, _) = try ControlClient.send(ControlRequest(cmd: "press"), to: d.socket)
             XCTAssertTrue(pressed.ok)
             usleep(2_500_000)
             // The reply waits for the finish, which the hook stops: do not wait for it.
             _ = try? ControlClient.send(ControlRequest(cmd: "release"), to: d.socket, timeout: .seconds(1))
-            try d.waitFor("the clip saved and its finish under way (\(step))", timeout: 60) {
-                d.log().contains("clip saved") && d.log().contains("durable: ") && d.log().contains(" complete, ")
-                    && (step == "after-rename" || FileManager.default.fileExists(
-                        atPath: RegularMP4.temporaryPath(for: d.files("MP4").first ?? "/nonexistent")))
+            try d.waitFor("the clip saved and its finish stopped \(step)", timeout: 60) {
+                let log = d.log()
+                return log.contains("clip saved") && log.contains("durable: ") && log.contains(" complete, ")
+                    && log.contains("finish stopped \(step) (--debug-stall-finish)")
             }
-            if step == "after-rename" { usleep(500_000) }  // the hook stops right after the rename
             let clip = try XCTUnwrap(d.files("MP4").first)
+            XCTAssertEqual(FileManager.default.fileExists(atPath: RegularMP4.temporaryPath(for: clip)), step == "before-rename",
+                           "\(step): the finished copy is beside the clip before the rename, not after it")
+            XCTAssertEqual(try RegularMP4.isFragmented(clip), step == "before-rename",
+                           "\(step): the clip is the fragmented file before the rename, the regular one after it")
             let durableFrames = try XCTUnwrap(Self.durableFrames(d.log()), "a durable mark in the log")
             // How long the clip is, as the service measured it (the press and release it saw).
             let savedMs = try XCTUnwrap(Self.savedMilliseconds(d.log()), "a clip saved line")
@@ -72,7 +77,7 @@ final class EndToEndRegularClipTests: XCTestCase {
             _ = d.waitExit()
             XCTAssertEqual(try decodesCleanly(clip).0, true, "\(step): the clip plays at the kill")
 
-            d.environment = [:]
+            d.extraArgs = plain
             try d.start()
             XCTAssertEqual(d.files("MP4"), [clip], step)
             try d.waitFor("the clip finished again (\(step))", timeout: 60) {

@@ -14,15 +14,19 @@ final class EndToEndTests: XCTestCase {
         XCTAssertEqual(try d.ctl("tap").0, 0)
         XCTAssertEqual(try d.ctl("press").0, 0)
         try d.waitFor("recording", timeout: 10) { try d.status()["state"] as? String == "recording" }
-        usleep(2_500_000)
+        // Killed once shutterd says a second of the clip is on the card (its durable line).
+        try d.waitFor("a second durable", timeout: 60) { (Self.durableSeconds(d.log()) ?? 0) >= 1 }
         d.signal(SIGKILL)
         d.waitExit()
+        let said = try XCTUnwrap(Self.durableSeconds(d.log()), d.log())
         let clips = d.files("MP4")
         XCTAssertEqual(clips.count, 1, d.log())
         let clip = try XCTUnwrap(clips.first)
         let (ok, err) = try decodesCleanly(clip)
         XCTAssertTrue(ok, "a killed recording still decodes: \(err)")
-        XCTAssertGreaterThan(try probe(clip).format, 1.0, "it keeps all but the open fragment")
+        let kept = try probe(clip).format
+        print("SIGKILL mid-hold: the clip keeps \(kept) s; shutterd's last durable line said \(said) s")
+        XCTAssertGreaterThanOrEqual(kept + 0.05, said, "it keeps all that shutterd reported durable")
         try d.start()
         let (code, reply) = try d.ctl("tap")
         XCTAssertEqual(code, 0)
@@ -34,14 +38,30 @@ final class EndToEndTests: XCTestCase {
         let d = try DaemonHarness()
         try d.start()
         XCTAssertEqual(try d.ctl("press").0, 0)
-        try d.waitFor("recording", timeout: 10) { try d.status()["state"] as? String == "recording" }
-        usleep(1_500_000)
+        // Stopped once shutterd says the recording runs 2 s from its press (past the 1 s hold).
+        var elapsed = 0.0
+        try d.waitFor("2 s recorded", timeout: 60) {
+            elapsed = (try d.status()["recording"] as? [String: Any])?["elapsedSeconds"] as? Double ?? 0
+            return elapsed >= 2
+        }
         d.signal(SIGTERM)
         XCTAssertEqual(d.waitExit(), 0, d.log())
         let clip = try XCTUnwrap(d.files("MP4").first)
         let (ok, err) = try decodesCleanly(clip)
         XCTAssertTrue(ok, err)
-        XCTAssertEqual(try probe(clip).format, 2.5, accuracy: 0.6)
+        // What the clip holds is what shutterd says it saved, and at least what it said it had recorded.
+        let savedMs = try XCTUnwrap(EndToEndRegularClipTests.savedMilliseconds(d.log()), "a clip saved line\n\(d.log())")
+        let seconds = try probe(clip).format
+        print("SIGTERM mid-recording: \(elapsed) s recorded at the signal, \(savedMs) ms saved, the clip \(seconds) s")
+        XCTAssertEqual(seconds, Double(savedMs) / 1000, accuracy: 0.1, "the clip is as long as shutterd said it saved")
+        XCTAssertGreaterThanOrEqual(Double(savedMs) / 1000 + 0.1, elapsed, "the clip holds what was recorded before the signal")
+    }
+
+    /// The media time of the newest `durable: PATH to X s (...)` line of the log.
+    static func durableSeconds(_ log: String) -> Double? {
+        guard let line = log.split(separator: "\n").last(where: { $0.contains("durable: ") && $0.contains(" to ") }),
+              let r = line.range(of: " to ") else { return nil }
+        return Double(line[r.upperBound...].prefix { $0 != " " })
     }
 
     func testSignalsTakeAPhotoAndToggleARecording() throws {

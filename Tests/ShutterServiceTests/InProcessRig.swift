@@ -324,7 +324,8 @@ final class Told: @unchecked Sendable {
         ServiceHooks(ready: { self.add("READY=1 STATUS=" + $0) }, status: { self.add("STATUS=" + $0) },
                      watchdogPing: { self.add("WATCHDOG=1") }, stopping: { self.add("STOPPING=1") },
                      powerOff: { self.add("POWEROFF"); self.powerOff() },
-                     extendTimeout: { self.add("EXTEND_TIMEOUT_USEC=\($0.nanoseconds / 1000)") })
+                     extendTimeout: { self.add("EXTEND_TIMEOUT_USEC=\($0.nanoseconds / 1000)") },
+                     exitWithoutWaiting: { self.add("EXIT WITHOUT WAITING \($0)") })
     }
 }
 

@@ -7,7 +7,7 @@ import ShutterStorage
 @testable import ShutterService
 
 /// The loop itself, fed a recorded list of events by hand and read out: the
-/// capture machine's actions (through `ServiceContext.onAction`), the jobs it
+/// capture machine's actions (the loop's `reportAction`), the jobs it
 /// decided (taken, never run) and the replies it sent. No thread, no task, no
 /// timer: the clock is a ManualClock moved between events, the camera's frames
 /// are made here, and a job's result is an event the test writes.
@@ -101,12 +101,12 @@ final class LoopReplayTests: XCTestCase {
         roles.flashLED = nil
         let trace = Trace()
         let ctx = ServiceContext(config: c, roles: roles, clock: clock, wallClock: SystemWallClock(),
-                                 storage: Storage(config: c), hooks: ServiceHooks(), log: Log("shutter.replay"),
-                                 startedAt: clock.now(), onAction: { trace.add($0) })
+                                 storage: Storage(config: c), hooks: ServiceHooks(exitWithoutWaiting: { _ in }),
+                                 log: Log("shutter.replay"), startedAt: clock.now())
         // Never run: the loop only hands it jobs, which the test drops.
         let supervisor = CameraSupervisor(open: roles.openCamera)
         let loop = ServiceLoop(ctx: ctx, supervisor: supervisor, leds: LEDs(roles: roles, clock: clock), preview: nil,
-                               reloadConfig: nil)
+                               reloadConfig: nil, reportAction: { trace.add($0) })
         return Replay(loop: loop, clock: clock, trace: trace, config: c, camera: roles.sim!.camera)
     }
 

@@ -16,7 +16,8 @@ final class ServiceInProcessTests: XCTestCase {
         func add(_ s: String) { lock.lock(); lines.append(s); lock.unlock() }
         var all: [String] { lock.lock(); defer { lock.unlock() }; return lines }
         var hooks: ServiceHooks {
-            ServiceHooks(ready: { self.add("READY " + $0) }, status: { self.add("STATUS " + $0) })
+            ServiceHooks(ready: { self.add("READY " + $0) }, status: { self.add("STATUS " + $0) },
+                         exitWithoutWaiting: { self.add("EXIT WITHOUT WAITING \($0)") })
         }
     }
 
@@ -40,7 +41,7 @@ final class ServiceInProcessTests: XCTestCase {
         // The simulated camera, but LEDs reached only as roles: the real board's path.
         let roles = BoardRoles(name: "bench", openCamera: sim.openCamera, listCameras: sim.listCameras, button: nil, microphone: nil,
                                statusLED: status, flashLED: flash, sim: nil, cameraAppliesTransform: false)
-        let service = CameraService(config: config, roles: roles)
+        let service = CameraService(config: config, roles: roles, hooks: Told().hooks)
         let run = Task { await service.run() }
         try await waitUntil("ready") { await service.status().state == "idle" }
         try await waitUntil("the ready LED") { status.isOn }

@@ -30,7 +30,8 @@ final class ServiceStopTests: XCTestCase {
         let roles = BoardRoles.simulated(config: c, clock: clock)
         let calls = Calls()
         let service = CameraService(config: c, roles: roles,
-                                    hooks: ServiceHooks(stopping: { calls.stopped() }, extendTimeout: { calls.extend($0) }),
+                                    hooks: ServiceHooks(stopping: { calls.stopped() }, extendTimeout: { calls.extend($0) },
+                                                        exitWithoutWaiting: { _ in }),  // waits (no work outlasts this stop)
                                     clock: clock)
         let run = Task { await service.run() }
         let board = roles.sim!

@@ -7,13 +7,15 @@ import ShutterCore
 
 /// shutterd under a test NOTIFY_SOCKET, as systemd would run it.
 final class ServiceSystemdTests: XCTestCase {
-    /// A datagram listener standing in for systemd's notify socket.
+    /// A datagram listener standing in for systemd's notify socket. It keeps the messages
+    /// in the order shutterd sent them (one sender, one datagram socket): a verdict reads
+    /// that order, never when they came.
     final class NotifyListener: @unchecked Sendable {
         // The lock guards `messages`; the fd is read on its own thread.
         let path: String
         private let fd: Int32
         private let lock = NSLock()
-        private var messages: [(Date, String)] = []
+        private var messages: [String] = []
 
         init(dir: String) throws {
             path = dir + "/notify.sock"
@@ -31,14 +33,18 @@ final class ServiceSystemdTests: XCTestCase {
                     let n = recv(fd, &buf, buf.count, 0)
                     if n <= 0 { return }
                     let text = String(decoding: buf[0..<n], as: UTF8.self)
-                    lock.lock(); messages.append((Date(), text)); lock.unlock()
+                    lock.lock(); messages.append(text); lock.unlock()
                 }
             }
             t.start()
         }
 
-        func all() -> [(Date, String)] { lock.lock(); defer { lock.unlock() }; return messages }
-        func lines(containing s: String) -> [(Date, String)] { all().filter { $0.1.contains(s) } }
+        func all() -> [String] { lock.lock(); defer { lock.unlock() }; return messages }
+        func lines(containing s: String) -> [String] { all().filter { $0.contains(s) } }
+        /// The index of the first message containing `s` after index `after`.
+        func index(of s: String, after: Int = -1) -> Int? {
+            all().enumerated().first { $0.offset > after && $0.element.contains(s) }?.offset
+        }
         deinit { shutdown(fd, Int32(SHUT_RDWR)); close(fd) }
     }
 
@@ -51,9 +57,9 @@ final class ServiceSystemdTests: XCTestCase {
         try d.start()
         unsetenv("NOTIFY_SOCKET")
         try d.waitFor("READY=1", timeout: 10) { !listener.lines(containing: "READY=1").isEmpty }
-        XCTAssertEqual(listener.all().first?.1, "STATUS=Shutter \(ShutterVersion.string) starting",
+        XCTAssertEqual(listener.all().first, "STATUS=Shutter \(ShutterVersion.string) starting",
                        "the version in systemctl status from the start")
-        let ready = listener.lines(containing: "READY=1").first!.1
+        let ready = listener.lines(containing: "READY=1").first!
         XCTAssertTrue(ready.contains("STATUS=ready, 0 photos, 0 clips"), ready)
         XCTAssertTrue(ready.contains("GB free"), ready)
         try d.waitFor("pings", timeout: 10) { listener.lines(containing: "WATCHDOG=1").count >= 3 }
@@ -62,18 +68,29 @@ final class ServiceSystemdTests: XCTestCase {
 
         XCTAssertEqual(try d.ctl("sim", "--fault", "stall").0, 0)
         try d.waitFor("camera-unavailable", timeout: 15) { try d.status()["state"] as? String == "camera-unavailable" }
-        // The window: from the state change until the service itself reports a restart of
-        // the stalled camera (its own clock, not a fixed pause here).
-        let stalledFrom = Date()
-        try d.waitFor("a camera restart", timeout: 20) { (try d.counters()["cameraRestarts"] ?? 0) >= 1 }
-        let during = listener.lines(containing: "WATCHDOG=1").filter { $0.0 > stalledFrom }
-        XCTAssertEqual(during.count, 0, "no WATCHDOG=1 while the camera is stalled")
-        XCTAssertFalse(listener.lines(containing: "STATUS=camera stalled").isEmpty, listener.all().map(\.1).joined(separator: " | "))
+        // The window, in the service's own words: from its first "camera stalled" STATUS (sent
+        // as it stops pinging and restarts the camera) to its second (the restart found no
+        // frames either). Between the two, in the order it sent them: no WATCHDOG=1.
+        try d.waitFor("a second restart attempt", timeout: 30) {
+            listener.index(of: "STATUS=camera stalled, restarting (attempt 2)") != nil
+        }
+        let all = listener.all()
+        let first = try XCTUnwrap(listener.index(of: "STATUS=camera stalled, restarting (attempt 1)"), all.joined(separator: " | "))
+        let second = try XCTUnwrap(listener.index(of: "STATUS=camera stalled, restarting (attempt 2)", after: first))
+        let during = all[(first + 1)..<second].filter { $0.contains("WATCHDOG=1") }
+        print("systemd: \(first) messages before the stall, \(second - first - 1) between its two restart attempts, "
+              + "\(during.count) of them WATCHDOG=1")
+        XCTAssertEqual(during.count, 0, "no WATCHDOG=1 while the camera is stalled: \(all[first...second].joined(separator: " | "))")
+        XCTAssertGreaterThan(all[..<first].filter { $0.contains("WATCHDOG=1") }.count, 0, "pings before the stall")
 
         XCTAssertEqual(try d.ctl("sim", "--fault", "none").0, 0)
         try d.waitFor("recovered", timeout: 20) { try d.status()["state"] as? String == "idle" }
-        let back = Date()
-        try d.waitFor("pings again", timeout: 10) { listener.lines(containing: "WATCHDOG=1").contains { $0.0 > back } }
+        // Pings again after the last "camera stalled" STATUS the service sent.
+        try d.waitFor("pings again", timeout: 20) {
+            let now = listener.all()
+            guard let last = now.lastIndex(where: { $0.contains("STATUS=camera stalled") }) else { return false }
+            return now[(last + 1)...].contains { $0.contains("WATCHDOG=1") }
+        }
         d.signal(SIGTERM)
         XCTAssertEqual(d.waitExit(), 0)
         XCTAssertFalse(listener.lines(containing: "STOPPING=1").isEmpty)

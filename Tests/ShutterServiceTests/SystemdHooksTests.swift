@@ -3,6 +3,7 @@
 import Glibc
 #endif
 import Foundation
+import ShutterCore
 import XCTest
 @testable import ShutterService
 
@@ -26,19 +27,37 @@ final class SystemdHooksTests: XCTestCase {
         }
         XCTAssertNil(listener.receive(wait: false))
 
+        // The hook awaits the PowerOff: once it returns, every call it made has been made.
+        // A second call, ordered after the first, makes exactly one more.
         XCTAssertEqual(recorder.callCount, 0)
         await hooks.powerOff()
-        let called = await recorder.waitForCalls(1, timeout: .seconds(5))
-        XCTAssertTrue(called)
-        try await Task.sleep(for: .milliseconds(100))
-        XCTAssertEqual(recorder.callCount, 1)
+        XCTAssertEqual(recorder.callCount, 1, "one call of the hook, one power-off")
+        await hooks.powerOff()
+        XCTAssertEqual(recorder.callCount, 2, "and the next call one more")
+        XCTAssertNil(listener.receive(wait: false), "power-off sends nothing to systemd's socket")
     }
 
-    /// No listener (systemd gone): the hooks log and return, they do not throw or crash.
-    func testHooksSurviveAMissingListener() throws {
+    /// No listener (systemd gone): each hook logs what failed (a warning naming the message)
+    /// and returns; nothing is thrown, nothing crashes. A refused power-off is logged as an
+    /// error and returns too (the camera stays up).
+    func testHooksSurviveAMissingListener() async throws {
         let notifier = try SystemdNotifier(address: NotifySocketAddress("/nonexistent/notify"))
-        let hooks = ServiceHooks.systemd(notifier: notifier, powerOff: RecordingPowerOff())
+        let refused = RecordingPowerOff(failure: PowerOffError(.refused, "polkit said no"))
+        let hooks = ServiceHooks.systemd(notifier: notifier, powerOff: refused, log: Log("test.hooks"))
+        let log = try LogFile()
+        defer { log.stop() }
+        hooks.status("waiting for camera")
         hooks.ready("ready")
         hooks.watchdogPing()
+        hooks.stopping()
+        hooks.extendTimeout(.seconds(5))
+        await hooks.powerOff()
+        let text = log.text
+        print("missing listener, the hooks' log:\n\(text)")
+        for what in ["STATUS=", "READY=1", "WATCHDOG=1", "STOPPING=1", "EXTEND_TIMEOUT_USEC"] {
+            XCTAssertTrue(text.contains("<4>test.hooks: \(what): "), "a failed \(what) is logged as a warning:\n\(text)")
+        }
+        XCTAssertEqual(refused.callCount, 1, "power-off was asked for")
+        XCTAssertTrue(text.contains("<3>test.hooks: power-off refused: polkit said no"), "and its refusal logged:\n\(text)")
     }
 }

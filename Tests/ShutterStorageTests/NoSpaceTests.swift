@@ -43,12 +43,40 @@ final class NoSpaceTests: XCTestCase {
         }
     }
 
-    func testReleasingFreedMemoryIsSafeToCallAnyTime() {
-        // malloc_trim(0) through CShutterSys: nothing to observe but that it returns.
-        var blocks: [UnsafeMutableRawPointer] = (0..<64).map { _ in malloc(1 << 20)! }
-        for b in blocks { free(b) }
-        blocks.removeAll()
+    /// malloc_trim(0) through CShutterSys, called whenever an encoder has gone: what malloc
+    /// holds free goes back to the kernel (this process's resident size falls), what is in
+    /// use is untouched (the heap in use is the same, a live block's bytes intact), and a
+    /// call with nothing left to give back changes nothing.
+    func testReleasingFreedMemoryIsSafeToCallAnyTime() throws {
+        releaseFreedMemory()  // whatever earlier tests left free
+        // 64 MiB in 4 KiB blocks (under mmap's threshold: malloc's own heap), written so that
+        // they are resident, then freed with one live block after them, so that free() alone
+        // cannot give the space back (it only shrinks the heap's top).
+        let size = 4096, count = 16_384
+        let blocks = UnsafeMutablePointer<UnsafeMutableRawPointer?>.allocate(capacity: count)
+        defer { blocks.deallocate() }
+        for i in 0..<count {
+            blocks[i] = malloc(size)
+            memset(blocks[i]!, 0xA5, size)
+        }
+        let live = try XCTUnwrap(malloc(size))
+        defer { free(live) }
+        memset(live, 0x5A, size)
+        for i in 0..<count { free(blocks[i]) }
+        let residentBefore = try XCTUnwrap(ProcessMemory.resident)
+        let inUseBefore = try XCTUnwrap(ProcessMemory.heapInUse)
+
         releaseFreedMemory()
-        releaseFreedMemory()
+        let residentAfter = try XCTUnwrap(ProcessMemory.resident)
+        let inUseAfter = try XCTUnwrap(ProcessMemory.heapInUse)
+        releaseFreedMemory()  // again at once: nothing left to give back
+        let residentAgain = try XCTUnwrap(ProcessMemory.resident)
+
+        print("releaseFreedMemory: resident \(residentBefore >> 20) MiB with 64 MiB freed, \(residentAfter >> 20) MiB after, "
+              + "\(residentAgain >> 20) MiB after a second call; heap in use \(inUseBefore >> 10) KiB, then \(inUseAfter >> 10) KiB")
+        XCTAssertGreaterThan(residentBefore - residentAfter, 32 << 20, "the freed 64 MiB went back to the kernel")
+        XCTAssertEqual(Double(inUseAfter), Double(inUseBefore), accuracy: Double(256 << 10), "what is in use stays in use")
+        XCTAssertTrue(UnsafeRawBufferPointer(start: live, count: size).allSatisfy { $0 == 0x5A }, "a live block's bytes are intact")
+        XCTAssertLessThan(residentAgain, residentAfter + (4 << 20), "a second call changes nothing")
     }
 }

@@ -54,9 +54,15 @@ final class WebServerParkingTests: XCTestCase {
         // WebApp's worker waits for it).
         let gate = DispatchSemaphore(value: 0)
         let running = Mutex(0)
+        let answeredByHandlers = Mutex(0)
         let (server, cookie) = try server { _, answer in
             running.withLock { $0 += 1 }
-            DispatchQueue.global().async { _ = gate.wait(timeout: .now() + 30); gate.signal(); answer(["ok": .bool(true)]) }
+            DispatchQueue.global().async {
+                _ = gate.wait(timeout: .now() + 30)
+                gate.signal()
+                answeredByHandlers.withLock { $0 += 1 }
+                answer(["ok": .bool(true)])
+            }
         }
         let login = try RawHTTPClient(port: server.port)
         var waiting: [RawHTTPClient] = []
@@ -70,20 +76,33 @@ final class WebServerParkingTests: XCTestCase {
         // All eight workers wait: a new request is queued, not lost, and the event
         // thread still accepts and reads it.
         try login.send("GET /login HTTP/1.1\r\nHost: x\r\n\r\n")
-        let stopped = Mutex(false)
-        Thread.detachNewThread { server.stop(); stopped.withLock { $0 = true } }
-        Thread.sleep(forTimeInterval: 0.3)
-        XCTAssertFalse(stopped.withLock { $0 }, "stop waits for the running requests")
+        // Stop, and note how many handlers had answered when it returned.
+        let stopped = Mutex<Int?>(nil)
+        Thread.detachNewThread { server.stop(); let n = answeredByHandlers.withLock { $0 }; stopped.withLock { $0 = n } }
+        // The server says it is stopping: a request sent now is refused at once ("the camera
+        // service is stopping"), by the event thread, while the eight handlers still wait.
+        // One that came before stop began is queued instead (answered 503 later): try again.
+        var probes: [RawHTTPClient] = []
+        var refusedAsStopping = false
+        for _ in 0..<20 where !refusedAsStopping {
+            let probe = try RawHTTPClient(port: server.port)
+            try probe.send("GET /api/status HTTP/1.1\r\nHost: x\r\nCookie: \(cookie)\r\n\r\n")
+            probes.append(probe)
+            refusedAsStopping = probe.read(until: "is stopping", timeout: 1)
+        }
+        XCTAssertTrue(refusedAsStopping, "a request sent after stop began is refused as stopping")
+        XCTAssertNil(stopped.withLock { $0 }, "stop waits for the running requests: it returned before their handlers answered")
         gate.signal()
-        XCTAssertTrue(waitUntil(timeout: 20) { stopped.withLock { $0 } }, "stop returns once they are answered")
+        XCTAssertTrue(waitUntil(timeout: 20) { stopped.withLock { $0 } != nil }, "stop returns once they are answered")
+        XCTAssertEqual(stopped.withLock { $0 }, 8, "stop returned after all eight handlers answered, not before")
         var answered = 0, refused = 0
-        for c in waiting + [login] {
+        for c in waiting + [login] + probes {
             XCTAssertTrue(c.readToEnd(timeout: 10))
             if c.received.hasPrefix("HTTP/1.1 200") { answered += 1 }
             if c.received.hasPrefix("HTTP/1.1 503") { refused += 1 }
         }
         print("figure: \(answered) answered, \(refused) refused 503 at stop")
-        XCTAssertEqual(answered + refused, 13, "every request got an answer")
+        XCTAssertEqual(answered + refused, 13 + probes.count, "every request got an answer")
         XCTAssertGreaterThanOrEqual(answered, 8, "the eight running ones were answered")
     }
 

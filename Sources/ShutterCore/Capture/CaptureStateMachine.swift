@@ -43,16 +43,16 @@ public struct CaptureStateMachine: Sendable {
         public var flash: FlashPolicy
         /// How often a one-off error code is blinked.
         public var transientErrorRepeats: Int
-        /// `still.moment`. `press` (the configuration's default): a press pins its
-        /// frame and starts no autofocus; `focused`: autofocus at the press, a
-        /// full-resolution still after the release. This initializer defaults to
-        /// `focused` only because the machine's own tests were written for it.
+        /// `still.moment`: `press`, a press pins its frame and starts no autofocus;
+        /// `focused`, autofocus at the press and a full-resolution still after the
+        /// release. No default: whoever builds the machine says which (the service,
+        /// from its configuration).
         public var stillMoment: StillMoment
 
         public init(maxRecording: Duration = .seconds(60), photoTimeout: Duration = .seconds(20),
                     finaliseTimeout: Duration = .seconds(20), pressTimeout: Duration = .seconds(10),
                     flash: FlashPolicy = FlashPolicy(), transientErrorRepeats: Int = 2,
-                    stillMoment: StillMoment = .focused) {
+                    stillMoment: StillMoment) {
             self.stillMoment = stillMoment
             self.maxRecording = maxRecording
             self.photoTimeout = photoTimeout
@@ -118,7 +118,7 @@ public struct CaptureStateMachine: Sendable {
     private var actions: [CaptureAction] = []
     private var oneShots: [CaptureAction] = []
 
-    public init(configuration: Configuration = Configuration()) {
+    public init(configuration: Configuration) {
         self.configuration = configuration
     }
 

@@ -33,9 +33,10 @@ public enum RegularMP4 {
         public var duration: Duration
     }
 
-    /// Where the finish stops in a test (`SHUTTER_TEST_STALL_FINISH`): after the
-    /// finished copy is synced, before the rename; or after the rename, before the folder sync.
-    public enum Step: String, Sendable {
+    /// The points of a finish its caller is told of (`finish(path:reached:)`): after the
+    /// finished copy is synced, before the rename; after the rename, before the folder sync.
+    /// (`shutterd --debug-stall-finish STEP` stops there, for a kill or a power cut.)
+    public enum Step: String, Sendable, CaseIterable {
         case beforeRename = "before-rename"
         case afterRename = "after-rename"
     }
@@ -62,12 +63,12 @@ public enum RegularMP4 {
         return try FragmentedMP4Recovery.boxes(fd: fd, size: Int64(st.st_size), path: path).map(\.type)
     }
 
-    /// Finishes the clip at `path`; nil when it is already regular. `stall` is the test
-    /// hook's step, where it waits for ever (the test kills the process there).
+    /// Finishes the clip at `path`; nil when it is already regular. `reached` is told of
+    /// each `Step` as the finish passes it, on the calling thread.
     /// Throws `RecordingError` (`.noSpace`, `.ioError`, `.encoderFailed`); the fragmented
     /// clip is then left as it was and the temporary file removed.
     @discardableResult
-    public static func finish(path: String, stall: Step? = nil) throws(RecordingError) -> Figures? {
+    public static func finish(path: String, reached: (Step) -> Void = { _ in }) throws(RecordingError) -> Figures? {
         let began = SystemClock().now()
         let fragmented: Bool
         do { fragmented = try isFragmented(path) } catch {
@@ -96,7 +97,7 @@ public enum RegularMP4 {
             unlink(temp)
             throw SegmentFile.ioError(error.errno, error.call, temp)
         }
-        if stall == .beforeRename { pause() }
+        reached(.beforeRename)
         // A clip deleted meanwhile (the page, the low-space policy) is not brought back.
         guard access(path, F_OK) == 0 else {
             unlink(temp)
@@ -107,7 +108,7 @@ public enum RegularMP4 {
             unlink(temp)
             throw SegmentFile.ioError(e, "rename", path)
         }
-        if stall == .afterRename { pause() }
+        reached(.afterRename)
         do { try AtomicFile.fsyncDirectory(PlainIO.deletingLastComponent(path)) } catch {
             RecordingLog.warning("fsync of the directory of \(path) failed: \(error)")
         }

@@ -10,6 +10,7 @@ import Foundation
 import Glibc
 #endif
 import ShutterCore
+import ShutterMedia
 import ShutterStorage
 import ShutterWeb
 
@@ -17,8 +18,11 @@ import ShutterWeb
 /// keyboard button on a terminal — and the signals, and returns the exit code
 /// when it stops. The parts start in that order and stop in reverse (CameraService.run).
 enum ServiceRunner {
-    static func run(config: ShutterConfig, roles: BoardRoles, hooks: ServiceHooks? = nil,
-                    reloadConfig: (@Sendable () throws(ConfigError) -> ShutterConfig)? = nil) async -> Int32 {
+    /// `stallFinish`: `--debug-stall-finish` (a test's): every clip's finish stops at that
+    /// step for ever, logged once it is there.
+    static func run(config: ShutterConfig, roles: BoardRoles,
+                    reloadConfig: (@Sendable () throws(ConfigError) -> ShutterConfig)? = nil,
+                    stallFinish: RegularMP4.Step? = nil) async -> Int32 {
         let log = Log("shutter.main")
         ProcessMemory.limitArenas(to: 2)
         let files = OpenFileLimit.raise()
@@ -31,7 +35,16 @@ enum ServiceRunner {
             return ConfigError.exitCode
         }
         let (live, livePage) = LiveSetup.make(config: config)
-        let service = CameraService(config: config, roles: roles, hooks: hooks ?? SystemdHooks.make(),
+        var hooks = SystemdHooks.make()
+        if let stallFinish {
+            log.warning("debugging: every clip's finish stops \(stallFinish.rawValue) for ever (--debug-stall-finish)")
+            hooks.finishReached = { step in
+                guard step == stallFinish else { return }
+                log.warning("debugging: a clip's finish stopped \(step.rawValue) (--debug-stall-finish)")
+                while true { pause() }
+            }
+        }
+        let service = CameraService(config: config, roles: roles, hooks: hooks,
                                     clock: SystemClock(), wallClock: SystemWallClock(), reloadConfig: reloadConfig,
                                     preview: PreviewFrames(feed: feed), live: live)
         let mqtt = MQTTPart(config: config)

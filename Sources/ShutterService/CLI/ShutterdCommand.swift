@@ -10,18 +10,21 @@ import Glibc
 import ShutterBuild
 import ShutterCore
 import ShutterHardware
+import ShutterMedia
 
 /// `shutterd [--board NAME|auto] [--config FILE] [--storage DIR] [--control-socket PATH]
-///           [--log-level L] [--print-config] | --version`
+///           [--log-level L] [--print-config] [--debug-stall-finish STEP] | --version`
 public enum ShutterdCommand {
     static let usage = """
         usage: shutterd [--board NAME|auto] [--config FILE] [--storage DIR]
                         [--control-socket PATH] [--log-level error|warning|notice|info|debug]
-                        [--print-config]
+                        [--print-config] [--debug-stall-finish before-rename|after-rename]
                shutterd --version
         Boards: rpi5 rpi4 rpi3 zero2w qemu sim (auto: the Pi this runs on, else sim).
         Signals: SIGUSR1 takes a photo, SIGUSR2 starts/stops a recording, SIGTERM/SIGINT
         finish the current file and exit, SIGHUP rereads the configuration file.
+        Debugging only: --debug-stall-finish stops every clip's finish at that step for ever
+        (and logs it), so that a test can kill the process or cut the power inside it.
         """
 
     struct Options {
@@ -31,6 +34,8 @@ public enum ShutterdCommand {
         var socket: String?
         var logLevel: Log.Level?
         var printConfig = false
+        /// `--debug-stall-finish`: a test's, never a camera's (ServiceHooks.finishReached).
+        var stallFinish: RegularMP4.Step?
     }
 
     /// Exit codes: 0 clean stop, 64 bad usage, 78 bad configuration, others from the watchdog.
@@ -61,6 +66,13 @@ public enum ShutterdCommand {
                 }
                 o.logLevel = l
             case "--print-config": o.printConfig = true
+            case "--debug-stall-finish":
+                guard let v = value(a) else { return 64 }
+                guard let step = RegularMP4.Step(rawValue: v) else {
+                    log.error("unknown finish step \"\(v)\" (\(RegularMP4.Step.allCases.map(\.rawValue).joined(separator: ", ")))")
+                    return 64
+                }
+                o.stallFinish = step
             case "-h", "--help":
                 print(usage)
                 return 0
@@ -113,7 +125,7 @@ public enum ShutterdCommand {
                        ?? "no Raspberry Pi detected: using the simulated board")
         }
         let roles = config.board.name == "sim" ? BoardRoles.simulated(config: config) : BoardRoles.real(config: config)
-        return await ServiceRunner.run(config: config, roles: roles, reloadConfig: load)
+        return await ServiceRunner.run(config: config, roles: roles, reloadConfig: load, stallFinish: o.stallFinish)
     }
 
     private static func canCreate(_ socketPath: String) -> Bool {

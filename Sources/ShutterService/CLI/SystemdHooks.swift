@@ -17,8 +17,7 @@ enum SystemdHooks {
         let log = Log("shutter.systemd")
         do throws(SystemdNotifyError) {
             if let notifier = try SystemdNotifier.fromEnvironment() {
-                var hooks = ServiceHooks.systemd(notifier: notifier, powerOff: SystemctlPowerOff(), log: log)
-                hooks.exitWithoutWaiting = { exit($0) }
+                let hooks = ServiceHooks.systemd(notifier: notifier, powerOff: SystemctlPowerOff(), log: log)
                 // `systemctl status` names the version from the start, before the camera is up.
                 hooks.status("Shutter \(ShutterVersion.string) starting")
                 return hooks

@@ -19,21 +19,19 @@ import ShutterStorage
 enum ClipFinisher {
     static let queue = DispatchQueue(label: "shutter.clip.regular")
 
-    /// The test hook: `SHUTTER_TEST_STALL_FINISH=before-rename|after-rename` stops every
-    /// finish there for ever, so a test can kill the process mid-finish.
-    static let stall = ProcessInfo.processInfo.environment["SHUTTER_TEST_STALL_FINISH"].flatMap(RegularMP4.Step.init)
-
     /// Finishes `paths` in order. Returns one line per clip that stays fragmented (why).
-    static func finish(_ paths: [String], storage: Storage, log: Log) -> [String] {
+    /// `reached`: each finish's steps as it passes them (`ServiceHooks.finishReached`).
+    static func finish(_ paths: [String], storage: Storage, log: Log,
+                       reached: (RegularMP4.Step) -> Void) -> [String] {
         var problems: [String] = []
         for path in paths {
-            if let problem = finish(path, storage: storage, log: log) { problems.append(problem) }
+            if let problem = finish(path, storage: storage, log: log, reached: reached) { problems.append(problem) }
         }
         return problems
     }
 
     /// One clip: nil when it is regular now (or was already), else why it is not.
-    static func finish(_ path: String, storage: Storage, log: Log) -> String? {
+    static func finish(_ path: String, storage: Storage, log: Log, reached: (RegularMP4.Step) -> Void) -> String? {
         let name = PlainIO.lastComponent(path)
         var st = stat()
         guard stat(path, &st) == 0 else { return nil }  // deleted meanwhile: nothing to finish
@@ -45,7 +43,7 @@ enum ClipFinisher {
             return line
         }
         do throws(RecordingError) {
-            guard let f = try RegularMP4.finish(path: path, stall: stall) else { return nil }
+            guard let f = try RegularMP4.finish(path: path, reached: reached) else { return nil }
             log.info("finished \(name) as a regular MP4: \(f.bytesWritten) bytes written in \(f.duration.milliseconds) ms "
                      + "(fragmented: \(f.sourceBytes) bytes)")
             return nil

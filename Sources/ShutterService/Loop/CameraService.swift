@@ -38,7 +38,7 @@ public final class CameraService: Sendable {
 
     /// `reloadConfig`: loads the configuration again as at start, for SIGHUP.
     /// `preview`: the web page's live preview and clip posters, when the page is on.
-    public convenience init(config: ShutterConfig, roles: BoardRoles, hooks: ServiceHooks = ServiceHooks(),
+    public convenience init(config: ShutterConfig, roles: BoardRoles, hooks: ServiceHooks,
                             clock: any MonotonicClock = SystemClock(), wallClock: any WallClock = SystemWallClock(),
                             reloadConfig: (@Sendable () throws(ConfigError) -> ShutterConfig)? = nil) {
         self.init(config: config, roles: roles, hooks: hooks, clock: clock, wallClock: wallClock,
@@ -134,6 +134,7 @@ public final class CameraService: Sendable {
         let unfinished = await Health.prepareStorage(ctx)
         let inbox = self.inbox
         let loop = ServiceLoop(ctx: ctx, supervisor: supervisor, leds: leds, preview: preview, reloadConfig: reloadConfig,
+                               reportAction: { log.debug("action \($0)") },
                                buttonEventsWaiting: { inbox.buttonEventsWaiting }, post: { inbox.post($0) })
         ctx.storage.onLowSpaceDeletion { [weak self] in self?.post(.deletedForSpace($0)) }
         loop.finishRecovered(unfinished)
@@ -204,10 +205,13 @@ public final class CameraService: Sendable {
                 }
             }
             partsStopping.store(true, ordering: .sequentiallyConsistent)
-            if loop.jobs.inFlight > 0, let exitNow = ctx.hooks.exitWithoutWaiting {
-                // Past the stop bound: work that does not end (a write on a dead card) holds no one.
+            var partsStopped = false
+            if loop.jobs.inFlight > 0 {
+                // Past the stop bound: work that does not end (a write on a dead card) holds no
+                // one. The daemon's hook exits here; one that returns waits for the work.
                 for part in parts.reversed() { part.stop() }
-                exitNow(exitCode)
+                partsStopped = true
+                ctx.hooks.exitWithoutWaiting(exitCode)
             }
             ended.withLock { $0 = loop.status }
             loop.finish()
@@ -220,7 +224,7 @@ public final class CameraService: Sendable {
                     reply.send(r)
                 }
             }
-            for part in parts.reversed() { part.stop() }
+            if !partsStopped { for part in parts.reversed() { part.stop() } }
             leds.close()
             group.cancelAll()
         }

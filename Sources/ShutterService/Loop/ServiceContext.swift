@@ -13,10 +13,6 @@ struct ServiceContext: Sendable {
     let hooks: ServiceHooks
     let log: Log
     let startedAt: MonotonicTime
-    /// Test seam (issue 19 item 5): called with every action the capture machine
-    /// decides, in order, so that a test feeding the loop a recorded list of events
-    /// can read them out. Nil in the service; kept here so the loop gains no property.
-    var onAction: (@Sendable (CaptureAction) -> Void)? = nil
     /// Where the loop tells live watchers what happened (LiveReport); the web page
     /// and the control socket hand it to theirs.
     var live = LiveEvents()

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: BSD-2-Clause
 import ShutterCore
+import ShutterMedia
 
 /// How the service talks to its supervisor (systemd) and what it does at power
 /// off. Injected, so tests record the calls instead of powering anything off.
@@ -18,8 +19,14 @@ public struct ServiceHooks: Sendable {
     /// EXTEND_TIMEOUT_USEC: stopping takes longer (a long clip is being finalised).
     public var extendTimeout: @Sendable (Duration) -> Void
     /// Stopping took longer than its bound and work is still running (a write hung on
-    /// a dead card): the daemon exits with the code at once; nil waits (in-process tests).
-    public var exitWithoutWaiting: (@Sendable (Int32) -> Void)?
+    /// a dead card); the parts are stopped already. The daemon's exits with the code at
+    /// once (`exit`); one that returns (an in-process test's, which records the call) lets
+    /// the service wait for the work. No default: whoever builds the hooks says which.
+    public var exitWithoutWaiting: @Sendable (Int32) -> Void
+    /// A clip's finish (RegularMP4) reached `step`, on the finisher's queue. Nothing in
+    /// the service; `shutterd --debug-stall-finish STEP` stops the finish there for ever,
+    /// so that a test can kill the process (or cut the power) inside it.
+    public var finishReached: @Sendable (RegularMP4.Step) -> Void
 
     public init(ready: @escaping @Sendable (String) -> Void = { _ in },
                 status: @escaping @Sendable (String) -> Void = { _ in },
@@ -27,13 +34,15 @@ public struct ServiceHooks: Sendable {
                 stopping: @escaping @Sendable () -> Void = {},
                 powerOff: @escaping @Sendable () async -> Void = {},
                 extendTimeout: @escaping @Sendable (Duration) -> Void = { _ in },
-                exitWithoutWaiting: (@Sendable (Int32) -> Void)? = nil) {
+                finishReached: @escaping @Sendable (RegularMP4.Step) -> Void = { _ in },
+                exitWithoutWaiting: @escaping @Sendable (Int32) -> Void) {
         self.ready = ready
         self.status = status
         self.watchdogPing = watchdogPing
         self.stopping = stopping
         self.powerOff = powerOff
         self.extendTimeout = extendTimeout
+        self.finishReached = finishReached
         self.exitWithoutWaiting = exitWithoutWaiting
     }
 }

@@ -45,15 +45,21 @@ final class ServiceLoop {
     let leds: LEDs
     let preview: (any FrameViewers)?
     var stopping: Stopping?
+    /// Told every action the capture machine decides, in order, before it is carried out:
+    /// the service logs it (debug level); a test feeding the loop a recorded list of
+    /// events reads them out (LoopReplayTests).
+    let reportAction: (CaptureAction) -> Void
 
     /// `buttonEventsWaiting`: whether button events wait in the inbox (the loop's own
     /// `Inbox`; true, the safe answer, where there is none). `post`: into the inbox.
     init(ctx: ServiceContext, supervisor: CameraSupervisor, leds: LEDs, preview: (any FrameViewers)?,
          reloadConfig: (@Sendable () throws(ConfigError) -> ShutterConfig)?,
+         reportAction: @escaping (CaptureAction) -> Void,
          buttonEventsWaiting: @escaping () -> Bool = { true },
          post: @escaping @Sendable (ServiceEvent) -> Void = { _ in }) {
         jobs = Jobs(post: post)
         self.ctx = ctx
+        self.reportAction = reportAction
         self.leds = leds
         self.preview = preview
         let c = ctx.config
@@ -311,8 +317,7 @@ final class ServiceLoop {
 
     private func perform(_ action: CaptureAction) {
         let now = ctx.now
-        ctx.log.debug("action \(action)")
-        ctx.onAction?(action)
+        reportAction(action)
         switch action {
         case .startAutofocus:
             photo.startAutofocus(camera: control.camera)
@@ -438,11 +443,11 @@ final class ServiceLoop {
             if case .success(let paths) = files, !paths.isEmpty {
                 // The machine is idle again; the request's reply waits for the files' final
                 // form: the poster written beside the first, then each made a regular MP4.
-                let storage = ctx.storage, log = ctx.log
+                let storage = ctx.storage, log = ctx.log, reached = ctx.hooks.finishReached
                 let preview = error == nil ? self.preview : nil
                 jobs.run(on: ClipFinisher.queue) {
                     preview?.savePoster(for: id, beside: paths[0])
-                    let problems = ClipFinisher.finish(paths, storage: storage, log: log)
+                    let problems = ClipFinisher.finish(paths, storage: storage, log: log, reached: reached)
                     return .clipRegular(id, start: start, files: paths, problems: problems)
                 }
             } else {
@@ -539,9 +544,9 @@ final class ServiceLoop {
     /// as one job, after the loop runs; stopping waits for it as for any job.
     func finishRecovered(_ paths: [String]) {
         guard !paths.isEmpty else { return }
-        let storage = ctx.storage, log = ctx.log
+        let storage = ctx.storage, log = ctx.log, reached = ctx.hooks.finishReached
         jobs.run(on: ClipFinisher.queue) {
-            _ = ClipFinisher.finish(paths, storage: storage, log: log)
+            _ = ClipFinisher.finish(paths, storage: storage, log: log, reached: reached)
             return .nothing
         }
     }

@@ -1,11 +1,16 @@
 // SPDX-License-Identifier: BSD-2-Clause
+#if canImport(Glibc)
+import Glibc
+#endif
 import ShutterCore
 
 extension ServiceHooks {
     /// The service's hooks when systemd runs it: READY=1/STATUS=/WATCHDOG=1/STOPPING=1
     /// through `notifier`, power-off through `powerOff` (`SystemctlPowerOff()` in
     /// production). A failed notification or a refused power-off is logged, never fatal:
-    /// a lost ping is covered by the next, a refused power-off leaves the camera up.
+    /// a lost ping is covered by the next, a refused power-off leaves the camera up. Work
+    /// that outlasts the stop's bound is not waited for: the process exits (systemd's
+    /// stop timeout would kill it anyway).
     public static func systemd(notifier: SystemdNotifier, powerOff: any PowerOff,
                                log: Log = Log("shutter.systemd")) -> ServiceHooks {
         @Sendable func notify(_ what: String, _ send: () throws(SystemdNotifyError) -> Void) {
@@ -32,6 +37,7 @@ extension ServiceHooks {
                 notify("EXTEND_TIMEOUT_USEC") { () throws(SystemdNotifyError) in
                     try notifier.extendTimeout(usec: UInt64(d.nanoseconds / 1000))
                 }
-            })
+            },
+            exitWithoutWaiting: { exit($0) })
     }
 }

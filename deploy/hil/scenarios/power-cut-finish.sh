@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: BSD-2-Clause
 # power-cut-finish: QEMU killed inside a clip's finish (the fragmented file complete and
-# synced, the regular copy being written beside it, held before its rename by the test
-# hook). The next boot removes the copy and finishes the clip again: one clip, a regular MP4
+# synced, the regular copy being written beside it, held before its rename by shutterd's
+# --debug-stall-finish). The next boot removes the copy and finishes the clip again: one clip, a regular MP4
 # (no moof/mfra at the top level), every frame reported durable in it, no hidden file left.
 scenario_run() {
     hil_new_disk

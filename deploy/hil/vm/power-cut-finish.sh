@@ -2,16 +2,16 @@
 # power-cut-finish: stage 1 holds the button until two fragments of the clip are reported
 # durable, releases it, and waits until the clip is saved (its fragmented file complete and
 # synced: "durable: PATH complete, ...") and its finish has begun (the hidden
-# .SHTRnnnn.MP4.finishing file beside it). The finish is held before its rename by the test
-# hook (SHUTTER_TEST_STALL_FINISH), so the cut lands inside it; the host kills QEMU then.
+# .SHTRnnnn.MP4.finishing file beside it). The finish is held before its rename by the debug
+# option --debug-stall-finish (which logs once it holds there), so the cut lands inside it;
+# the host kills QEMU then.
 # Stage 2 boots on the same disk: the service removes the hidden file, finishes the clip
 # again, and lists what is on the card.
 . /hil/lib.sh
 
 step 240 "power-cut-finish stage $HIL_STAGE: shutterd READY"
 if [ "$HIL_STAGE" = 1 ]; then
-    export SHUTTER_TEST_STALL_FINISH=before-rename
-    shutterd_start
+    shutterd_start --debug-stall-finish before-rename
     wait_ready 180 || echo "not READY after 180 s"
     tail -f "$HIL_OUT/shutterd.log" | while read -r l; do
         case "$l" in "["*) ;; *) console "SHUTTERD| $l" ;; esac
@@ -28,7 +28,7 @@ if [ "$HIL_STAGE" = 1 ]; then
     done
     release
     step 240 "power-cut-finish: the clip saved, its finish under way"
-    until grep -q 'clip saved: ' "$HIL_OUT/shutterd.log" && ls /mnt/data/DCIM/*/.SHTR*.MP4.finishing > /dev/null 2>&1; do
+    until grep -q 'clip saved: ' "$HIL_OUT/shutterd.log" && grep -q "finish stopped before-rename" "$HIL_OUT/shutterd.log"; do
         [ "$(now_ms)" -ge "$((deadline + 180000))" ] && { echo "no finish under way"; break; }
         usleep 200000
     done
