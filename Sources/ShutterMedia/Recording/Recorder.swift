@@ -19,12 +19,19 @@ import ShutterCore
 /// pool is full anyway (both counted).
 /// Call `finish()` exactly once (clean stop, release, SIGTERM): it returns when every
 /// file is finalised and synced.
+/// Names a recording's next file and creates it: calls `create` with the name before it
+/// returns (see `Recorder.init(files:)`).
+public typealias RecordingFiles = @Sendable (_ create: (String) throws -> Void) throws -> Void
+
 public final class Recorder: Sendable {
     private let queue: RecordingQueue
     private let start: MonotonicTime
 
-    /// - Parameter nextPath: called on the encoder thread for each new file (the first at
-    ///   the first frame, then one per segment); the storage policy reserves the name.
+    /// - Parameter files: called on the encoder thread for each new file (the first at
+    ///   the first frame, then one per segment) with the step that creates it: it names the
+    ///   file (the storage policy reserves the name) and calls that step with the name before
+    ///   it returns, so a namer that may rename the file meanwhile (the service's speculative
+    ///   clip) can hold its lock until the file exists.
     /// - Parameter onDurable: called on the encoder thread each time more of the clip is on
     ///   the storage (after the sync of each fragment, and when a file is finished); it also
     ///   goes to the log as a `durable:` line. Must not block.
@@ -34,7 +41,7 @@ public final class Recorder: Sendable {
     /// - Throws: `RecordingError` `.invalidSettings`, or `.encoderMissing` when this
     ///   FFmpeg lacks the video encoder (checked now, before any frame).
     public init(settings: RecordingSettings, start: MonotonicTime,
-                nextPath: @escaping @Sendable () throws -> String,
+                files: @escaping RecordingFiles,
                 onDurable: (@Sendable (DurableMark) -> Void)? = nil,
                 wallTime: (@Sendable (MonotonicTime) -> WallTime)? = nil,
                 work: InFlight? = nil) throws(RecordingError) {
@@ -47,9 +54,19 @@ public final class Recorder: Sendable {
         let queue = RecordingQueue(frameCapacity: settings.queueFrames, work: work)
         self.queue = queue
         PlainThread.start(name: "shutter.recording") {
-            RecordingPipeline(settings: settings, start: start, nextPath: nextPath, onDurable: onDurable,
+            RecordingPipeline(settings: settings, start: start, files: files, onDurable: onDurable,
                               queue: queue, wallTime: wallTime).run()
         }
+    }
+
+    /// A recording whose files are named by `nextPath` alone (nothing renames them).
+    public convenience init(settings: RecordingSettings, start: MonotonicTime,
+                            nextPath: @escaping @Sendable () throws -> String,
+                            onDurable: (@Sendable (DurableMark) -> Void)? = nil,
+                            wallTime: (@Sendable (MonotonicTime) -> WallTime)? = nil,
+                            work: InFlight? = nil) throws(RecordingError) {
+        try self.init(settings: settings, start: start, files: { create in try create(nextPath()) },
+                      onDurable: onDurable, wallTime: wallTime, work: work)
     }
 
     private static let quietFFmpeg: Void = sav_quiet_logs()

@@ -15,7 +15,7 @@ import ShutterCore
 final class RecordingPipeline {
     private let settings: RecordingSettings
     private let start: MonotonicTime
-    private let nextPath: @Sendable () throws -> String
+    private let files: RecordingFiles
     private let onDurable: (@Sendable (DurableMark) -> Void)?
     private let queue: RecordingQueue
     private let wallTime: (@Sendable (MonotonicTime) -> WallTime)?
@@ -34,13 +34,13 @@ final class RecordingPipeline {
     /// The frame being written opened a file (and its encoder): its time is a one-off.
     private var opened = false
 
-    init(settings: RecordingSettings, start: MonotonicTime, nextPath: @escaping @Sendable () throws -> String,
+    init(settings: RecordingSettings, start: MonotonicTime, files: @escaping RecordingFiles,
          onDurable: (@Sendable (DurableMark) -> Void)?, queue: RecordingQueue,
          wallTime: (@Sendable (MonotonicTime) -> WallTime)? = nil) {
         self.settings = settings
         self.wallTime = wallTime
         self.start = start
-        self.nextPath = nextPath
+        self.files = files
         self.onDurable = onDurable
         self.queue = queue
         audio = AudioTimeline(rate: settings.audioSampleRate, channels: max(1, settings.audioChannels))
@@ -168,15 +168,27 @@ final class RecordingPipeline {
 
     private func open(origin: MonotonicTime, width: Int, height: Int, format: PixelFormat,
                       packets: PacketSource? = nil) throws(RecordingError) -> SegmentFile {
-        let path: String
+        // Created inside the namer's step: it may hold a lock until the file exists.
+        var made: Result<(SegmentFile, String), RecordingError>?
         do {
-            path = try nextPath()
+            try files { path in
+                do throws(RecordingError) {
+                    let file = try SegmentFile(path: path, origin: origin, width: width, height: height, format: format,
+                                               packets: packets, settings: settings, clock: clock,
+                                               created: wallTime.flatMap { ClipLabels.creationTime($0(origin)) })
+                    made = .success((file, path))
+                } catch {
+                    made = .failure(error)
+                    throw error
+                }
+            }
         } catch {
+            if case .failure(let e)? = made { throw e }
             throw RecordingError(.pathUnavailable, "no file name for the recording (\(error)); check the storage")
         }
-        let file = try SegmentFile(path: path, origin: origin, width: width, height: height, format: format,
-                                   packets: packets, settings: settings, clock: clock,
-                                   created: wallTime.flatMap { ClipLabels.creationTime($0(origin)) })
+        guard case .success(let (file, path))? = made else {
+            throw RecordingError(.pathUnavailable, "no file for the recording: its namer created none; check the storage")
+        }
         summary.paths.append(path)
         opened = true
         RecordingLog.info("recording to \(path)")

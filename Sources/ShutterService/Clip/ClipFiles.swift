@@ -16,7 +16,7 @@ import ShutterStorage
 /// file is renamed onto its reserved DCF name (same filesystem, the recorder's
 /// descriptor stays valid). Later segments get DCF names directly. Every DCF
 /// name is a `VideoReservation`, finished when the clip is (`finish`).
-/// The lock guards every mutable field; `nextPath` runs on the encoder thread.
+/// The lock guards every mutable field; `open` runs on the encoder thread.
 final class ClipFiles: @unchecked Sendable {
     private let lock = PlainLock()
     private let storage: Storage
@@ -40,21 +40,27 @@ final class ClipFiles: @unchecked Sendable {
         }
     }
 
-    /// The recorder's callback for each new file.
-    func nextPath() throws -> String {
+    /// The recorder's namer for each new file: names it and creates it (`create`) under
+    /// the lock, so `commit` (on the recorder's queue) renames the first file only once it
+    /// exists. A first file whose creation failed is not renamed: the next is named as if
+    /// none had been made.
+    func open(_ create: (String) throws -> Void) throws {
         lock.lock()
         defer { lock.unlock() }
-        if !firstCreated {
+        if !firstCreated, !committed {
+            try create(tempPath)
             firstCreated = true
-            if !committed { return tempPath }
+            return
         }
+        firstCreated = true
         if let p = pendingFirst {
+            try create(p)
             pendingFirst = nil
-            return p
+            return
         }
         let video = try storage.reserveVideo()
         reservations.append(video)
-        return video.path
+        try create(video.path)
     }
 
     /// The press became a hold: give the clip its DCF name. Returns the path.

@@ -177,7 +177,7 @@ final class ClipRecorder: Sendable {
             let start = kept.first.map { min($0.timestamp, from) } ?? from
             let s = Session(files: files, start: start, exposureStart: kept.first?.exposureStart ?? from, stop: stop)
             do {
-                let r = try Recorder(settings: settings, start: start, nextPath: { try files.nextPath() },
+                let r = try Recorder(settings: settings, start: start, files: { try files.open($0) },
                                      wallTime: wallTime, work: work)
                 for f in kept { r.append(f) }
                 s.recorder = r
@@ -200,7 +200,7 @@ final class ClipRecorder: Sendable {
         let first = held?.video.first
         let s = Session(files: files, start: first?.time ?? from, exposureStart: first?.exposureStart ?? from, stop: stop)
         do {
-            let r = try Recorder(settings: settings, start: s.start, nextPath: { try files.nextPath() },
+            let r = try Recorder(settings: settings, start: s.start, files: { try files.open($0) },
                                  wallTime: wallTime, work: work)
             if settings.audioChannels > 0 { for a in held?.audio ?? [] { r.append(prerollAudio: a) } }
             for p in held?.video ?? [] { r.append(packet: p) }
