@@ -12,7 +12,7 @@ import ShutterStorage
 /// wait for frames and starts the next one.
 ///
 /// Which camera, opening and controls is not kept here: every command carries
-/// its `CameraTarget` (the control plane owns it) and `.started` reports the
+/// its `CameraTarget` (`CameraInUse` owns it) and `.started` reports the
 /// one that runs. The supervisor keeps the device it must stop, and the order
 /// not yet carried out.
 actor CameraSupervisor {

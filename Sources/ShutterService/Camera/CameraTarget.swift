@@ -5,11 +5,11 @@ import ShutterCore
 /// the configuration's `camera.index` / `camera.model`), what it is opened with
 /// (sizes, sensor HDR) and the sensor controls it has.
 ///
-/// One owner: the control plane keeps the target (`CameraControlPlane.target`)
-/// and decides the next one; every supervisor command (the first start, a
-/// watchdog restart, a reopen) carries it, and the supervisor reports the one
-/// that started (a reopen that failed reports the one it went back to). The
-/// supervisor keeps only the device it must stop.
+/// One owner: the control plane keeps the target (`CameraInUse.target`) and
+/// decides the next one (`ControlOperations`); every supervisor command (the
+/// first start, a watchdog restart, a reopen) carries it, and the supervisor
+/// reports the one that started (a reopen that failed reports the one it went
+/// back to). The supervisor keeps only the device it must stop.
 struct CameraTarget: Equatable, Sendable {
     var index: Int?
     var opening: CameraOpening

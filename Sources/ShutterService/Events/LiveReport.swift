@@ -5,7 +5,7 @@ import ShutterStorage
 /// What live watchers (`/api/events`, `shutterctl events`) are told, published where
 /// it happens: the state after the capture machine's transitions (and a recording's
 /// seconds as they pass, and the error a camera-unavailable state names), each file
-/// saved or deleted, each setting changed (`CameraControlPlane.settings`), the camera
+/// saved or deleted, each setting changed (`AskedSettings.settings`), the camera
 /// switched, each gesture. Nothing is kept to compare but what the state event said last.
 final class LiveReport {
     struct Snapshot {

@@ -149,7 +149,7 @@ final class ServiceLoop {
         let now = ctx.now
         photo.tidy(now: now, patience: health.watchdog.pace.patience(PhotoPath.pinTimeout)) { machine.isPending($0) }
         requests.answerUnbound(isPending: machine.isPending)
-        for effect in control.resume(betweenCaptures: betweenCaptures, cameraHealthy: cameraWell, now: now) {
+        for effect in control.operations.resume(betweenCaptures: betweenCaptures, cameraHealthy: cameraWell, now: now) {
             switch effect {
             case .machine(let input):
                 give(input)
@@ -168,7 +168,7 @@ final class ServiceLoop {
     var nextWake: MonotonicTime {
         var next = health.nextDeadline
         for d in [button.nextDeadline, machine.nextDeadline, clip.nextDeadline, requests.nextDeadline,
-                  control.nextDeadline, LiveReport.nextSecond(of: machine.recordingSpan, after: ctx.now)] {
+                  control.operations.nextDeadline, LiveReport.nextSecond(of: machine.recordingSpan, after: ctx.now)] {
             if let d, d < next { next = d }
         }
         // Not clamped to now: a deadline that stays due keeps its time, so the inbox can
@@ -213,9 +213,9 @@ final class ServiceLoop {
     // MARK: - Frames and the camera
 
     private func frame(_ f: Frame) {
-        if control.reopening { return }  // the camera being stopped: not the one to come
+        if control.operations.reopening { return }  // the camera being stopped: not the one to come
         let now = ctx.now
-        control.frameArrived(f)
+        control.inUse.frameArrived(f)
         let exposure = f.metadata.exposureTimeMicroseconds.map { Duration.microseconds(Int64($0)) }
         let wasWell = cameraWell
         health.frameArrived(now: now, exposure: exposure, wasWell: wasWell, lastError: journal.lastError)
@@ -226,7 +226,7 @@ final class ServiceLoop {
         }
         recent.push(f)
         if recent.pushed % 10 == 0 { give(.sceneMetered(f.metadata)) }
-        let info = control.camera?.info
+        let info = control.inUse.camera?.info
         photo.frameArrived(f, frames: recent.all, camera: info)
         if clip.wantsFrames { clip.offer(f) }
         preview?.offer(f, now: now, recording: clip.recordingID)
@@ -261,7 +261,7 @@ final class ServiceLoop {
         case .restartCamera:
             if cameraWell { cameraLost() }  // a camera that never delivered keeps the start's LED
             recent.removeAll()
-            health.restartCamera(control.target)  // the camera in use, with the controls it has
+            health.restartCamera(control.inUse.target)  // the camera in use, with the controls it has
         case .unhealthy(.encoderStalled):
             // Finish what can be finished: end the clip (what was written stays
             // playable); the next press starts a fresh encoder.
@@ -291,10 +291,10 @@ final class ServiceLoop {
         if !machine.cameraLost { give(.fault(.cameraLost)) }
     }
 
-    /// The camera stopped or could not start: the plane forgets it (its controls, its
+    /// The camera stopped or could not start: `CameraInUse` forgets it (its controls, its
     /// metadata) and captures are refused until a frame comes.
     private func cameraStopped() {
-        control.lost()
+        control.inUse.lost()
         cameraLost()
     }
 
@@ -305,7 +305,7 @@ final class ServiceLoop {
     /// The one way into the capture state machine: the input, with the lights in force
     /// (the runtime settings own them), and what it decides performed at once.
     func give(_ input: CaptureInput) {
-        let actions = machine.handle(input, at: ctx.now, lights: control.lights)
+        let actions = machine.handle(input, at: ctx.now, lights: control.asked.lights)
         reportState()
         for a in actions { perform(a) }
     }
@@ -320,24 +320,24 @@ final class ServiceLoop {
         reportAction(action)
         switch action {
         case .startAutofocus:
-            photo.startAutofocus(camera: control.camera)
+            photo.startAutofocus(camera: control.inUse.camera)
         case .startSpeculativeClip(let from):
-            clip.begin(from: from, kept: recent.frames(from: from), camera: control.camera?.info)
+            clip.begin(from: from, kept: recent.frames(from: from), camera: control.inUse.camera?.info)
         case .discardSpeculativeClip:
             if let n = clip.discard() { photo.clipDiscarding(n) }
         case let .pinPressFrame(origin, at):
-            photo.pin(origin, at: at, frames: recent.all, camera: control.camera?.info)
+            photo.pin(origin, at: at, frames: recent.all, camera: control.inUse.camera?.info)
         case let .takePhoto(id, origin, pressedAt, flash, moment):
             requests.bind(origin, to: id)
             photo.take(id: id, origin: origin, pressedAt: pressedAt, flash: flash, moment: moment,
-                       camera: control.camera)
+                       camera: control.inUse.camera)
         case let .takeVideoSnapshot(id, origin, at):
             requests.bind(origin, to: id)
             photo.snapshot(id: id, origin: origin, at: at)
         case let .startRecording(id, origin, from, _):
             requests.bind(origin, to: id)
             health.encoderStarted()
-            clip.commit(id: id, from: from, kept: recent.frames(from: from), camera: control.camera?.info)
+            clip.commit(id: id, from: from, kept: recent.frames(from: from), camera: control.inUse.camera?.info)
         case let .stopRecording(id, at):
             clip.stop(id, at: min(at, now))
         case let .answers(origin, id):
@@ -458,18 +458,18 @@ final class ServiceLoop {
             for p in problems { journal.error(p) }
             requests.resolve(id, .success(paths), at: now, clipStart: start)
         case .controlsApplied:
-            control.controlsApplied(now: now)
+            control.inUse.controlsApplied(now: now)
         case let .settingsSaved(op, note):
-            control.saved(op: op, problem: note)
+            control.operations.saved(op: op, problem: note)
         case .configReread(let r):
             _ = control.reread(r)
         case let .reopened(op, outcome):
             health.reopenEnded()
-            control.reopened(op: op, outcome, now: now)
+            control.operations.reopened(op: op, outcome, now: now)
         case let .camerasListed(op, r):
             control.listed(op: op, r, cameraHealthy: cameraWell)
         case let .focused(op, r):
-            control.focused(op: op, r)
+            control.operations.focused(op: op, r)
         case let .filesListed(op, items):
             files.listed(op: op, items)
         case let .newestFile(op, newest):
@@ -492,7 +492,7 @@ final class ServiceLoop {
         case .success(let saved):
             journal.lastFiles = [saved.path]
             live.saved([saved.path])
-            control.photoSaved()
+            control.inUse.photoSaved()
         case .failure(let e):
             journal.error(e.message)
         }
@@ -532,7 +532,7 @@ final class ServiceLoop {
             ctx.hooks.extendTimeout(.seconds(10))
         }
         clip.stopForShutdown(now: now)
-        control.failAll("shutterd is stopping")
+        control.operations.failAll("shutterd is stopping")
     }
 
     /// The loop is done: every waiting client is told.
@@ -558,15 +558,15 @@ final class ServiceLoop {
         var counters = ServiceStatus.Counters()
         counters.photos = photo.photos
         counters.clips = clip.clips
-        counters.droppedFrames = control.camera?.droppedFrames ?? 0
+        counters.droppedFrames = control.inUse.camera?.droppedFrames ?? 0
         counters.audioOverruns = ctx.roles.microphone?.overruns ?? 0
         counters.errors = journal.errors
         counters.cameraRestarts = health.cameraRestarts
         counters.refusedPresses = journal.refusedPresses
         counters.droppedButtonEdges = ctx.roles.button?.droppedEdges ?? 0
         var status = ServiceStatus(
-            state: Self.describe(machine.state), board: ctx.roles.name, camera: control.status,
-            leds: leds.levels, flashMode: control.lights.flashMode.rawValue, counters: counters, freeBytes: health.freeBytes,
+            state: Self.describe(machine.state), board: ctx.roles.name, camera: control.view.status,
+            leds: leds.levels, flashMode: control.asked.lights.flashMode.rawValue, counters: counters, freeBytes: health.freeBytes,
             storageRoot: ctx.storage.root, lastError: journal.lastError, lastFiles: journal.lastFiles,
             uptimeSeconds: Double((ctx.now - ctx.startedAt).nanoseconds) / 1e9,
             lastPhoto: photo.report, preroll: clip.recorder.prerollReport)

@@ -111,7 +111,7 @@ extension ServiceLoop {
     }
 
     func simCommand(_ r: ServiceCommand.SimRequest) -> ControlReply {
-        switch ctx.roles.simCommand(r, current: control.camera, log: ctx.log) {
+        switch ctx.roles.simCommand(r, current: control.inUse.camera, log: ctx.log) {
         case nil: return .failure("sim commands need the simulated board (--board sim)")
         case let problem? where !problem.isEmpty: return .failure(problem)
         default: return ControlReply(ok: true, status: status)

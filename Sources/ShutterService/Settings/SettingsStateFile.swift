@@ -12,18 +12,22 @@ import ShutterCore
 import ShutterStorage
 
 /// The state file (`SettingsFile`): the runtime changes and the camera a switch
-/// chose, written after every change and read before the loop starts.
-extension CameraControlPlane {
+/// chose, written after every change and read before the loop starts. Its reads
+/// and writes run on one queue, in the order of the changes.
+struct SettingsStateFile {
     /// Keeps the reads and writes in the order of the changes.
-    static let settingsQueue = DispatchQueue(label: "shutter.settings")
+    static let queue = DispatchQueue(label: "shutter.settings")
 
-    /// Writes the state file (no file when nothing is changed); the result goes to `op`.
-    func save(op id: Int?) {
-        if let id { ops[id]?.step = .saving }
+    let storage: Storage
+    let log: Log
+    let jobs: Jobs
+
+    /// Writes `settings` (no file when nothing is changed); the result goes to operation `id`.
+    func save(_ settings: RuntimeSettings, op id: Int?) {
         let text = settings.isEmpty ? nil : settings.stateDocument
-        let storage = ctx.storage
+        let storage = self.storage
         // The queue keeps writes in the order of the changes (the text is taken here).
-        jobs.run(on: Self.settingsQueue) {
+        jobs.run(on: Self.queue) {
             let result: Result<Void, any Error> = Result {
                 // Never onto the system disk under an unmounted card's mount point.
                 if storage.requireMountPoint { try storage.checkHealth() }
@@ -38,55 +42,34 @@ extension CameraControlPlane {
         }
     }
 
-    /// The state file was written (or not): the operation's reply, or its AF cycle.
-    func saved(op id: Int?, problem: String?) {
-        if let problem { ctx.log.warning("runtime settings not remembered (they hold until a restart): \(problem)") }
-        guard let id, let op = ops[id] else { return }
-        if let problem { op.notes.append("not remembered across a restart: \(problem)") }
-        let note = op.notes.isEmpty ? nil : op.notes.joined(separator: "; ")
-        switch op.kind {
-        case .set(let key):
-            finish(id, ControlReply(setting: settingState(key), note: note))
-        case .reset(let key?, _):
-            finish(id, ControlReply(setting: settingState(key), note: note))
-        case .reset(nil, let reset):
-            var reply = ControlReply(ok: true)
-            reply.settings = reset.map(settingState)
-            reply.note = note ?? (reset.isEmpty ? "no runtime changes" : nil)
-            finish(id, reply)
-        case .focus(let autofocus):
-            guard autofocus else { return finish(id, focusReply(op.notes)) }
-            focusCycle(id)
-        case .camera:
-            op.step = .listingForReply
-            listCameras(for: id)
-        case .reload:
-            _ = ops.remove(id)
-        }
+    /// What the state file holds: the runtime changes, the camera a switch chose, and
+    /// whether keys were dropped (the file is to be written again without them).
+    struct Contents {
+        var changes: [String: JSONValue]
+        var camera: CameraPick?
+        var dirty: Bool
     }
 
-    /// Before the loop: the state file's changes over the configuration. A file that
-    /// cannot be read as settings is set aside (never fatal); a key this version
-    /// does not know is dropped, each with a warning. Returns the camera a switch chose.
-    func load() async -> CameraPick? {
-        let root = ctx.storage.root, log = ctx.log
-        let read: Result<String?, SystemError> = await Blocking.run(on: Self.settingsQueue) {
+    /// Before the loop: the state file's contents, nil without one. A file that
+    /// cannot be read as settings is set aside (never fatal, nil); a key this version
+    /// does not know is dropped, each with a warning.
+    func load() async -> Contents? {
+        let root = storage.root, log = self.log
+        let read: Result<String?, SystemError> = await Blocking.run(on: Self.queue) {
             Result { () throws(SystemError) -> String? in try SettingsFile.read(root: root) }
         }
         var problem: String?
-        var changes: [String: JSONValue] = [:]
-        var camera: CameraPick?
-        var dirty = false
+        var contents = Contents(changes: [:], camera: nil, dirty: false)
         switch read {
         case .success(nil):
             return nil
         case .success(let text?):
             do throws(ConfigError) {
                 let parsed = try RuntimeSettings.parseState(text)
-                changes = parsed.changes
-                camera = parsed.camera
+                contents.changes = parsed.changes
+                contents.camera = parsed.camera
                 for d in parsed.dropped { log.warning("runtime setting dropped from \(SettingsFile.path(root: root)): \(d)") }
-                dirty = !parsed.dropped.isEmpty
+                contents.dirty = !parsed.dropped.isEmpty
             } catch {
                 problem = "\(error.source): \(error.message)"
             }
@@ -94,7 +77,7 @@ extension CameraControlPlane {
             problem = "\(e)"
         }
         if let problem {
-            let moved: Result<String, SystemError> = await Blocking.run(on: Self.settingsQueue) {
+            let moved: Result<String, SystemError> = await Blocking.run(on: Self.queue) {
                 Result { () throws(SystemError) -> String in try SettingsFile.setAside(root: root) }
             }
             switch moved {
@@ -107,15 +90,6 @@ extension CameraControlPlane {
             }
             return nil
         }
-        settings = RuntimeSettings(base: settings.base, changes: changes, camera: camera)
-        if !changes.isEmpty {
-            log.notice("runtime settings from \(SettingsFile.path(root: root)): "
-                       + changes.keys.sorted().map { "\($0) = \(changes[$0]!.rendered(pretty: false))" }.joined(separator: ", "))
-        }
-        unapplied = true
-        target.controls = settings.effective.camera.controls
-        target.opening = CameraOpening(settings.effective)
-        if dirty { save(op: nil) }
-        return camera
+        return contents
     }
 }
