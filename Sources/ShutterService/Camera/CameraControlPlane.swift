@@ -92,11 +92,8 @@ final class CameraControlPlane {
             return
         }
         ctx.log.notice("SIGHUP: rereading the configuration")
-        jobs.add {
-            let result: Result<ShutterConfig, ConfigError> = await Blocking.run(on: SettingsStateFile.queue) {
-                Result { () throws(ConfigError) -> ShutterConfig in try reload() }
-            }
-            return .configReread(result)
+        jobs.run(on: SettingsStateFile.queue) {
+            .configReread(Result { () throws(ConfigError) -> ShutterConfig in try reload() })
         }
     }
 
