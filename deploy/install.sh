@@ -11,6 +11,8 @@
 #   the unit                  /etc/systemd/system/shutterd.service (enabled, started)
 #   the web page's socket     /etc/systemd/system/shutterd.socket (installed disabled:
 #                             docs/control-and-api.md "From a phone" says how to turn it on)
+#   the RTSP stream's socket  /etc/systemd/system/shutterd-rtsp.socket (installed disabled:
+#                             docs/home-automation.md "Live video" says how to turn it on)
 #   the user and its groups   /etc/sysusers.d/shutter.conf (user shutter in video, audio, gpio)
 #   device access             /etc/udev/rules.d/60-shutter.rules
 #   power-off for the gesture /etc/polkit-1/rules.d/50-shutter-poweroff.rules
@@ -142,6 +144,8 @@ install -m 0644 "$here/shutterd.service" "$root/etc/systemd/system/shutterd.serv
 # the person chose). Opt-in: web.enabled + web.passwordHash, then enable it.
 install -m 0644 "$here/shutterd.socket" "$root/etc/systemd/system/shutterd.socket"
 say "installed $root/etc/systemd/system/shutterd.socket (disabled; docs/control-and-api.md \"From a phone\" to turn the web page on)"
+install -m 0644 "$here/shutterd-rtsp.socket" "$root/etc/systemd/system/shutterd-rtsp.socket"
+say "installed $root/etc/systemd/system/shutterd-rtsp.socket (disabled; docs/home-automation.md \"Live video\" to turn RTSP on)"
 if [ "$live" = yes ]; then
     systemctl daemon-reload
     systemctl enable shutterd.service

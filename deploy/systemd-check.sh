@@ -3,7 +3,7 @@
 # CI check of deploy/shutterd.service, without systemd running as PID 1:
 #  1. `systemd-analyze verify` must print nothing and succeed;
 #  2. `systemd-analyze security --offline=yes` must report an exposure <= 2.5.
-# The web page's socket unit beside it (shutterd.socket) is verified with it; the
+# The socket units beside it (shutterd.socket, shutterd-rtsp.socket) are verified with it; the
 # security score rates services only and does not change with a passed socket.
 # verify refuses a unit whose ExecStart binary is missing, and CI has no
 # /usr/local/bin/shutterd: it checks a temp copy whose ExecStart path is replaced
@@ -40,9 +40,10 @@ else
     echo "systemd-check: ok   systemd-analyze verify $name: clean"
 fi
 
-# 1b. The web page's socket unit beside it (same stem), verified with its service.
-sock="${unit%.service}.socket"
-if [ -f "$sock" ]; then
+# 1b. The socket units beside it (the web page's, the RTSP stream's: same stem), each
+# verified with its service.
+for sock in "${unit%.service}.socket" "${unit%.service}"-*.socket; do
+    [ -f "$sock" ] || continue
     cp "$sock" "$tmp/"
     if ! out=$(systemd-analyze verify --man=no "$tmp/$(basename "$sock")" "$tmp/$name" 2>&1) || [ -n "$out" ]; then
         echo "systemd-check: FAIL systemd-analyze verify $(basename "$sock"):" >&2
@@ -51,7 +52,7 @@ if [ -f "$sock" ]; then
     else
         echo "systemd-check: ok   systemd-analyze verify $(basename "$sock"): clean"
     fi
-fi
+done
 
 # 2. security: the overall exposure, compared in tenths (no floating point in sh).
 report=$(systemd-analyze security --offline=yes --no-pager "$tmp/$name" 2>&1) || true

@@ -30,13 +30,14 @@ live=no
 [ "$(id -u)" -eq 0 ] || die "run as root (sudo $0)"
 
 # Stop first: SIGTERM lets a clip being recorded finalise (TimeoutStopSec=30).
-if [ -e "$root/etc/systemd/system/shutterd.socket" ]; then
+for sock in shutterd.socket shutterd-rtsp.socket; do
+    [ -e "$root/etc/systemd/system/$sock" ] || continue
     if [ "$live" = yes ]; then
-        systemctl disable --now shutterd.socket || true
+        systemctl disable --now "$sock" || true
     else
-        systemctl --root="${root:-/}" disable shutterd.socket || true
+        systemctl --root="${root:-/}" disable "$sock" || true
     fi
-fi
+done
 if [ -e "$root/etc/systemd/system/shutterd.service" ]; then
     if [ "$live" = yes ]; then
         systemctl disable --now shutterd.service || true
@@ -46,6 +47,7 @@ if [ -e "$root/etc/systemd/system/shutterd.service" ]; then
 fi
 
 rm -f "$root/etc/systemd/system/shutterd.service" "$root/etc/systemd/system/shutterd.socket" \
+      "$root/etc/systemd/system/shutterd-rtsp.socket" \
       "$root/usr/local/bin/shutterd" "$root/usr/local/bin/shutterctl" \
       "$root/etc/polkit-1/rules.d/50-shutter-poweroff.rules" \
       "$root/etc/udev/rules.d/60-shutter.rules" \

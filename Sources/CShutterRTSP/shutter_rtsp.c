@@ -15,6 +15,7 @@
 #include <string.h>
 #include <strings.h>
 #include <sys/ioctl.h>
+#include <unistd.h>
 
 // What an appsrc may hold before the stream counts as behind: ~2 s of 1080p at 8 Mbit/s.
 #define VIDEO_QUEUE_BYTES (2u << 20)
@@ -736,14 +737,32 @@ int shutter_rtsp_start(const shutter_rtsp_config *cfg, shutter_rtsp **out, char 
 
     // The listening socket is the server's (its address and port), the accepting ours.
     GError *error = NULL;
-    s->listener = gst_rtsp_server_create_socket(s->server, NULL, &error);
+    if (cfg->listen_fd > 0) {
+        s->listener = g_socket_new_from_fd(cfg->listen_fd, &error);
+        if (s->listener) {
+            g_socket_set_blocking(s->listener, FALSE);
+            gst_rtsp_media_factory_set_protocols(s->factory, GST_RTSP_LOWER_TRANS_TCP);
+        } else {
+            char msg[320];
+            snprintf(msg, sizeof msg, "cannot use the socket systemd passed: %s", error ? error->message : "unknown error");
+            if (error) g_error_free(error);
+            close(cfg->listen_fd);
+            set_err(err, errlen, msg);
+            shutter_rtsp_stop(s);
+            return -1;
+        }
+    } else {
+        s->listener = gst_rtsp_server_create_socket(s->server, NULL, &error);
+    }
     if (!s->listener) {
-        char msg[320];
+        char msg[512];
         int denied = error && (g_error_matches(error, G_IO_ERROR, G_IO_ERROR_NOT_SUPPORTED) ||
                                g_error_matches(error, G_IO_ERROR, G_IO_ERROR_PERMISSION_DENIED));
         snprintf(msg, sizeof msg, "cannot listen on %s:%d: %s%s", cfg->host, cfg->port,
                  error ? error->message : "unknown error",
-                 denied ? " (the service's sandbox allows no network: see docs/deploy.md, Network features)"
+                 denied ? " (shutterd has no network of its own under shutterd.service: let systemd listen for it, "
+                          "`sudo systemctl enable --now shutterd-rtsp.socket`, then `sudo systemctl restart shutterd`; "
+                          "see docs/home-automation.md, Live video)"
                         : " (in use, or not an address of this machine)");
         if (error) g_error_free(error);
         set_err(err, errlen, msg);

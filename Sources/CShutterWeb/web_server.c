@@ -663,23 +663,6 @@ void shutter_web_stop(shutter_web_server *s) {
     free(s->cert); free(s->key); free(s);
 }
 
-int shutter_web_systemd_socket(int *is_ipv6) {
-    *is_ipv6 = 0;
-    const char *pid = getenv("LISTEN_PID"), *fds = getenv("LISTEN_FDS");
-    if (!pid || !fds) return -1;
-    long p = strtol(pid, NULL, 10), n = strtol(fds, NULL, 10);
-    unsetenv("LISTEN_PID"); unsetenv("LISTEN_FDS"); unsetenv("LISTEN_FDNAMES");
-    if (p != (long)getpid() || n < 1) return -1;
-    int fd = 3;  // SD_LISTEN_FDS_START
-    int flags = fcntl(fd, F_GETFD);
-    if (flags < 0) return -1;
-    fcntl(fd, F_SETFD, flags | FD_CLOEXEC);
-    int domain = 0;
-    socklen_t dl = sizeof domain;
-    if (getsockopt(fd, SOL_SOCKET, SO_DOMAIN, &domain, &dl) == 0) *is_ipv6 = domain == AF_INET6;
-    return fd;
-}
-
 const char *shutter_web_method(const shutter_web_exchange *ex) { return ex->method; }
 const char *shutter_web_url(const shutter_web_exchange *ex) { return ex->url; }
 const char *shutter_web_header(const shutter_web_exchange *ex, const char *name) {

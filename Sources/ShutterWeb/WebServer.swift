@@ -58,7 +58,10 @@ public final class WebServer: Sendable {
         let host: String
         switch listener {
         case .address(let a): host = a.host; o.port = UInt16(a.port)
-        case .inherited(let fd): host = ""; o.listen_fd = fd
+        case .inherited(let fd):
+            host = ""
+            guard let copy = SystemdSockets.copy(fd) else { throw WebServerError("no descriptor left to listen on the socket systemd passed") }
+            o.listen_fd = copy
         }
         let ctx = Unmanaged.passUnretained(app).toOpaque()
         let started: OpaquePointer? = host.withCString { h in
@@ -88,11 +91,11 @@ public final class WebServer: Sendable {
 
     deinit { stop() }
 
-    /// The socket systemd passed to this process, if any (unsets LISTEN_*).
+    /// The page's socket systemd passed to this process, if any: shutterd.socket's (or
+    /// `FileDescriptorName=web`, or the one socket of a caller that named none). The
+    /// server listens on a copy (it closes it at its stop): a restarted page gets another.
     public static func systemdSocket() -> Int32? {
-        var v6: Int32 = 0
-        let fd = shutter_web_systemd_socket(&v6)
-        return fd >= 0 ? fd : nil
+        SystemdSockets.socket(named: ["shutterd.socket", "web", "unknown"])
     }
 }
 

@@ -5,7 +5,8 @@
 # and Foundation are linked statically (--static-swift-stdlib), so the target needs no
 # Swift. The version is deploy/version.sh's. Contents (docs/deploy.md "Install the package"):
 #   /usr/bin/shutterd, /usr/bin/shutterctl          stripped, static Swift runtime
-#   <unitdir>/shutterd.service, shutterd.socket     ExecStart= /usr/bin; the socket disabled
+#   <unitdir>/shutterd.service, shutterd.socket,    ExecStart= /usr/bin; the sockets disabled
+#   shutterd-rtsp.socket
 #   /usr/lib/sysusers.d/shutter.conf                the user shutter (postinst)
 #   <udevdir>/rules.d/60-shutter.rules              gpio and dma_heap groups
 #   /usr/share/polkit-1/rules.d/50-shutter-poweroff.rules
@@ -89,6 +90,8 @@ sed -e 's|/usr/local/bin/shutterd|/usr/bin/shutterd|' \
     "$repo/deploy/shutterd.service" > "$pkg$libdir/systemd/system/shutterd.service"
 sed -e 's|^# Installed DISABLED by deploy/install.sh.|# Installed DISABLED by the shutter package.|' \
     "$repo/deploy/shutterd.socket" > "$pkg$libdir/systemd/system/shutterd.socket"
+sed -e 's|^# "Live video"). Installed DISABLED.|# "Live video"). Installed DISABLED by the shutter package.|' \
+    "$repo/deploy/shutterd-rtsp.socket" > "$pkg$libdir/systemd/system/shutterd-rtsp.socket"
 grep -q '^ExecStart=/usr/bin/shutterd ' "$pkg$libdir/systemd/system/shutterd.service" ||
     { say "FAIL the unit's ExecStart= did not move to /usr/bin"; exit 1; }
 install -m 0644 "$repo/deploy/sysusers/shutter.conf" "$pkg/usr/lib/sysusers.d/shutter.conf"

@@ -67,11 +67,6 @@ unsigned short shutter_web_port(const shutter_web_server *server);
 /// closes every connection and the socket.
 void shutter_web_stop(shutter_web_server *server);
 
-/// sd_listen_fds(3) by hand: the first socket systemd passed (LISTEN_PID is us,
-/// LISTEN_FDS >= 1), with FD_CLOEXEC set and the variables unset. Returns the fd,
-/// or -1 when none was passed. `*is_ipv6` says whether it is an AF_INET6 socket.
-int shutter_web_systemd_socket(int *is_ipv6);
-
 // --- The request.
 const char *shutter_web_method(const shutter_web_exchange *ex);
 /// The path, percent-decoded by MHD, without the query string.

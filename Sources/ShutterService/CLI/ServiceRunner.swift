@@ -52,6 +52,9 @@ enum ServiceRunner {
         parts.append(WebPart(config: config, preview: feed, tokens: tokens, live: livePage?.feed))
         if let live, config.live.rtsp.enabled {
             parts.append(RTSPPart(config: config, live: live, accepts: LiveSetup.accepts(config: config, tokens: tokens)))
+        } else if SystemdSockets.socket(named: ["rtsp"]) != nil {
+            log.warning("systemd passed an RTSP socket (shutterd-rtsp.socket) but live.rtsp.enabled is false: viewers "
+                        + "connect and get nothing; set live.rtsp.enabled, or `sudo systemctl disable --now shutterd-rtsp.socket`")
         }
         parts.append(mqtt)
         if roles.sim != nil, isatty(0) == 1 {

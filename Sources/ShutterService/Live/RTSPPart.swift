@@ -31,13 +31,28 @@ final class RTSPPart: ServicePart {
 
     func start(_ service: CameraService) -> PartStart {
         let listen = ListenAddress(parsing: config.live.rtsp.listen)!  // validated with the configuration
+        // shutterd-rtsp.socket's (FileDescriptorName=rtsp): systemd listens for a shutterd
+        // that has no network of its own; live.rtsp.listen is then the socket unit's to say.
+        let passed = SystemdSockets.socket(named: ["rtsp"])
         do throws(RTSPServer.StartError) {
-            let s = try RTSPServer(host: listen.host, port: listen.port, maxViewers: config.live.maxViewers,
+            let socket = try passed.map { fd throws(RTSPServer.StartError) -> Int32 in
+                guard let copy = SystemdSockets.copy(fd) else {
+                    throw RTSPServer.StartError(description: "no descriptor left to listen on the socket systemd passed")
+                }
+                return copy
+            }
+            let s = try RTSPServer(host: listen.host, port: listen.port, socket: socket, maxViewers: config.live.maxViewers,
                                    accepts: accepts)
             server.withLock { $0 = s }
             live.add(s)
-            let shown = listen.host.contains(":") ? "[\(listen.host)]" : listen.host
-            log.notice("live video on rtsp://\(shown):\(s.port)/live\(accepts == nil ? " (open: no password)" : "")")
+            let open = accepts == nil ? " (open: no password)" : ""
+            if passed != nil {
+                log.notice("live video on the socket systemd passed (shutterd-rtsp.socket, port \(s.port)), path /live, "
+                           + "RTP over the RTSP connection (TCP)\(open)")
+            } else {
+                let shown = listen.host.contains(":") ? "[\(listen.host)]" : listen.host
+                log.notice("live video on rtsp://\(shown):\(s.port)/live\(open)")
+            }
             return .running
         } catch {
             log.error("live RTSP not started: \(error)")

@@ -28,18 +28,21 @@ final class RTSPServer: LiveConsumer, @unchecked Sendable {
 
     /// `accepts`: whether a Basic password from a peer address may watch; nil = open (no
     /// authentication).
-    init(host: String, port: Int, maxViewers: Int, stallSeconds: Int = 10,
+    /// `socket`: a listening socket systemd passed (the server takes it and closes it at its
+    /// stop), used instead of `host` and `port`; RTP then goes inside the RTSP connection.
+    init(host: String, port: Int, socket: Int32? = nil, maxViewers: Int, stallSeconds: Int = 10,
          accepts: (@Sendable (String, String) -> Bool)?) throws(StartError) {
         access = AccessBox(accepts ?? { _, _ in true })
         var cfg = shutter_rtsp_config()
         cfg.port = Int32(port)
+        cfg.listen_fd = socket ?? 0
         cfg.max_viewers = Int32(maxViewers)
         cfg.open = accepts == nil ? 1 : 0
         cfg.stall_seconds = Int32(stallSeconds)
         cfg.check = RTSPCallbacks.check
         cfg.log = RTSPCallbacks.log
         cfg.check_context = Unmanaged.passUnretained(access).toOpaque()
-        var errbuf = [CChar](repeating: 0, count: 256)
+        var errbuf = [CChar](repeating: 0, count: 512)
         var s: OpaquePointer?
         let r = host.withCString { h in
             "/live".withCString { path in
