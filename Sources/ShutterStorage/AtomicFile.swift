@@ -26,8 +26,9 @@ public enum AtomicFile {
 
     /// `write` receives the open fd of the temp file and writes the contents.
     /// Throws `SystemError` for a failed system call (EEXIST: the name is
-    /// taken) and whatever `write` throws, as it is.
-    public static func write(to path: String, placement: Placement = .exclusive,
+    /// taken) and whatever `write` throws, as it is. `sync`: the card's (a file on
+    /// the card is synced through `Storage.cardSync`).
+    public static func write(to path: String, placement: Placement = .exclusive, sync: CardSync = CardSync(),
                              _ write: (Int32) throws -> Void) throws {
         let dir = PlainIO.deletingLastComponent(path)
         let name = PlainIO.lastComponent(path)
@@ -36,7 +37,7 @@ public enum AtomicFile {
         var closed = false
         do {
             try write(fd)
-            try typedEINTR("fsync", path: tmp) { CardSync.fsync(fd, path: tmp) }
+            try typedEINTR("fsync", path: tmp) { sync.fsync(fd, path: tmp) }
             closed = true
             if close(fd) != 0 && errno != EINTR { throw SystemError(errno: errno, call: "close", path: tmp) }
             switch placement {
@@ -48,13 +49,13 @@ public enum AtomicFile {
             unlink(tmp)
             throw error
         }
-        try fsyncDirectory(dir)
+        try fsyncDirectory(dir, sync: sync)
     }
 
     /// `write(to:placement:_:)` for bytes already in memory.
-    public static func write(to path: String, placement: Placement = .exclusive,
+    public static func write(to path: String, placement: Placement = .exclusive, sync: CardSync = CardSync(),
                              bytes: UnsafeRawBufferPointer) throws {
-        try write(to: path, placement: placement) { fd in try writeAll(fd: fd, bytes: bytes, path: path) }
+        try write(to: path, placement: placement, sync: sync) { fd in try writeAll(fd: fd, bytes: bytes, path: path) }
     }
 
     public static func writeAll(fd: Int32, bytes: UnsafeRawBufferPointer, path: String? = nil) throws(SystemError) {
@@ -67,7 +68,6 @@ public enum AtomicFile {
         }
     }
 
-    /// Makes a rename, creation or removal in `dir` durable.
     /// The whole of a small file written by `write` (a counter, a state file); nil when
     /// there is none. A file longer than `limit` bytes is not one of ours: EFBIG.
     public static func read(_ path: String, limit: Int) throws(SystemError) -> [UInt8]? {
@@ -88,9 +88,10 @@ public enum AtomicFile {
         }
     }
 
-    public static func fsyncDirectory(_ dir: String) throws(SystemError) {
+    /// Makes a rename, creation or removal in `dir` durable.
+    public static func fsyncDirectory(_ dir: String, sync: CardSync = CardSync()) throws(SystemError) {
         let dfd = try typedEINTR("open", path: dir) { open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC) }
         defer { close(dfd) }
-        try typedEINTR("fsync", path: dir) { CardSync.fsync(dfd, path: dir) }
+        try typedEINTR("fsync", path: dir) { sync.fsync(dfd, path: dir) }
     }
 }

@@ -2,22 +2,23 @@
 #if canImport(Glibc)
 import Glibc
 #endif
-import Synchronization
 
-/// Every fsync Shutter makes of a file or folder on the card goes through here, so a test
-/// can stand in for a card whose syncs hang (an SD card mid-erase, a dying USB stick):
-/// `hold` runs before each sync, on the thread that syncs. Nothing is held in production.
-public enum CardSync {
-    private static let hook = Mutex<(@Sendable (String) -> Void)?>(nil)
+/// How Shutter fsyncs a file or folder on the card. `Storage` carries one
+/// (`Storage.cardSync`), and every sync of the card's files goes through it, so a
+/// test can stand in for a card whose syncs hang (an SD card mid-erase, a dying USB
+/// stick) by building its service's storage with a `hold`, which runs before each
+/// sync on the thread that syncs. The service's holds nothing (`CardSync()`).
+public struct CardSync: Sendable {
+    private let hold: (@Sendable (String) -> Void)?
 
-    /// Runs `body` before every sync (nil: none); `path` is what is synced.
-    public static func hold(_ body: (@Sendable (String) -> Void)?) {
-        hook.withLock { $0 = body }
+    /// `hold` runs before every sync (nil: none); it is told the path synced.
+    public init(hold: (@Sendable (String) -> Void)? = nil) {
+        self.hold = hold
     }
 
-    /// fsync(2) of `fd` (the file or folder `path`), after the test's hold if any.
-    public static func fsync(_ fd: Int32, path: String) -> Int32 {
-        if let h = hook.withLock({ $0 }) { h(path) }
+    /// fsync(2) of `fd` (the file or folder `path`), after the hold if any.
+    public func fsync(_ fd: Int32, path: String) -> Int32 {
+        hold?(path)
         return Glibc.fsync(fd)
     }
 }

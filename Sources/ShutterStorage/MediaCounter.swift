@@ -38,11 +38,11 @@ enum MediaCounter {
     }
 
     /// Durably stores the next ordinal (`DCFNumber.count` = none left).
-    static func write(next ordinal: Int, root: String) throws(SystemError) {
+    static func write(next ordinal: Int, root: String, sync: CardSync) throws(SystemError) {
         let line = "next " + (DCFNumber(ordinal: ordinal).map(\.description) ?? "none") + "\n"
         do {
             try Array(line.utf8).withUnsafeBytes { bytes in
-                try AtomicFile.write(to: path(root: root), placement: .replacing, bytes: bytes)
+                try AtomicFile.write(to: path(root: root), placement: .replacing, sync: sync, bytes: bytes)
             }
         } catch let e as SystemError {
             throw e

@@ -117,7 +117,7 @@ extension Storage {
                 throw SystemError(errno: errno, call: "unlinkat", path: "\(number.directoryName)/\(name)")
             }
             if item.hasPoster { unlinkat(dir.fd, number.fileName(extension: "THM"), 0) }
-            if CardSync.fsync(dir.fd, path: number.directoryName) != 0 { throw SystemError(errno: errno, call: "fsync", path: number.directoryName) }
+            if cardSync.fsync(dir.fd, path: number.directoryName) != 0 { throw SystemError(errno: errno, call: "fsync", path: number.directoryName) }
         } catch {
             throw StorageError(error)
         }

@@ -33,12 +33,12 @@ public enum SettingsFile {
         return text
     }
 
-    /// Durably replaces the file with `text`.
-    public static func write(_ text: String, root: String) throws(SystemError) {
+    /// Durably replaces the file with `text`, synced through `sync` (the storage's).
+    public static func write(_ text: String, root: String, sync: CardSync = CardSync()) throws(SystemError) {
         let p = path(root: root)
         do {
             try Array(text.utf8).withUnsafeBytes { bytes in
-                try AtomicFile.write(to: p, placement: .replacing, bytes: bytes)
+                try AtomicFile.write(to: p, placement: .replacing, sync: sync, bytes: bytes)
             }
         } catch let e as SystemError {
             throw e

@@ -43,6 +43,9 @@ public final class Storage: Sendable {
     public let minFreeBytes: UInt64
     public let budget: CaptureBudget
     public let requireMountPoint: Bool
+    /// How the card's files and folders are synced: every fsync of this storage's, and of
+    /// the service's other files on the card (clips, the settings file), goes through it.
+    public let cardSync: CardSync
 
     private struct State {
         /// The next ordinal to try; nil until the first reservation scans the card.
@@ -64,19 +67,21 @@ public final class Storage: Sendable {
     }
 
     public init(root: String, lowSpacePolicy: LowSpacePolicy = .refuse, minFreeBytes: UInt64 = 0,
-                budget: CaptureBudget, requireMountPoint: Bool = false) {
+                budget: CaptureBudget, requireMountPoint: Bool = false, cardSync: CardSync = CardSync()) {
         self.root = root
         self.dcim = PlainIO.path(root, "DCIM")
         self.lowSpacePolicy = lowSpacePolicy
         self.minFreeBytes = minFreeBytes
         self.budget = budget
         self.requireMountPoint = requireMountPoint
+        self.cardSync = cardSync
     }
 
-    public convenience init(config: ShutterConfig) {
+    public convenience init(config: ShutterConfig, cardSync: CardSync = CardSync()) {
         self.init(root: config.storage.root, lowSpacePolicy: config.storage.lowSpacePolicy,
                   minFreeBytes: UInt64(config.storage.minFreeMB) * 1_048_576,
-                  budget: CaptureBudget(config: config), requireMountPoint: config.storage.requireMountPoint)
+                  budget: CaptureBudget(config: config), requireMountPoint: config.storage.requireMountPoint,
+                  cardSync: cardSync)
     }
 
     // MARK: Health and space
@@ -209,7 +214,7 @@ public final class Storage: Sendable {
                                     + "copy the files off, then delete DCIM/ and \(MediaCounter.fileName)")
             }
             // Write-ahead: the next number is durable before this one is used.
-            try sys { () throws(SystemError) in try MediaCounter.write(next: ordinal + 1, root: root) }
+            try sys { () throws(SystemError) in try MediaCounter.write(next: ordinal + 1, root: root, sync: cardSync) }
             s.next = ordinal + 1
             let dir = PlainIO.path(dcim, number.directoryName)
             try sys { () throws(SystemError) in try makeDirectory(dir, parent: dcim) }
@@ -244,7 +249,7 @@ public final class Storage: Sendable {
         for _ in 0..<4 {
             let name = try reserve(.photo)
             do {
-                try AtomicFile.write(to: name.path, write)
+                try AtomicFile.write(to: name.path, sync: cardSync, write)
                 return name
             } catch let e as SystemError where e.errno == EEXIST {
                 continue
@@ -278,7 +283,7 @@ public final class Storage: Sendable {
         try sys { () throws(SystemError) in
             let fd = try typedEINTR("open", path: name.path) { open(name.path, O_RDONLY | O_CLOEXEC) }
             defer { close(fd) }
-            try typedEINTR("fsync", path: name.path) { CardSync.fsync(fd, path: name.path) }
+            try typedEINTR("fsync", path: name.path) { cardSync.fsync(fd, path: name.path) }
             try fsyncDirectory(name.directory)
         }
     }
@@ -312,7 +317,7 @@ public final class Storage: Sendable {
     }
 
     private func fsyncDirectory(_ dir: String) throws(SystemError) {
-        try AtomicFile.fsyncDirectory(dir)
+        try AtomicFile.fsyncDirectory(dir, sync: cardSync)
     }
 
     @discardableResult

@@ -35,15 +35,16 @@ final class GPIOSimTests: XCTestCase {
         try sim.setPull(Self.buttonOffset, up: false) // press: line to ground
         try await Task.sleep(nanoseconds: 20_000_000)
         try sim.setPull(Self.buttonOffset, up: true)  // release
-        // If the edges never come, closing the button ends the stream and the test fails.
-        let watchdog = Task { try await Task.sleep(nanoseconds: 2_000_000_000); button.close() }
+        // If the edges never come, closing the button ends the stream and the test fails
+        // (the 60 s only limit a hang).
+        let watchdog = Task { try await Task.sleep(nanoseconds: 60_000_000_000); button.close() }
         defer { watchdog.cancel() }
         var it = edges.makeAsyncIterator()
         func edge(_ e: ButtonEvent?) -> ButtonEdge? { if case .edge(let x)? = e { x } else { nil } }
         let first = edge(await it.next())
         let second = edge(await it.next())
-        let press = try XCTUnwrap(first, "no press edge within 2 s")
-        let release = try XCTUnwrap(second, "no release edge within 2 s")
+        let press = try XCTUnwrap(first, "no press edge within 60 s")
+        let release = try XCTUnwrap(second, "no release edge within 60 s")
         // Caught up: behind both edges, dated no earlier than the release.
         button.catchUp()
         guard case .caughtUp(let t)? = await it.next() else { return XCTFail("no .caughtUp after catchUp()") }

@@ -96,7 +96,11 @@ final class RecordingSignalTests: XCTestCase {
         let dir = RecordingProbe.tempDir("term")
         let path = "\(dir)/term.mp4"
         let (p, lines) = try startTool(path, seconds: 60)
-        usleep(2_500_000)
+        // Terminated once the tool says 2 s (60 frames) are durable; the bound only limits a hang.
+        let bound = Date().addingTimeInterval(60)
+        while lines.durableFrames < 60 && !lines.isEnded && Date() < bound { usleep(10_000) }
+        let durableAtSignal = lines.durableFrames
+        XCTAssertGreaterThanOrEqual(durableAtSignal, 60, "the tool reported 2 s durable: \(lines.all)")
         kill(p.processIdentifier, SIGTERM)
         p.waitUntilExit()
         lines.waitForEnd()
@@ -109,7 +113,8 @@ final class RecordingSignalTests: XCTestCase {
         XCTAssertGreaterThan(frames, 0)
         // How many frames the encoder kept up with is the machine's speed (bench-recording
         // measures it); that every frame it took is in the finished file is the recorder's.
-        print("SIGTERM after 2.5 s: \(frames) frames written, \(dropped) dropped (encoder behind)")
+        print("SIGTERM at \(durableAtSignal) frames durable: \(frames) frames written, \(dropped) dropped (encoder behind)")
+        XCTAssertGreaterThanOrEqual(frames, durableAtSignal, "every frame reported durable is in the summary")
         XCTAssertEqual(try RecordingProbe.decodeErrors(path), "")
         let streams = try RecordingProbe.streams(path, countFrames: true)
         XCTAssertEqual(streams.first?.frames, frames, "every frame taken is in the file")

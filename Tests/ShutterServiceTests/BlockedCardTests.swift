@@ -7,22 +7,23 @@ import XCTest
 
 /// A card whose syncs hang (an SD card mid-erase, a dying stick) holds up no one but the
 /// work that waits for it: the loop keeps answering `status`, and the button still starts
-/// a clip. Every fsync on the card is held by the test (`CardSync.hold`) until it opens the
-/// gate, while two deletes are under way; on Swift's task pool (2 threads on this machine)
-/// they used to stall the loop itself. The verdict is the order of things, not their speed:
-/// status answered and the press recording while every held sync is still held.
+/// a clip. Every fsync on the card is held by the test (the service's storage syncs through
+/// the rig's `CardSync`, which the test arms) until it opens the gate, while two deletes are
+/// under way; on Swift's task pool (2 threads on this machine) they used to stall the loop
+/// itself. The verdict is the order of things, not their speed: status answered and the
+/// press recording while every held sync is still held.
 final class BlockedCardTests: XCTestCase {
     func testAHungSyncHoldsUpNeitherStatusNorTheButton() async throws {
-        let r = try await InProcessRig.start(self)
+        let held = HeldSyncs()
+        defer { held.open() }
+        let r = try await InProcessRig.start(self, cardSync: held.cardSync)
         _ = try await r.photo()
         _ = try await r.photo()
         let listed = try await r.ask(ControlRequest(cmd: "files"))
         let numbers = try XCTUnwrap(listed.items).map(\.number)
         XCTAssertEqual(numbers.count, 2)
 
-        let held = HeldSyncs()
-        CardSync.hold { _ in held.hold() }
-        defer { CardSync.hold(nil); held.open() }
+        held.arm()
         // The card hangs in real time: the clock runs on meanwhile, as it would.
         r.clockWaitsForWork = false
         let deletes = numbers.map { r.send(ControlRequest(cmd: "delete", file: String($0))) }
@@ -62,13 +63,13 @@ final class BlockedCardTests: XCTestCase {
     /// exits at once) with the stop's code, while the sync still hangs; this test's hook
     /// returns, so the service then waits for the work and ends once the card lets go.
     func testAStopPastItsBoundWithAHungSyncIsHandedToTheExitHook() async throws {
-        let r = try await InProcessRig.start(self)
+        let held = HeldSyncs()
+        defer { held.open() }
+        let r = try await InProcessRig.start(self, cardSync: held.cardSync)
         _ = try await r.photo()
         let listed = try await r.ask(ControlRequest(cmd: "files"))
         let number = try XCTUnwrap(listed.items?.first?.number)
-        let held = HeldSyncs()
-        CardSync.hold { _ in held.hold() }
-        defer { CardSync.hold(nil); held.open() }
+        held.arm()
         _ = r.send(ControlRequest(cmd: "delete", file: String(number)))
         let bound = ContinuousClock.now + .seconds(60)
         while held.count == 0 && ContinuousClock.now < bound { try await Task.sleep(for: .milliseconds(10)) }
@@ -88,17 +89,25 @@ final class BlockedCardTests: XCTestCase {
     }
 }
 
-/// The card's syncs, held until `open` (60 s at most each: a bound on the wait, recorded
-/// when it is what let a sync go). The lock guards the counts and the gate.
+/// The card's syncs, once `arm`ed held until `open` (60 s at most each: a bound on the wait,
+/// recorded when it is what let a sync go). The lock guards the counts and the gate.
 private final class HeldSyncs: @unchecked Sendable {
     private let lock = NSCondition()
+    private var armed = false
     private var n = 0
     private var isOpen = false
     private var letGo = 0
 
-    /// On the syncing thread: counts the sync and waits for the gate.
-    func hold() {
+    /// What the service's storage syncs through: each sync goes by `hold`.
+    var cardSync: CardSync { CardSync(hold: { _ in self.hold() }) }
+
+    /// From now on each sync is held (until then they pass).
+    func arm() { lock.lock(); armed = true; lock.unlock() }
+
+    /// On the syncing thread: once armed, counts the sync and waits for the gate.
+    private func hold() {
         lock.lock(); defer { lock.unlock() }
+        guard armed else { return }
         n += 1
         let bound = Date().addingTimeInterval(60)
         while !isOpen {

@@ -57,7 +57,10 @@ final class EndToEndRegularClipTests: XCTestCase {
             try d.start()
             let (pressed, _) = try ControlClient.send(ControlRequest(cmd: "press"), to: d.socket)
             XCTAssertTrue(pressed.ok)
-            usleep(2_500_000)
+            // Released once shutterd says 2 s are recorded (past the 1 s hold; the bound only limits a hang).
+            try d.waitFor("2 s recorded (\(step))", timeout: 60) {
+                ((try d.status()["recording"] as? [String: Any])?["elapsedSeconds"] as? Double ?? 0) >= 2
+            }
             // The reply waits for the finish, which the hook stops: do not wait for it.
             _ = try? ControlClient.send(ControlRequest(cmd: "release"), to: d.socket, timeout: .seconds(1))
             try d.waitFor("the clip saved and its finish stopped \(step)", timeout: 60) {

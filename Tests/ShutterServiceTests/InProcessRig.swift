@@ -39,6 +39,7 @@ final class InProcessRig: @unchecked Sendable {
     /// `root`/`dir`: a card and directory from an earlier rig (a restart of the service).
     /// `reload`: what SIGHUP rereads (default: the same file again, as shutterd does).
     /// `config`: a configuration built by the test instead (`json` and `root` are then unused).
+    /// `cardSync`: how the service's storage syncs the card (a test's may hold the syncs).
     static func start(_ test: XCTestCase, json: String = "{}", root: String? = nil, dir: String? = nil,
                       config given: ShutterConfig? = nil,
                       reload: (@Sendable () throws(ConfigError) -> ShutterConfig)? = nil,
@@ -47,6 +48,7 @@ final class InProcessRig: @unchecked Sendable {
                       edit: (inout ShutterConfig) -> Void = { _ in },
                       waitReady: Bool = true, powerOff: @escaping @Sendable () -> Void = {},
                       wallClock: any WallClock = SystemWallClock(), parts: [any ServicePart] = [],
+                      cardSync: CardSync = CardSync(),
                       file: StaticString = #filePath, line: UInt = #line) async throws -> InProcessRig {
         let dir = try dir ?? DaemonHarness.makeTempDir()
         let card = root ?? dir + "/data"
@@ -65,7 +67,7 @@ final class InProcessRig: @unchecked Sendable {
         let clock = clock ?? ManualClock(start: .milliseconds(1_000_000))
         var roles = BoardRoles.simulated(config: config, clock: clock, camera: camera)
         if let button { roles.button = button }
-        let told = Told(clock: clock, powerOff: powerOff)
+        let told = Told(clock: clock, powerOff: powerOff, cardSync: cardSync)
         let log = try LogFile()
         let service = CameraService(config: config, roles: roles, hooks: told.hooks, clock: clock, wallClock: wallClock,
                                     reloadConfig: reload ?? (given == nil ? load : nil))
@@ -310,10 +312,12 @@ final class Told: @unchecked Sendable {
     private var lines: [(MonotonicTime, String)] = []
     private let clock: any MonotonicClock
     private let powerOff: @Sendable () -> Void
+    private let cardSync: CardSync
 
-    init(clock: any MonotonicClock, powerOff: @escaping @Sendable () -> Void = {}) {
+    init(clock: any MonotonicClock, powerOff: @escaping @Sendable () -> Void = {}, cardSync: CardSync = CardSync()) {
         self.clock = clock
         self.powerOff = powerOff
+        self.cardSync = cardSync
     }
 
     func add(_ s: String) { let t = clock.now(); lock.lock(); lines.append((t, s)); lock.unlock() }
@@ -325,7 +329,7 @@ final class Told: @unchecked Sendable {
                      watchdogPing: { self.add("WATCHDOG=1") }, stopping: { self.add("STOPPING=1") },
                      powerOff: { self.add("POWEROFF"); self.powerOff() },
                      extendTimeout: { self.add("EXTEND_TIMEOUT_USEC=\($0.nanoseconds / 1000)") },
-                     exitWithoutWaiting: { self.add("EXIT WITHOUT WAITING \($0)") })
+                     cardSync: cardSync, exitWithoutWaiting: { self.add("EXIT WITHOUT WAITING \($0)") })
     }
 }
 

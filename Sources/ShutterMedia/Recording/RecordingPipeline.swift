@@ -8,6 +8,7 @@ import Foundation
 import Glibc
 #endif
 import ShutterCore
+import ShutterStorage
 
 /// The encoder thread's work: takes queued frames and audio, places them on the clip's
 /// timeline, splits segments, writes and syncs files, and stops cleanly on an error.
@@ -19,6 +20,7 @@ final class RecordingPipeline {
     private let onDurable: (@Sendable (DurableMark) -> Void)?
     private let queue: RecordingQueue
     private let wallTime: (@Sendable (MonotonicTime) -> WallTime)?
+    private let cardSync: CardSync
     private let clock = SystemClock()
     private var audio: AudioTimeline
     private var current: SegmentFile?
@@ -36,9 +38,10 @@ final class RecordingPipeline {
 
     init(settings: RecordingSettings, start: MonotonicTime, files: @escaping RecordingFiles,
          onDurable: (@Sendable (DurableMark) -> Void)?, queue: RecordingQueue,
-         wallTime: (@Sendable (MonotonicTime) -> WallTime)? = nil) {
+         wallTime: (@Sendable (MonotonicTime) -> WallTime)? = nil, cardSync: CardSync = CardSync()) {
         self.settings = settings
         self.wallTime = wallTime
+        self.cardSync = cardSync
         self.start = start
         self.files = files
         self.onDurable = onDurable
@@ -174,7 +177,7 @@ final class RecordingPipeline {
             try files { path in
                 do throws(RecordingError) {
                     let file = try SegmentFile(path: path, origin: origin, width: width, height: height, format: format,
-                                               packets: packets, settings: settings, clock: clock,
+                                               packets: packets, settings: settings, clock: clock, cardSync: cardSync,
                                                created: wallTime.flatMap { ClipLabels.creationTime($0(origin)) })
                     made = .success((file, path))
                 } catch {

@@ -64,11 +64,13 @@ public enum RegularMP4 {
     }
 
     /// Finishes the clip at `path`; nil when it is already regular. `reached` is told of
-    /// each `Step` as the finish passes it, on the calling thread.
+    /// each `Step` as the finish passes it, on the calling thread. `sync`: how the folder
+    /// is synced after the rename (the storage's `cardSync`).
     /// Throws `RecordingError` (`.noSpace`, `.ioError`, `.encoderFailed`); the fragmented
     /// clip is then left as it was and the temporary file removed.
     @discardableResult
-    public static func finish(path: String, reached: (Step) -> Void = { _ in }) throws(RecordingError) -> Figures? {
+    public static func finish(path: String, sync: CardSync = CardSync(),
+                              reached: (Step) -> Void = { _ in }) throws(RecordingError) -> Figures? {
         let began = SystemClock().now()
         let fragmented: Bool
         do { fragmented = try isFragmented(path) } catch {
@@ -109,7 +111,7 @@ public enum RegularMP4 {
             throw SegmentFile.ioError(e, "rename", path)
         }
         reached(.afterRename)
-        do { try AtomicFile.fsyncDirectory(PlainIO.deletingLastComponent(path)) } catch {
+        do { try AtomicFile.fsyncDirectory(PlainIO.deletingLastComponent(path), sync: sync) } catch {
             RecordingLog.warning("fsync of the directory of \(path) failed: \(error)")
         }
         return Figures(bytesWritten: written, sourceBytes: Int64(st.st_size), duration: SystemClock().now() - began)

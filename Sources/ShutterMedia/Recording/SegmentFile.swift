@@ -35,7 +35,7 @@ final class SegmentFile {
     /// With `packets`, the video comes as that pre-roll encoder's packets (`packet`), not frames.
     init(path: String, origin: MonotonicTime, width: Int, height: Int, format: PixelFormat,
          packets: PacketSource? = nil, settings: RecordingSettings, clock: SystemClock,
-         created: String? = nil) throws(RecordingError) {
+         cardSync: CardSync = CardSync(), created: String? = nil) throws(RecordingError) {
         self.path = path
         self.origin = origin
         self.width = width
@@ -85,7 +85,7 @@ final class SegmentFile {
         headerBytes = sav_writer_committed_bytes(w)
         // The new name must survive a power cut too.
         do {
-            try AtomicFile.fsyncDirectory(PlainIO.deletingLastComponent(path))
+            try AtomicFile.fsyncDirectory(PlainIO.deletingLastComponent(path), sync: cardSync)
         } catch {
             RecordingLog.warning("fsync of the directory of \(path) failed: \(error)")
         }

@@ -72,7 +72,7 @@ final class ClipFiles: @unchecked Sendable {
         if firstCreated {
             do {
                 try retryingEINTR("rename", path: video.path) { rename(tempPath, video.path) }
-                try AtomicFile.fsyncDirectory(video.name.directory)
+                try AtomicFile.fsyncDirectory(video.name.directory, sync: storage.cardSync)
             } catch {
                 video.abandon()
                 throw error

@@ -43,7 +43,7 @@ enum ClipFinisher {
             return line
         }
         do throws(RecordingError) {
-            guard let f = try RegularMP4.finish(path: path, reached: reached) else { return nil }
+            guard let f = try RegularMP4.finish(path: path, sync: storage.cardSync, reached: reached) else { return nil }
             log.info("finished \(name) as a regular MP4: \(f.bytesWritten) bytes written in \(f.duration.milliseconds) ms "
                      + "(fragmented: \(f.sourceBytes) bytes)")
             return nil

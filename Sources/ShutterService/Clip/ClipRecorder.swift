@@ -178,7 +178,7 @@ final class ClipRecorder: Sendable {
             let s = Session(files: files, start: start, exposureStart: kept.first?.exposureStart ?? from, stop: stop)
             do {
                 let r = try Recorder(settings: settings, start: start, files: { try files.open($0) },
-                                     wallTime: wallTime, work: work)
+                                     wallTime: wallTime, work: work, cardSync: storage.cardSync)
                 for f in kept { r.append(f) }
                 s.recorder = r
                 pacing.withLock { $0 = r }
@@ -201,7 +201,7 @@ final class ClipRecorder: Sendable {
         let s = Session(files: files, start: first?.time ?? from, exposureStart: first?.exposureStart ?? from, stop: stop)
         do {
             let r = try Recorder(settings: settings, start: s.start, files: { try files.open($0) },
-                                 wallTime: wallTime, work: work)
+                                 wallTime: wallTime, work: work, cardSync: storage.cardSync)
             if settings.audioChannels > 0 { for a in held?.audio ?? [] { r.append(prerollAudio: a) } }
             for p in held?.video ?? [] { r.append(packet: p) }
             s.recorder = r

@@ -49,7 +49,7 @@ public final class CameraService: Sendable {
          wallClock: any WallClock, reloadConfig: (@Sendable () throws(ConfigError) -> ShutterConfig)?,
          preview: (any FrameViewers)?, live: LiveVideo? = nil) {
         var ctx = ServiceContext(config: config, roles: roles, clock: clock, wallClock: wallClock,
-                                 storage: Storage(config: config), hooks: hooks, log: Log("shutter.service"),
+                                 storage: Storage(config: config, cardSync: hooks.cardSync), hooks: hooks, log: Log("shutter.service"),
                                  startedAt: clock.now())
         ctx.video = live
         self.ctx = ctx

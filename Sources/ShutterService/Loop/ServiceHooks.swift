@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: BSD-2-Clause
 import ShutterCore
 import ShutterMedia
+import ShutterStorage
 
 /// How the service talks to its supervisor (systemd) and what it does at power
 /// off. Injected, so tests record the calls instead of powering anything off.
@@ -27,6 +28,9 @@ public struct ServiceHooks: Sendable {
     /// the service; `shutterd --debug-stall-finish STEP` stops the finish there for ever,
     /// so that a test can kill the process (or cut the power) inside it.
     public var finishReached: @Sendable (RegularMP4.Step) -> Void
+    /// How the service's storage syncs the card (`Storage.cardSync`): the daemon's holds
+    /// nothing; a test's may hold each sync, to stand in for a card whose syncs hang.
+    public var cardSync: CardSync
 
     public init(ready: @escaping @Sendable (String) -> Void = { _ in },
                 status: @escaping @Sendable (String) -> Void = { _ in },
@@ -35,6 +39,7 @@ public struct ServiceHooks: Sendable {
                 powerOff: @escaping @Sendable () async -> Void = {},
                 extendTimeout: @escaping @Sendable (Duration) -> Void = { _ in },
                 finishReached: @escaping @Sendable (RegularMP4.Step) -> Void = { _ in },
+                cardSync: CardSync = CardSync(),
                 exitWithoutWaiting: @escaping @Sendable (Int32) -> Void) {
         self.ready = ready
         self.status = status
@@ -43,6 +48,7 @@ public struct ServiceHooks: Sendable {
         self.powerOff = powerOff
         self.extendTimeout = extendTimeout
         self.finishReached = finishReached
+        self.cardSync = cardSync
         self.exitWithoutWaiting = exitWithoutWaiting
     }
 }

@@ -32,7 +32,7 @@ struct SettingsStateFile {
                 // Never onto the system disk under an unmounted card's mount point.
                 if storage.requireMountPoint { try storage.checkHealth() }
                 if let text {
-                    try SettingsFile.write(text, root: storage.root)
+                    try SettingsFile.write(text, root: storage.root, sync: storage.cardSync)
                 } else if unlink(SettingsFile.path(root: storage.root)) != 0 && errno != ENOENT {
                     throw SystemError(errno: errno, call: "unlink", path: SettingsFile.path(root: storage.root))
                 }
