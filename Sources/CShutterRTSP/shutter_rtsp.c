@@ -760,9 +760,7 @@ int shutter_rtsp_start(const shutter_rtsp_config *cfg, shutter_rtsp **out, char 
                                g_error_matches(error, G_IO_ERROR, G_IO_ERROR_PERMISSION_DENIED));
         snprintf(msg, sizeof msg, "cannot listen on %s:%d: %s%s", cfg->host, cfg->port,
                  error ? error->message : "unknown error",
-                 denied ? " (shutterd has no network of its own under shutterd.service: let systemd listen for it, "
-                          "`sudo systemctl enable --now shutterd-rtsp.socket`, then `sudo systemctl restart shutterd`; "
-                          "see docs/home-automation.md, Live video)"
+                 denied ? " (this process may not use the network)"
                         : " (in use, or not an address of this machine)");
         if (error) g_error_free(error);
         set_err(err, errlen, msg);

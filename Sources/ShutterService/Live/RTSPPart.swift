@@ -1,4 +1,7 @@
 // SPDX-License-Identifier: BSD-2-Clause
+#if canImport(Glibc)
+import Glibc
+#endif
 import ShutterCore
 import Synchronization
 
@@ -55,8 +58,15 @@ final class RTSPPart: ServicePart {
             }
             return .running
         } catch {
-            log.error("live RTSP not started: \(error)")
-            return .failed("\(error)")
+            var why = "\(error)"
+            // Under its unit shutterd has no network of its own: the fix is the socket unit.
+            if passed == nil, getenv("INVOCATION_ID") != nil {
+                why += "; under shutterd.service shutterd cannot listen itself (PrivateNetwork=yes): let systemd listen for "
+                    + "it, `sudo systemctl enable --now shutterd-rtsp.socket`, then `sudo systemctl restart shutterd` "
+                    + "(docs/home-automation.md, Live video)"
+            }
+            log.error("live RTSP not started: \(why)")
+            return .failed(why)
         }
     }
 

@@ -30,6 +30,9 @@ enum ServiceEvent: Sendable {
     case flashLit(CaptureID)
     /// The low-space policy deleted these videos to make room.
     case deletedForSpace([String])
+    /// A part of the service (the web page, RTSP, MQTT) could not start: why, in words that
+    /// say what to do (`status.lastError`; the part is tried again).
+    case partFailed(name: String, why: String)
 }
 
 /// Where a request's answer goes: called once, from the loop.

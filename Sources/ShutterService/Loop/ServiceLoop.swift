@@ -139,6 +139,8 @@ final class ServiceLoop {
                 journal.lastFiles.removeAll { $0 == path }
                 live.deleted(path: path)
             }
+        case .partFailed(let name, let why):
+            journal.error("\(name) not started: \(why)")
         }
         settle()
     }

@@ -1,0 +1,132 @@
+#!/bin/sh
+# SPDX-License-Identifier: BSD-2-Clause
+# The package's units under a real systemd (issue 41): what a person who installs the
+# package gets, booted, not run by hand.
+#   test-units.sh DEB
+# A copy of the clean bookworm root (make-root.sh) gets systemd and `apt install ./DEB`,
+# the person's steps for the live stream (live.rtsp.enabled in /etc/shutter/shutter.json,
+# `systemctl enable shutterd-rtsp.socket`), and one drop-in that only picks the simulated
+# board (no camera here). `systemd-nspawn -b --private-network` boots it: systemd is PID 1,
+# the units are the package's. Then, from inside the container's network:
+#   - shutterd.service active with the package's sandbox (PrivateNetwork=yes), and
+#     `systemd-analyze security shutterd` at 0.7, where it was;
+#   - an RTSP viewer (this machine's ffprobe, in the container's network) plays H.264
+#     from shutterd-rtsp.socket, over TCP and with UDP asked for first (461, then TCP);
+#   - with the socket disabled, the journal and `status` say which two commands fix it.
+# Prints each check and the time. Root only.
+set -eu
+here=$(cd "$(dirname "$0")" && pwd)
+deb=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
+[ "$(id -u)" -eq 0 ] || { echo "units-test: run as root" >&2; exit 1; }
+command -v systemd-nspawn >/dev/null || { echo "units-test: no systemd-nspawn (deploy/deb/install-deps.sh installs systemd-container)" >&2; exit 1; }
+t0=$(date +%s)
+base=$(sh "$here/make-root.sh" bookworm amd64)
+cache=${DEB_ROOT_CACHE:-/var/cache/shutter-deb}
+work=$(mktemp -d /var/tmp/shutter-units-test.XXXXXX)
+nspawn=
+leader=
+cleanup() {
+    if [ -n "$nspawn" ] && kill -0 "$nspawn" 2>/dev/null; then
+        [ -n "$leader" ] && kill -s RTMIN+4 "$leader" 2>/dev/null  # PID 1's poweroff
+        i=0; while kill -0 "$nspawn" 2>/dev/null && [ $i -lt 300 ]; do sleep 0.1; i=$((i+1)); done
+        kill -9 "$nspawn" 2>/dev/null || true
+    fi
+    rm -rf "$work"
+}
+trap cleanup EXIT
+root="$work/root"
+cp -a "$base" "$root"
+cp /etc/resolv.conf "$root/etc/"
+cp "$deb" "$root/tmp/shutter.deb"
+mkdir -p "$cache/apt-archives-bookworm-amd64/partial"
+ok() { echo "units-test: ok   $*"; }
+fail() {
+    echo "units-test: FAIL $*" >&2
+    [ -n "$leader" ] && inct journalctl -b --no-pager -n 60 -u shutterd -u shutterd-rtsp.socket >&2 2>/dev/null || true
+    exit 1
+}
+
+# Install: systemd (minbase has none) and the package with its Depends.
+s=$(date +%s)
+unshare --mount --propagation private sh -eu -s "$root" "$cache/apt-archives-bookworm-amd64" <<'INNER' || fail "apt install systemd ./shutter.deb (log: the lines above)"
+root=$1; archives=$2
+mount --bind /proc "$root/proc"
+mount --bind /dev "$root/dev"
+mount -t tmpfs tmpfs "$root/run"
+mount --bind "$archives" "$root/var/cache/apt/archives"
+E="env -i PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin HOME=/root LANG=C.UTF-8 DEBIAN_FRONTEND=noninteractive"
+chroot "$root" $E apt-get update -q > "$root/tmp/apt.log" 2>&1 || { tail -20 "$root/tmp/apt.log"; exit 1; }
+chroot "$root" $E apt-get install -y -q --no-install-recommends systemd systemd-sysv dbus /tmp/shutter.deb \
+    >> "$root/tmp/apt.log" 2>&1 || { tail -30 "$root/tmp/apt.log"; exit 1; }
+INNER
+ok "systemd and the package installed ($(( $(date +%s) - s )) s)"
+
+# The person's steps (docs/home-automation.md, Live video), and the simulated board.
+cat > "$root/etc/shutter/shutter.json" <<'JSON'
+{"video": {"width": 640, "height": 360, "prerollSeconds": 2},
+ "live": {"rtsp": {"enabled": true, "open": true}}}
+JSON
+mkdir -p "$root/etc/systemd/system/shutterd.service.d"
+cat > "$root/etc/systemd/system/shutterd.service.d/sim.conf" <<'UNIT'
+# No camera, button or LEDs in this container: the simulated board. Nothing else changes.
+[Service]
+ExecStart=
+ExecStart=/usr/bin/shutterd --board sim --config /etc/shutter/shutter.json
+UNIT
+systemctl --root="$root" enable shutterd-rtsp.socket >/dev/null 2>&1 || fail "systemctl enable shutterd-rtsp.socket"
+# A container has no console to log in on.
+systemctl --root="$root" mask console-getty.service getty@.service >/dev/null 2>&1 || true
+
+# Boot.
+s=$(date +%s)
+systemd-nspawn -q -b --register=no --keep-unit --private-network -D "$root" --console=pipe \
+    > "$work/console.log" 2>&1 < /dev/null &
+nspawn=$!
+i=0
+while [ -z "$leader" ] && [ $i -lt 600 ]; do
+    for p in $(pgrep -f "^/sbin/init|^/lib/systemd/systemd" 2>/dev/null); do
+        # The container's PID 1: a child of systemd-nspawn (directly or through its one helper).
+        parent=$(ps -o ppid= -p "$p" | tr -d ' ')
+        grand=$(ps -o ppid= -p "$parent" 2>/dev/null | tr -d ' ')
+        if [ "$parent" = "$nspawn" ] || [ "$grand" = "$nspawn" ]; then leader=$p; fi
+    done
+    [ -n "$leader" ] || { kill -0 "$nspawn" 2>/dev/null || { cat "$work/console.log" >&2; fail "systemd-nspawn ended"; }; sleep 0.1; i=$((i+1)); }
+done
+[ -n "$leader" ] || fail "no systemd in the container after 60 s"
+inct() { nsenter -t "$leader" -m -u -i -n -p -- env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin LANG=C.UTF-8 "$@"; }
+innet() { nsenter -t "$leader" -n -- "$@"; }  # this machine's programs, the container's network
+i=0
+until inct systemctl is-active -q shutterd.service 2>/dev/null || [ $i -ge 1200 ]; do sleep 0.1; i=$((i+1)); done
+inct systemctl is-active -q shutterd.service || fail "shutterd.service not active 120 s after the boot: $(inct systemctl status --no-pager shutterd 2>&1 | head -20)"
+ok "booted with systemd as PID 1; shutterd.service active $(( $(date +%s) - s )) s after the start"
+[ "$(inct systemctl show -p PrivateNetwork --value shutterd.service)" = yes ] && ok "shutterd runs with PrivateNetwork=yes" || fail "PrivateNetwork is not yes"
+exposure=$(inct systemd-analyze security --no-pager shutterd.service 2>&1 | sed -n 's/.*Overall exposure level for [^:]*: \([0-9.]*\).*/\1/p')
+[ "$exposure" = 0.7 ] && ok "systemd-analyze security shutterd: $exposure (as before)" || fail "systemd-analyze security shutterd: '$exposure', not 0.7"
+inct systemctl is-active -q shutterd-rtsp.socket && ok "shutterd-rtsp.socket active" || fail "shutterd-rtsp.socket not active"
+
+# An RTSP viewer.
+i=0
+until inct journalctl -b --no-pager -u shutterd 2>/dev/null | grep -q "live video on the socket systemd passed" || [ $i -ge 300 ]; do sleep 0.1; i=$((i+1)); done
+inct journalctl -b --no-pager -u shutterd | grep -q "live video on the socket systemd passed (shutterd-rtsp.socket, port 8554)" &&
+    ok "the journal: live video on the socket systemd passed" || fail "no 'live video on the socket systemd passed' in the journal"
+for transport in tcp default; do
+    if [ $transport = tcp ]; then args="-rtsp_transport tcp"; else args=""; fi
+    # shellcheck disable=SC2086
+    out=$(innet timeout 30 ffprobe -v error $args -show_entries stream=codec_name,width,height -of csv=p=0 \
+        rtsp://127.0.0.1:8554/live 2>&1) || fail "ffprobe ($transport) in the container's network: $out"
+    echo "$out" | grep -q "^h264,640,360" || fail "ffprobe ($transport): $out"
+    ok "an RTSP viewer ($transport$( [ $transport = default ] && echo ": UDP asked first, 461, then TCP")) plays $(echo "$out" | tr '\n' ' ')"
+done
+
+# Without the socket: the fix said where the person looks.
+inct systemctl disable -q --now shutterd-rtsp.socket || fail "systemctl disable --now shutterd-rtsp.socket"
+inct systemctl restart shutterd.service || fail "systemctl restart shutterd"
+i=0
+until inct journalctl -b --no-pager -u shutterd | grep -q "systemctl enable --now shutterd-rtsp.socket" || [ $i -ge 300 ]; do sleep 0.1; i=$((i+1)); done
+line=$(inct journalctl -b --no-pager -u shutterd | grep "live RTSP not started" | tail -n 1)
+echo "$line" | grep -q "systemctl enable --now shutterd-rtsp.socket" && echo "$line" | grep -q "systemctl restart shutterd" &&
+    ok "without the socket the journal says: ${line#*: }" || fail "no fix in the journal: '$line'"
+last=$(inct runuser -u shutter -- shutterctl status 2>/dev/null | grep '"lastError"' || true)
+echo "$last" | grep -q "shutterd-rtsp.socket" && ok "status: $last" || fail "status.lastError does not say it: '$last'"
+
+echo "units-test: passed in $(( $(date +%s) - t0 )) s"
