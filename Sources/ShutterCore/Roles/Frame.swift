@@ -68,8 +68,8 @@ public struct FrameMetadata: Sendable, Equatable, Codable {
 /// A completed camera frame. Its buffer goes back to the camera (the request is
 /// requeued) when the last reference is dropped: the rpicam-apps
 /// `CompletedRequestPtr` deleter model. Immutable, so it may cross threads.
-public final class Frame: @unchecked Sendable {
-    // Unchecked: all stored properties are immutable; `onRelease` is called once, in deinit.
+public final class Frame: Sendable {
+    // `onRelease` is called once, in deinit.
     public let width: Int
     public let height: Int
     public let format: PixelFormat

@@ -27,8 +27,8 @@ struct ShimFrameToken: @unchecked Sendable {
 /// A token shared by the frames of one request (a video frame and its still
 /// companion): the request goes back to the camera when the last of them is gone,
 /// so a still frame being encoded keeps its buffer after the video frame is dropped.
-final class ShimFrameClaim: @unchecked Sendable {
-    // Unchecked: immutable; the token is released once, in deinit.
+final class ShimFrameClaim: Sendable {
+    // Immutable; the token is released once, in deinit.
     private let token: ShimFrameToken
 
     init(_ token: ShimFrameToken) { self.token = token }
