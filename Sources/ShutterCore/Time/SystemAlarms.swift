@@ -21,8 +21,8 @@ final class SystemAlarm: ClockAlarm, Sendable {
 /// again allocates nothing (the armed list keeps its room); the thread starts at the
 /// first alarm made. Alarms fire one at a time, outside the lock: each must be quick
 /// (the service's are: resume a waiter, start a task).
+// Unchecked: owns a pthread mutex and CLOCK_MONOTONIC condition guarding `armed`; a Mutex has no timed wait.
 final class SystemAlarms: @unchecked Sendable {
-    // Unchecked: `armed` is guarded by a raw pthread mutex whose condition the clock thread waits on (CLOCK_MONOTONIC).
     static let shared: SystemAlarms = {
         let alarms = SystemAlarms()
         PlainThread.start(name: "shutter.clock") { alarms.serve() }
