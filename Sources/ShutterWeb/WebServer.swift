@@ -140,8 +140,8 @@ private let webServerHandler: shutter_web_handler = { ctx, ex in
 }
 
 /// A handle the CShutterWeb shim gave: its daemon, or one parked stream.
+// Unchecked: an opaque C pointer, and the shim's calls on it lock (any thread may make them).
 private struct WebShimHandle: @unchecked Sendable {
-    // Unchecked: an opaque C pointer, and the shim's calls on it lock (any thread may make them).
     let raw: OpaquePointer
 }
 

@@ -10,8 +10,8 @@ public enum PixelFormat: String, Sendable, Codable, CaseIterable {
 }
 
 /// One plane of a frame buffer: memory mapped once by the camera, read-only here.
+// Unchecked: a read-only pointer into the camera's mapped buffer, valid for the owning Frame's lifetime.
 public struct FramePlane: @unchecked Sendable {
-    // Unchecked: the pointer is read-only and valid for the owning Frame's lifetime.
     public let base: UnsafeRawPointer
     public let stride: Int
     public let length: Int
@@ -68,8 +68,8 @@ public struct FrameMetadata: Sendable, Equatable, Codable {
 /// A completed camera frame. Its buffer goes back to the camera (the request is
 /// requeued) when the last reference is dropped: the rpicam-apps
 /// `CompletedRequestPtr` deleter model. Immutable, so it may cross threads.
-public final class Frame: @unchecked Sendable {
-    // Unchecked: all stored properties are immutable; `onRelease` is called once, in deinit.
+public final class Frame: Sendable {
+    // `onRelease` is called once, in deinit.
     public let width: Int
     public let height: Int
     public let format: PixelFormat
@@ -113,8 +113,8 @@ public final class Frame: @unchecked Sendable {
 
 /// A frame whose pixels live in Swift-owned memory (simulated camera, tests,
 /// converted frames). Allocated once and reused by pools, not per frame.
+// Unchecked: owns raw memory, written only by the producer before the Frame that wraps it is published.
 public final class OwnedFrameBuffer: @unchecked Sendable {
-    // Unchecked: written only by the producer before the Frame that wraps it is published.
     public let bytes: UnsafeMutableRawPointer
     public let capacity: Int
 

@@ -8,8 +8,8 @@ import Darwin
 /// A pthread mutex with NSLock's lock()/unlock(): full Foundation's NSLock without
 /// Foundation (FoundationEssentials has none), so the service's modules carry no ICU.
 /// For state a class guards with explicit lock and unlock calls; new code uses Mutex.
+// Unchecked: owns the raw memory of a pthread mutex, which is made to be used from any thread.
 public final class PlainLock: @unchecked Sendable {
-    // Unchecked: owns the raw memory of a pthread mutex, which is made to be used from any thread.
     private let mutex: UnsafeMutablePointer<pthread_mutex_t>
 
     public init() {
@@ -31,8 +31,8 @@ public final class PlainLock: @unchecked Sendable {
 /// wait, signal, broadcast; `wait(seconds:)` for `wait(until: Date() + seconds)`), as
 /// NSCondition does it: the deadline is the wall clock's (pthread_cond_timedwait on
 /// CLOCK_REALTIME).
+// Unchecked: owns the raw memory of a pthread mutex and condition, made to be used from any thread.
 public final class PlainCondition: @unchecked Sendable {
-    // Unchecked: owns the raw memory of a pthread mutex and condition, made to be used from any thread.
     private let mutex: UnsafeMutablePointer<pthread_mutex_t>
     private let cond: UnsafeMutablePointer<pthread_cond_t>
 

@@ -6,11 +6,9 @@ import Darwin
 #endif
 
 /// An alarm on CLOCK_MONOTONIC (`SystemClock.makeAlarm`), served by the process's one
-/// clock thread.
-final class SystemAlarm: ClockAlarm, @unchecked Sendable {
-    // Unchecked: `deadline` is read and written under SystemAlarms' lock only.
+/// clock thread. Its deadline is kept in SystemAlarms' armed list, under that lock.
+final class SystemAlarm: ClockAlarm, Sendable {
     let fire: @Sendable () -> Void
-    var deadline: MonotonicTime?
 
     init(_ fire: @escaping @Sendable () -> Void) { self.fire = fire }
 
@@ -23,8 +21,8 @@ final class SystemAlarm: ClockAlarm, @unchecked Sendable {
 /// again allocates nothing (the armed list keeps its room); the thread starts at the
 /// first alarm made. Alarms fire one at a time, outside the lock: each must be quick
 /// (the service's are: resume a waiter, start a task).
+// Unchecked: owns a pthread mutex and CLOCK_MONOTONIC condition guarding `armed`; a Mutex has no timed wait.
 final class SystemAlarms: @unchecked Sendable {
-    // Unchecked: `armed` and each alarm's deadline are touched with `mutex` held.
     static let shared: SystemAlarms = {
         let alarms = SystemAlarms()
         PlainThread.start(name: "shutter.clock") { alarms.serve() }
@@ -33,7 +31,8 @@ final class SystemAlarms: @unchecked Sendable {
 
     private let mutex: UnsafeMutablePointer<pthread_mutex_t>
     private let cond: UnsafeMutablePointer<pthread_cond_t>
-    private var armed: [SystemAlarm] = []
+    /// The alarms set, each once, with its deadline.
+    private var armed: [(alarm: SystemAlarm, deadline: MonotonicTime)] = []
 
     private init() {
         mutex = .allocate(capacity: 1)
@@ -53,12 +52,11 @@ final class SystemAlarms: @unchecked Sendable {
 
     func set(_ alarm: SystemAlarm, to deadline: MonotonicTime?) {
         pthread_mutex_lock(mutex)
-        let wasArmed = alarm.deadline != nil
-        alarm.deadline = deadline
-        if deadline != nil, !wasArmed {
-            armed.append(alarm)
-        } else if deadline == nil, wasArmed {
-            armed.removeAll { $0 === alarm }
+        let i = armed.firstIndex { $0.alarm === alarm }
+        if let deadline {
+            if let i { armed[i].deadline = deadline } else { armed.append((alarm, deadline)) }
+        } else if let i {
+            armed.remove(at: i)
         }
         // A cancel needs no wake: the thread finds nothing due at its old deadline and waits on.
         if deadline != nil { pthread_cond_signal(cond) }
@@ -68,18 +66,20 @@ final class SystemAlarms: @unchecked Sendable {
     private func serve() {
         pthread_mutex_lock(mutex)
         while true {
-            var earliest: SystemAlarm?
-            for a in armed where earliest == nil || a.deadline! < earliest!.deadline! { earliest = a }
-            guard let next = earliest, let deadline = next.deadline else {
+            var earliest: Int?
+            for i in armed.indices where earliest.map({ armed[i].deadline < armed[$0].deadline }) ?? true {
+                earliest = i
+            }
+            guard let e = earliest else {
                 pthread_cond_wait(cond, mutex)
                 continue
             }
+            let (next, deadline) = armed[e]
             if deadline > SystemClock().now() {
                 wait(until: deadline)
                 continue
             }
-            next.deadline = nil
-            armed.removeAll { $0 === next }
+            armed.remove(at: e)
             pthread_mutex_unlock(mutex)
             next.fire()
             pthread_mutex_lock(mutex)

@@ -7,18 +7,20 @@ import CLibcameraShim
 // stateMutex (short sections) and queueMutex (the completion queue), so any
 // thread may call through them.
 
+// Unchecked: the shim's camera manager, whose calls lock gManagerMutex (see above).
 struct ShimManagerHandle: @unchecked Sendable {
     let pointer: OpaquePointer
 }
 
+// Unchecked: a shim camera, whose calls lock its CameraState's mutexes (see above).
 struct ShimCameraHandle: @unchecked Sendable {
     let pointer: OpaquePointer
 }
 
 /// A completed frame's claim on its request; released exactly once (Frame's deinit).
+/// Releasing requeues the request under stateMutex, never a stop's lock.
+// Unchecked: only shc_frame_release touches it, and it checks the token's session atomically.
 struct ShimFrameToken: @unchecked Sendable {
-    // Unchecked: the token is touched only by shc_frame_release, which checks
-    // its session atomically and requeues under stateMutex (never a stop's lock).
     let pointer: UnsafeMutableRawPointer
 
     func release() { shc_frame_release(pointer) }
@@ -27,8 +29,8 @@ struct ShimFrameToken: @unchecked Sendable {
 /// A token shared by the frames of one request (a video frame and its still
 /// companion): the request goes back to the camera when the last of them is gone,
 /// so a still frame being encoded keeps its buffer after the video frame is dropped.
-final class ShimFrameClaim: @unchecked Sendable {
-    // Unchecked: immutable; the token is released once, in deinit.
+final class ShimFrameClaim: Sendable {
+    // Immutable; the token is released once, in deinit.
     private let token: ShimFrameToken
 
     init(_ token: ShimFrameToken) { self.token = token }

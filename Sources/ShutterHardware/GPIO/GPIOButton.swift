@@ -189,8 +189,7 @@ public final class GPIOButton: ButtonInput {
         return Int(n)
     }
 
-    // Unchecked: a dispatch source is not marked Sendable; this box is only stored
-    // and taken out under `state`'s Mutex, and cancel() is thread-safe in libdispatch.
+    // Unchecked: a dispatch source (not marked Sendable), kept under `state`'s Mutex; its cancel() is thread-safe.
     private final class SourceBox: @unchecked Sendable {
         let source: any DispatchSourceRead
         init(_ source: any DispatchSourceRead) { self.source = source }

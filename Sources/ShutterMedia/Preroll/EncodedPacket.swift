@@ -4,8 +4,8 @@ import ShutterCore
 
 /// One open pre-roll video encoder: its packets can only go into a file whose video
 /// track has this encoder's parameters, so each packet keeps its encoder alive.
+// Unchecked: wraps an FFmpeg encoder, fed on its thread only; others read its fixed parameters.
 public final class PacketSource: @unchecked Sendable {
-    // Unchecked: wraps an FFmpeg encoder, fed on its thread only; others read its fixed parameters.
     let raw: OpaquePointer
     public let width: Int
     public let height: Int
@@ -22,8 +22,8 @@ public final class PacketSource: @unchecked Sendable {
 }
 
 /// An encoded video packet held by reference (an AVPacket; copies share its data).
+// Unchecked: wraps an AVPacket, never changed once made; libav's refcount is atomic.
 public final class EncodedPacket: PrerollPacket, @unchecked Sendable {
-    // Unchecked: wraps an AVPacket, never changed once made; libav's refcount is atomic.
     let raw: OpaquePointer
     public let source: PacketSource
     public let time: MonotonicTime

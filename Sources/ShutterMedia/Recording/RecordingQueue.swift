@@ -21,8 +21,8 @@ import ShutterCore
 ///
 /// Work in flight (`work`, a service's `InFlight`): each item counts from its push until
 /// the encoder thread is done with it (it comes back to `pop` for the next, or ends).
+// Unchecked: fields guarded by `cond`, a pthread condition `pop`, `push(wait:)` and `waitForResult` wait on (a Mutex cannot).
 final class RecordingQueue: @unchecked Sendable {
-    // Unchecked: every mutable field below is guarded by `cond` (an NSCondition lock).
     enum Item {
         case video(QueuedFrame)
         case audio(AudioChunk)

@@ -47,25 +47,17 @@ final class ClipRecorder: Sendable {
         var summary: RecordingSummary
     }
 
-    /// One clip; touched only on `queue`.
-    private final class Session: @unchecked Sendable {
-        // Unchecked: every field is read and written on ClipRecorder.queue only.
+    /// One clip: built on `queue`, then kept in `session` and changed there (on `queue`).
+    private struct Session: Sendable {
         let files: ClipFiles
         let start: MonotonicTime
         /// When the first kept frame began exposing (the press, if none was kept): the clip's start as reported.
-        var exposureStart: MonotonicTime
+        let exposureStart: MonotonicTime
         var recorder: Recorder?
         var setupError: String?
         var committed = false
         /// The loop's stop time for this clip (its one owner is the loop's `ClipSession`).
         let stop: ClipStop
-
-        init(files: ClipFiles, start: MonotonicTime, exposureStart: MonotonicTime, stop: ClipStop) {
-            self.files = files
-            self.start = start
-            self.exposureStart = exposureStart
-            self.stop = stop
-        }
     }
 
     private let storage: Storage
@@ -75,7 +67,7 @@ final class ClipRecorder: Sendable {
     private let queue = DispatchQueue(label: "shutter.clip")
     private let finishing = DispatchQueue(label: "shutter.clip.finish")
     private let work: InFlight?
-    /// The session on `queue`; the Mutex only makes the box Sendable (queue-confined).
+    /// The clip being encoded: set, changed and cleared on `queue`; read there and by `isActive`.
     private let session = Mutex<Session?>(nil)
     private let progressState = Mutex(Progress())
     private let serial = Mutex(0)
@@ -133,9 +125,15 @@ final class ClipRecorder: Sendable {
         return r
     }
 
-    private final class WeakBox: @unchecked Sendable {
-        // Unchecked: set once before the encoder produces its first packet.
-        weak var recorder: ClipRecorder?
+    /// The recorder as the pre-roll encoder's packet handler sees it: weakly (the recorder
+    /// holds the encoder), set once `init` has made the encoder.
+    private final class WeakBox: Sendable {
+        private struct Weak { weak var recorder: ClipRecorder? }
+        private let held = Mutex(Weak())
+        var recorder: ClipRecorder? {
+            get { held.withLock { $0.recorder } }
+            set { held.withLock { $0.recorder = newValue } }
+        }
     }
 
     /// A packet of the pre-roll encoder (its thread): into the ring and the clip, on `queue`.
@@ -175,7 +173,7 @@ final class ClipRecorder: Sendable {
             }
             let files = ClipFiles(storage: storage, serial: n)
             let start = kept.first.map { min($0.timestamp, from) } ?? from
-            let s = Session(files: files, start: start, exposureStart: kept.first?.exposureStart ?? from, stop: stop)
+            var s = Session(files: files, start: start, exposureStart: kept.first?.exposureStart ?? from, stop: stop)
             do {
                 let r = try Recorder(settings: settings, start: start, files: { try files.open($0) },
                                      wallTime: wallTime, work: work, cardSync: storage.cardSync)
@@ -198,7 +196,7 @@ final class ClipRecorder: Sendable {
         let target = from - .seconds(prerollSeconds)
         let held = ring.withLock { $0.clip(from: target) }
         let first = held?.video.first
-        let s = Session(files: files, start: first?.time ?? from, exposureStart: first?.exposureStart ?? from, stop: stop)
+        var s = Session(files: files, start: first?.time ?? from, exposureStart: first?.exposureStart ?? from, stop: stop)
         do {
             let r = try Recorder(settings: settings, start: s.start, files: { try files.open($0) },
                                  wallTime: wallTime, work: work, cardSync: storage.cardSync)
@@ -262,7 +260,7 @@ final class ClipRecorder: Sendable {
             do {
                 _ = try storage.ensureSpace(for: .video)
                 let path = try s.files.commit()
-                s.committed = true
+                session.withLock { $0?.committed = true }
                 progressState.withLock { $0.lastAccepted = clock.now() }
                 done(.success((path, s.exposureStart)))
             } catch let e as StorageError {

@@ -8,8 +8,8 @@ import Synchronization
 /// The RTSP server (CShutterRTSP, GStreamer's RTSP server library) as a live consumer:
 /// rtsp://HOST:PORT/live, H.264 from the live packets (SPS and PPS before each keyframe),
 /// AAC from the microphone's samples once it runs.
+// Unchecked: wraps the CShutterRTSP server handle, whose calls lock (any thread may make them).
 final class RTSPServer: LiveConsumer, @unchecked Sendable {
-    // Unchecked: wraps the CShutterRTSP server handle, whose calls lock (any thread may make them).
     private let raw: OpaquePointer
     private let access: AccessBox
     let port: Int

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: BSD-2-Clause
 import ShutterCore
+import Synchronization
 
 /// The status and flash LEDs: the pattern the machine last chose for each (what
 /// `status` names) and their drivers, which play it on their own clock.
@@ -20,7 +21,8 @@ final class LEDs: Sendable {
     /// A flash change, the event to post once it is played (a still's flash is lit), its work.
     private typealias FlashChange = (indication: FlashIndication, then: ServiceEvent?, token: WorkToken)
     private let flashChanges: (stream: AsyncStream<FlashChange>, continuation: AsyncStream<FlashChange>.Continuation)
-    private let names = NamedPatterns()
+    /// The patterns' names, set by the loop and read for `status`.
+    private let names = Mutex(NamedPatterns())
     private let work: InFlight
 
     init(roles: BoardRoles, clock: any MonotonicClock, work: InFlight = InFlight()) {
@@ -33,7 +35,7 @@ final class LEDs: Sendable {
     }
 
     func show(_ indication: StatusIndication) {
-        names.status = Self.name(indication)
+        names.withLock { $0.status = Self.name(indication) }
         // A change not taken (closed) ends its token as it is dropped.
         if status != nil { statusChanges.continuation.yield((indication, work.token())) }
     }
@@ -41,7 +43,7 @@ final class LEDs: Sendable {
     /// The flash changes, in order; `then` is posted once it is played (the LED is lit
     /// before a still's exposure begins). Only with a flash LED (`flash` not nil).
     func show(_ indication: FlashIndication, then: ServiceEvent? = nil) {
-        names.flash = Self.name(indication)
+        names.withLock { $0.flash = Self.name(indication) }
         if flash != nil { flashChanges.continuation.yield((indication, then, work.token())) }
     }
 
@@ -79,8 +81,9 @@ final class LEDs: Sendable {
     /// What each LED shows now: the level its driver last wrote, and the pattern's name.
     var levels: [String: ServiceStatus.LEDState] {
         var leds: [String: ServiceStatus.LEDState] = [:]
-        if let d = status { leds["status"] = .init(on: d.lastLevel ?? false, pattern: names.status) }
-        if let d = flash { leds["flash"] = .init(on: d.lastLevel ?? false, pattern: names.flash) }
+        let named = names.withLock { $0 }
+        if let d = status { leds["status"] = .init(on: d.lastLevel ?? false, pattern: named.status) }
+        if let d = flash { leds["flash"] = .init(on: d.lastLevel ?? false, pattern: named.flash) }
         return leds
     }
 
@@ -89,8 +92,7 @@ final class LEDs: Sendable {
 }
 
 /// The patterns' names, set by the loop and read for `status` (also on the loop).
-private final class NamedPatterns: @unchecked Sendable {
-    // Unchecked: only the service loop touches it, one event at a time.
+private struct NamedPatterns: Sendable {
     var status = "booting"
     var flash = "off"
 }

@@ -15,8 +15,8 @@ import Synchronization
 /// connecting, keep-alive, reconnecting with backoff and writing happen there, so no
 /// caller ever waits on the network. `publish` only queues a packet for that thread.
 /// Everything libmosquitto reports comes back through `events` (MQTTCallbacks.swift).
+// Unchecked: wraps a libmosquitto handle; its calls lock the client's own state (threaded mode).
 final class MQTTClient: @unchecked Sendable {
-    // Unchecked: wraps a libmosquitto handle; its calls lock the client's own state (threaded mode).
     struct Options {
         var clientID: String
         var broker: BrokerURL
