@@ -107,6 +107,14 @@ deb: deps version
 deb-test: deb
 	@sh deploy/deb/test-install.sh "$$(cat .build/deb-path)"
 
+# The package's units under a real systemd: a clean bookworm root with the package, booted by
+# systemd-nspawn (systemd as PID 1, a private network); the live RTSP stream through
+# shutterd-rtsp.socket to a viewer, shutterd's sandbox score, the fix said without the socket
+# (deploy/deb/test-units.sh; docs/home-automation.md, Live video).
+.PHONY: units-test
+units-test: deb
+	@sh deploy/deb/test-units.sh "$$(cat .build/deb-path)"
+
 # Reproducible package: build.sh twice in a row, byte-identical .deb files (deploy/deb/test-repro.sh;
 # docs/deploy.md: Build the package). 132 s measured warm (two xz runs); a cold tree builds the static programs first.
 .PHONY: deb-repro

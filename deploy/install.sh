@@ -9,6 +9,8 @@
 #   the README                /usr/share/shutter/README.md (the unit's Documentation=),
 #                             and the docs/ it links to: /usr/share/shutter/docs/*.md
 #   the unit                  /etc/systemd/system/shutterd.service (enabled, started)
+#   the connector             /etc/systemd/system/shutterd-connector.service (MQTT; enabled
+#                             with shutterd, started with it, ends at once with MQTT off)
 #   the web page's socket     /etc/systemd/system/shutterd.socket (installed disabled:
 #                             docs/control-and-api.md "From a phone" says how to turn it on)
 #   the RTSP stream's socket  /etc/systemd/system/shutterd-rtsp.socket (installed disabled:
@@ -140,6 +142,7 @@ fi
 # 8. The unit: installed, enabled at boot, (re)started.
 install -d -m 0755 "$root/etc/systemd/system"
 install -m 0644 "$here/shutterd.service" "$root/etc/systemd/system/shutterd.service"
+install -m 0644 "$here/shutterd-connector.service" "$root/etc/systemd/system/shutterd-connector.service"
 # The web page's socket: installed, never enabled here (an upgrade keeps whatever
 # the person chose). Opt-in: web.enabled + web.passwordHash, then enable it.
 install -m 0644 "$here/shutterd.socket" "$root/etc/systemd/system/shutterd.socket"
@@ -148,7 +151,7 @@ install -m 0644 "$here/shutterd-rtsp.socket" "$root/etc/systemd/system/shutterd-
 say "installed $root/etc/systemd/system/shutterd-rtsp.socket (disabled; docs/home-automation.md \"Live video\" to turn RTSP on)"
 if [ "$live" = yes ]; then
     systemctl daemon-reload
-    systemctl enable shutterd.service
+    systemctl enable shutterd.service shutterd-connector.service
     if [ "$start" = yes ]; then
         systemctl restart shutterd.service
         say "shutterd started: systemctl status shutterd; journalctl -u shutterd -f"
@@ -156,6 +159,6 @@ if [ "$live" = yes ]; then
         say "shutterd enabled (starts at boot); start it now with: systemctl start shutterd"
     fi
 else
-    systemctl --root="${root:-/}" enable shutterd.service
+    systemctl --root="${root:-/}" enable shutterd.service shutterd-connector.service
     say "shutterd enabled in ${root:-/} (nothing started: systemd is not running it)"
 fi

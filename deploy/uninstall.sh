@@ -38,6 +38,13 @@ for sock in shutterd.socket shutterd-rtsp.socket; do
         systemctl --root="${root:-/}" disable "$sock" || true
     fi
 done
+if [ -e "$root/etc/systemd/system/shutterd-connector.service" ]; then
+    if [ "$live" = yes ]; then
+        systemctl disable --now shutterd-connector.service || true
+    else
+        systemctl --root="${root:-/}" disable shutterd-connector.service || true
+    fi
+fi
 if [ -e "$root/etc/systemd/system/shutterd.service" ]; then
     if [ "$live" = yes ]; then
         systemctl disable --now shutterd.service || true
@@ -47,7 +54,7 @@ if [ -e "$root/etc/systemd/system/shutterd.service" ]; then
 fi
 
 rm -f "$root/etc/systemd/system/shutterd.service" "$root/etc/systemd/system/shutterd.socket" \
-      "$root/etc/systemd/system/shutterd-rtsp.socket" \
+      "$root/etc/systemd/system/shutterd-rtsp.socket" "$root/etc/systemd/system/shutterd-connector.service" \
       "$root/usr/local/bin/shutterd" "$root/usr/local/bin/shutterctl" \
       "$root/etc/polkit-1/rules.d/50-shutter-poweroff.rules" \
       "$root/etc/udev/rules.d/60-shutter.rules" \

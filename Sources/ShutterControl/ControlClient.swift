@@ -27,11 +27,15 @@ public enum ControlClient {
 
     /// `timeout`: how long to wait for the reply (a hold waits for its clip).
     public static func send(_ request: ControlRequest, to path: String, timeout: Duration = .seconds(120)) throws -> (ControlReply, [UInt8]) {
+        try send(line: ControlCoding.line(request), to: path, timeout: timeout)
+    }
+
+    /// A request line as it came (a client's own JSON, newline-terminated), its reply.
+    public static func send(line payload: [UInt8], to path: String, timeout: Duration = .seconds(120)) throws -> (ControlReply, [UInt8]) {
         let fd = try connect(to: path)
         defer { close(fd) }
         var tv = timeval(tv_sec: Int(timeout.milliseconds / 1000), tv_usec: 0)
         setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, socklen_t(MemoryLayout<timeval>.size))
-        let payload = ControlCoding.line(request)
         _ = payload.withUnsafeBytes { Glibc.send(fd, $0.baseAddress!, $0.count, Int32(MSG_NOSIGNAL)) }
         var data: [UInt8] = []
         var buf = [UInt8](repeating: 0, count: 4096)

@@ -87,7 +87,9 @@ final class ServiceCommandTests: XCTestCase {
 
     /// MQTT takes the captures and settings, in JSON or in words, and nothing else.
     func testMQTTTakesItsCommandsTyped() {
-        func mqtt(_ text: String) -> Result<ServiceCommand, ServiceCommand.Refusal> { MQTTCommands.request(Data(text.utf8)) }
+        func mqtt(_ text: String) -> Result<ServiceCommand, ServiceCommand.Refusal> { MQTTCommands.request(Data(text.utf8)).map(\.0) }
+        // The line it was decoded from, for the connector to send to shutterd as it is.
+        XCTAssertEqual(try? MQTTCommands.request(Data("hold 3".utf8)).get().1, Array(#"{"cmd":"hold","seconds":3.0}"#.utf8))
         XCTAssertEqual(try? mqtt("record start").get(), .recordStart)
         XCTAssertEqual(try? mqtt("PRESS").get(), .photo)
         XCTAssertEqual(try? mqtt("set camera.exposure.ev 1").get(), .set(key: "camera.exposure.ev", value: .int(1)))

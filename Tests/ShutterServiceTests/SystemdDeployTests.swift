@@ -19,6 +19,10 @@ final class SystemdDeployTests: XCTestCase {
         XCTAssertTrue(run.output.contains("systemd-analyze verify shutterd.service: clean"), run.output)
         let figure = try XCTUnwrap(run.output.firstMatch(of: /exposure (\d+\.\d)/)?.1, run.output)
         XCTAssertLessThanOrEqual(try XCTUnwrap(Double(figure)), 2.5)
+        // The connector (MQTT, the network shutterd has not) is held to the same check.
+        let connector = try sh(deploy + "/systemd-check.sh", deploy + "/shutterd-connector.service")
+        print(connector.output)
+        XCTAssertEqual(connector.status, 0, connector.output)
     }
 
     /// The check fails a unit that lost its hardening, and a unit systemd warns about.
@@ -46,7 +50,7 @@ final class SystemdDeployTests: XCTestCase {
         let unit = try unitSettings()
         XCTAssertEqual(unit["Type"], ["notify"])
         XCTAssertEqual(unit["NotifyAccess"], ["main"])
-        XCTAssertEqual(unit["ExecStart"], ["/usr/local/bin/shutterd --config \(ConfigFile.defaultPath)"])
+        XCTAssertEqual(unit["ExecStart"], ["/usr/local/bin/shutterd --no-connector --config \(ConfigFile.defaultPath)"])
         XCTAssertEqual(unit["RestartPreventExitStatus"], ["78"])
         XCTAssertEqual(unit["Restart"], ["on-failure"])
         XCTAssertEqual(unit["User"], ["shutter"])
@@ -104,6 +108,7 @@ final class SystemdDeployTests: XCTestCase {
             "/usr/local/bin/shutterd", "/usr/local/bin/shutterctl",
             "/usr/share/shutter/boards/rpi5.json", "/usr/share/shutter/boards/zero2w.json",
             "/etc/systemd/system/shutterd.service", "/etc/systemd/system/shutterd.socket", "/etc/sysusers.d/shutter.conf",
+            "/etc/systemd/system/shutterd-connector.service", "/etc/systemd/system/shutterd-rtsp.socket",
             "/etc/udev/rules.d/60-shutter.rules", "/etc/polkit-1/rules.d/50-shutter-poweroff.rules",
             "/etc/shutter/shutter.json", "/etc/shutter/shutter.json.example",
         ]
@@ -123,6 +128,10 @@ final class SystemdDeployTests: XCTestCase {
         }
         let wants = root + "/etc/systemd/system/multi-user.target.wants/shutterd.service"
         XCTAssertEqual(try FileManager.default.destinationOfSymbolicLink(atPath: wants), "/etc/systemd/system/shutterd.service")
+        // The connector is wanted by shutterd: it starts and stops with it.
+        XCTAssertEqual(try FileManager.default.destinationOfSymbolicLink(
+            atPath: root + "/etc/systemd/system/shutterd.service.wants/shutterd-connector.service"),
+                       "/etc/systemd/system/shutterd-connector.service")
         // The web page's socket is installed but off: the person turns it on.
         XCTAssertFalse(FileManager.default.fileExists(atPath: root + "/etc/systemd/system/sockets.target.wants/shutterd.socket"),
                        "install.sh must not enable the web socket")

@@ -6,7 +6,7 @@
 # Swift. The version is deploy/version.sh's. Contents (docs/deploy.md "Install the package"):
 #   /usr/bin/shutterd, /usr/bin/shutterctl          stripped, static Swift runtime
 #   <unitdir>/shutterd.service, shutterd.socket,    ExecStart= /usr/bin; the sockets disabled
-#   shutterd-rtsp.socket
+#   shutterd-rtsp.socket, shutterd-connector.service   (the connector enabled with shutterd)
 #   /usr/lib/sysusers.d/shutter.conf                the user shutter (postinst)
 #   <udevdir>/rules.d/60-shutter.rules              gpio and dma_heap groups
 #   /usr/share/polkit-1/rules.d/50-shutter-poweroff.rules
@@ -90,6 +90,12 @@ sed -e 's|/usr/local/bin/shutterd|/usr/bin/shutterd|' \
     "$repo/deploy/shutterd.service" > "$pkg$libdir/systemd/system/shutterd.service"
 sed -e 's|^# Installed DISABLED by deploy/install.sh.|# Installed DISABLED by the shutter package.|' \
     "$repo/deploy/shutterd.socket" > "$pkg$libdir/systemd/system/shutterd.socket"
+sed -e 's|/usr/local/bin/shutterd|/usr/bin/shutterd|' \
+    -e 's|^# enabled with shutterd: |# enabled with shutterd by the shutter package: |' \
+    -e 's|^# shutterd. Installed by deploy/install.sh as /etc/systemd/system/shutterd-connector.service,|# shutterd. Installed by the shutter package (deploy/deb/build.sh),|' \
+    "$repo/deploy/shutterd-connector.service" > "$pkg$libdir/systemd/system/shutterd-connector.service"
+grep -q '^ExecStart=/usr/bin/shutterd --connector ' "$pkg$libdir/systemd/system/shutterd-connector.service" ||
+    { say "FAIL the connector's ExecStart= did not move to /usr/bin"; exit 1; }
 sed -e 's|^# "Live video"). Installed DISABLED.|# "Live video"). Installed DISABLED by the shutter package.|' \
     "$repo/deploy/shutterd-rtsp.socket" > "$pkg$libdir/systemd/system/shutterd-rtsp.socket"
 grep -q '^ExecStart=/usr/bin/shutterd ' "$pkg$libdir/systemd/system/shutterd.service" ||

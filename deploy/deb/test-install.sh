@@ -101,6 +101,7 @@ check "user shutter in groups video, audio, gpio" 'for g in video audio gpio; do
 check "shutterd.service enabled (offline)" '[ "$(systemctl is-enabled shutterd.service)" = enabled ]'
 check "systemd-analyze verify: the unit and every program it names" 'systemd-analyze verify --man=no shutterd.service'
 check "shutterd.socket not enabled" '[ "$(systemctl is-enabled shutterd.socket)" = disabled ]'
+check "shutterd-connector.service enabled with shutterd (offline)" '[ "$(systemctl is-enabled shutterd-connector.service)" = enabled ]'
 check "shutterd-rtsp.socket not enabled" '[ "$(systemctl is-enabled shutterd-rtsp.socket)" = disabled ]'
 check "config root:shutter 0640" '[ "$(stat -c "%U:%G %a" /etc/shutter/shutter.json)" = "root:shutter 640" ]'
 check "/var/lib/shutter owned by shutter" '[ "$(stat -c "%U:%G %a" /var/lib/shutter)" = "shutter:shutter 750" ]'

@@ -3,15 +3,18 @@
 # The package's units under a real systemd (issue 41): what a person who installs the
 # package gets, booted, not run by hand.
 #   test-units.sh DEB
-# A copy of the clean bookworm root (make-root.sh) gets systemd and `apt install ./DEB`,
-# the person's steps for the live stream (live.rtsp.enabled in /etc/shutter/shutter.json,
-# `systemctl enable shutterd-rtsp.socket`), and one drop-in that only picks the simulated
-# board (no camera here). `systemd-nspawn -b --private-network` boots it: systemd is PID 1,
-# the units are the package's. Then, from inside the container's network:
+# A copy of the clean bookworm root (make-root.sh) gets systemd, Mosquitto (the person's
+# broker) and `apt install ./DEB`, then the person's steps: mqtt and live.rtsp enabled in
+# /etc/shutter/shutter.json, `systemctl enable shutterd-rtsp.socket`. No camera here: the
+# installed shutterd finds no Pi and runs the simulated board, as the unit starts it.
+# `systemd-nspawn -b --private-network` boots it: systemd is PID 1, the units are the
+# package's. Then, from inside the container's network (this machine's ffprobe and
+# mosquitto clients, run in it):
 #   - shutterd.service active with the package's sandbox (PrivateNetwork=yes), and
-#     `systemd-analyze security shutterd` at 0.7, where it was;
-#   - an RTSP viewer (this machine's ffprobe, in the container's network) plays H.264
-#     from shutterd-rtsp.socket, over TCP and with UDP asked for first (461, then TCP);
+#     `systemd-analyze security shutterd` at 0.7, where it was; the connector's printed;
+#   - MQTT through shutterd-connector.service: online, a command's photo, its event;
+#   - an RTSP viewer plays H.264 from shutterd-rtsp.socket, over TCP and with UDP asked
+#     for first (461, then TCP);
 #   - with the socket disabled, the journal and `status` say which two commands fix it.
 # Prints each check and the time. Root only.
 set -eu
@@ -56,23 +59,21 @@ mount -t tmpfs tmpfs "$root/run"
 mount --bind "$archives" "$root/var/cache/apt/archives"
 E="env -i PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin HOME=/root LANG=C.UTF-8 DEBIAN_FRONTEND=noninteractive"
 chroot "$root" $E apt-get update -q > "$root/tmp/apt.log" 2>&1 || { tail -20 "$root/tmp/apt.log"; exit 1; }
-chroot "$root" $E apt-get install -y -q --no-install-recommends systemd systemd-sysv dbus /tmp/shutter.deb \
+chroot "$root" $E apt-get install -y -q --no-install-recommends systemd systemd-sysv dbus mosquitto /tmp/shutter.deb \
     >> "$root/tmp/apt.log" 2>&1 || { tail -30 "$root/tmp/apt.log"; exit 1; }
 INNER
-ok "systemd and the package installed ($(( $(date +%s) - s )) s)"
+ok "systemd, Mosquitto and the package installed ($(( $(date +%s) - s )) s)"
 
-# The person's steps (docs/home-automation.md, Live video), and the simulated board.
-cat > "$root/etc/shutter/shutter.json" <<'JSON'
-{"video": {"width": 640, "height": 360, "prerollSeconds": 2},
- "live": {"rtsp": {"enabled": true, "open": true}}}
-JSON
-mkdir -p "$root/etc/systemd/system/shutterd.service.d"
-cat > "$root/etc/systemd/system/shutterd.service.d/sim.conf" <<'UNIT'
-# No camera, button or LEDs in this container: the simulated board. Nothing else changes.
-[Service]
-ExecStart=
-ExecStart=/usr/bin/shutterd --board sim --config /etc/shutter/shutter.json
-UNIT
+# The person's steps (docs/home-automation.md): their edits to the package's config.
+python3 - "$root/etc/shutter/shutter.json" <<'PY'
+import json, sys
+path = sys.argv[1]
+c = json.load(open(path))
+c.setdefault("video", {}).update({"width": 640, "height": 360, "prerollSeconds": 2})
+c["mqtt"] = {"enabled": True, "url": "mqtt://127.0.0.1:1883", "name": "garden"}
+c["live"] = {"rtsp": {"enabled": True, "open": True}}
+json.dump(c, open(path, "w"), indent=2)
+PY
 systemctl --root="$root" enable shutterd-rtsp.socket >/dev/null 2>&1 || fail "systemctl enable shutterd-rtsp.socket"
 # A container has no console to log in on.
 systemctl --root="$root" mask console-getty.service getty@.service >/dev/null 2>&1 || true
@@ -103,6 +104,22 @@ ok "booted with systemd as PID 1; shutterd.service active $(( $(date +%s) - s ))
 exposure=$(inct systemd-analyze security --no-pager shutterd.service 2>&1 | sed -n 's/.*Overall exposure level for [^:]*: \([0-9.]*\).*/\1/p')
 [ "$exposure" = 0.7 ] && ok "systemd-analyze security shutterd: $exposure (as before)" || fail "systemd-analyze security shutterd: '$exposure', not 0.7"
 inct systemctl is-active -q shutterd-rtsp.socket && ok "shutterd-rtsp.socket active" || fail "shutterd-rtsp.socket not active"
+connector=$(inct systemd-analyze security --no-pager shutterd-connector.service 2>&1 | sed -n 's/.*Overall exposure level for [^:]*: \([0-9.]*\).*/\1/p')
+ok "systemd-analyze security shutterd-connector (it has the network): $connector"
+
+# MQTT, through the connector: a broker in the container, a subscriber and a command in its network.
+i=0
+until inct systemctl is-active -q shutterd-connector.service 2>/dev/null || [ $i -ge 300 ]; do sleep 0.1; i=$((i+1)); done
+inct systemctl is-active -q shutterd-connector.service && ok "shutterd-connector.service active (started with shutterd)" ||
+    fail "shutterd-connector.service not active: $(inct journalctl -b --no-pager -u shutterd-connector | tail -n 20)"
+out=$(innet timeout 60 mosquitto_sub -h 127.0.0.1 -t shutter/garden/availability -C 1 -W 60 2>&1) || fail "no availability on the broker: $out"
+[ "$out" = online ] && ok "MQTT: shutter/garden/availability $out (retained, from the connector)" || fail "availability: $out"
+innet sh -c 'timeout 60 mosquitto_sub -h 127.0.0.1 -t shutter/garden/event -C 1 -W 60 > '"$work"'/event.json 2>&1 & sleep 1
+    mosquitto_pub -h 127.0.0.1 -t shutter/garden/command -m photo; wait' || fail "no event after the command: $(cat "$work/event.json")"
+grep -q '"event_type":"photo"' "$work/event.json" && ok "MQTT: a photo command, its event: $(head -c 160 "$work/event.json")" ||
+    fail "event: $(cat "$work/event.json")"
+name=$(sed -n 's/.*"name":"\([^"]*\)".*/\1/p' "$work/event.json")
+[ -n "$name" ] && [ -f "$root/var/lib/shutter/DCIM/100SHUTR/$name" ] && ok "MQTT: $name on the card" || fail "no $name on the card"
 
 # An RTSP viewer.
 i=0

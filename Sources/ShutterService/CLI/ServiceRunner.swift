@@ -20,9 +20,10 @@ import ShutterWeb
 enum ServiceRunner {
     /// `stallFinish`: `--debug-stall-finish` (a test's): every clip's finish stops at that
     /// step for ever, logged once it is there.
+    /// `connectorElsewhere`: MQTT runs in `shutterd --connector` (shutterd-connector.service).
     static func run(config: ShutterConfig, roles: BoardRoles,
                     reloadConfig: (@Sendable () throws(ConfigError) -> ShutterConfig)? = nil,
-                    stallFinish: RegularMP4.Step? = nil) async -> Int32 {
+                    stallFinish: RegularMP4.Step? = nil, connectorElsewhere: Bool = false) async -> Int32 {
         let log = Log("shutter.main")
         ProcessMemory.limitArenas(to: 2)
         let files = OpenFileLimit.raise()
@@ -47,8 +48,10 @@ enum ServiceRunner {
         let service = CameraService(config: config, roles: roles, hooks: hooks,
                                     clock: SystemClock(), wallClock: SystemWallClock(), reloadConfig: reloadConfig,
                                     preview: PreviewFrames(feed: feed), live: live)
-        let mqtt = MQTTPart(config: config)
-        var parts: [any ServicePart] = [ControlSocketPart(path: config.control.socketPath, tokens: tokens, mqtt: mqtt)]
+        let mqtt = connectorElsewhere ? nil : MQTTPart(config: config)
+        if connectorElsewhere, config.mqtt.enabled { log.notice("MQTT runs in the connector (shutterd --connector)") }
+        var parts: [any ServicePart] = [ControlSocketPart(path: config.control.socketPath, tokens: tokens, mqtt: mqtt,
+                                                          connectorElsewhere: connectorElsewhere)]
         parts.append(WebPart(config: config, preview: feed, tokens: tokens, live: livePage?.feed))
         if let live, config.live.rtsp.enabled {
             parts.append(RTSPPart(config: config, live: live, accepts: LiveSetup.accepts(config: config, tokens: tokens)))
@@ -56,7 +59,7 @@ enum ServiceRunner {
             log.warning("systemd passed an RTSP socket (shutterd-rtsp.socket) but live.rtsp.enabled is false: viewers "
                         + "connect and get nothing; set live.rtsp.enabled, or `sudo systemctl disable --now shutterd-rtsp.socket`")
         }
-        parts.append(mqtt)
+        if let mqtt { parts.append(mqtt) }
         if roles.sim != nil, isatty(0) == 1 {
             parts.append(TerminalButton())
         } else if roles.sim != nil {
@@ -75,11 +78,13 @@ final class ControlSocketPart: ServicePart {
     private let server = Mutex<ControlServer?>(nil)
     private let tokens: WebTokens
     private let mqtt: MQTTPart?
+    private let connectorElsewhere: Bool
 
-    init(path: String, tokens: WebTokens, mqtt: MQTTPart? = nil) {
+    init(path: String, tokens: WebTokens, mqtt: MQTTPart? = nil, connectorElsewhere: Bool = false) {
         self.path = path
         self.tokens = tokens
         self.mqtt = mqtt
+        self.connectorElsewhere = connectorElsewhere
     }
 
     var name: String { "the control socket" }
@@ -87,9 +92,16 @@ final class ControlSocketPart: ServicePart {
     func start(_ service: CameraService) -> PartStart {
         let log = Log("shutter.main")
         do {
-            let s = try ControlServer(path: path, events: service.events) { [tokens, mqtt] command, reply in
+            let s = try ControlServer(path: path, events: service.events) { [tokens, mqtt, connectorElsewhere] command, reply in
                 switch command {
                 case .webToken(let t): reply.send(WebTokenRequests.answer(t, tokens: tokens))
+                case .mqttForget where connectorElsewhere:
+                    // The connector follows these events: it clears the configs.
+                    service.events.publish(LiveEvent(type: MQTTPart.forgetEvent, data: [:]))
+                    var r = ControlReply(ok: true)
+                    r.note = "passed to the connector (shutterd-connector.service), which clears Home Assistant's "
+                        + "discovery configs when MQTT is on and it is running (its journal says so)"
+                    reply.send(r)
                 case .mqttForget: MQTTPart.forget(part: mqtt, reply: reply)
                 default: service.post(.request(command, reply))
                 }

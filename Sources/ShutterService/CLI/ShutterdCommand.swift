@@ -13,14 +13,19 @@ import ShutterHardware
 import ShutterMedia
 
 /// `shutterd [--board NAME|auto] [--config FILE] [--storage DIR] [--control-socket PATH]
-///           [--log-level L] [--print-config] [--debug-stall-finish STEP] | --version`
+///           [--log-level L] [--print-config] [--no-connector | --connector]
+///           [--debug-stall-finish STEP] | --version`
 public enum ShutterdCommand {
     static let usage = """
         usage: shutterd [--board NAME|auto] [--config FILE] [--storage DIR]
                         [--control-socket PATH] [--log-level error|warning|notice|info|debug]
-                        [--print-config] [--debug-stall-finish before-rename|after-rename]
+                        [--print-config] [--no-connector | --connector]
+                        [--debug-stall-finish before-rename|after-rename]
                shutterd --version
         Boards: rpi5 rpi4 rpi3 zero2w qemu sim (auto: the Pi this runs on, else sim).
+        --no-connector: MQTT (what connects out) is left to the connector, `shutterd
+        --connector`, a process of its own that reaches the camera through the control
+        socket (the package runs them as shutterd.service and shutterd-connector.service).
         Signals: SIGUSR1 takes a photo, SIGUSR2 starts/stops a recording, SIGTERM/SIGINT
         finish the current file and exit, SIGHUP rereads the configuration file.
         Debugging only: --debug-stall-finish stops every clip's finish at that step for ever
@@ -34,6 +39,9 @@ public enum ShutterdCommand {
         var socket: String?
         var logLevel: Log.Level?
         var printConfig = false
+        /// `--connector`: run the connector; `--no-connector`: the service without MQTT.
+        var connector: Connector = .inProcess
+        enum Connector { case inProcess, elsewhere, this }
         /// `--debug-stall-finish`: a test's, never a camera's (ServiceHooks.finishReached).
         var stallFinish: RegularMP4.Step?
     }
@@ -66,6 +74,8 @@ public enum ShutterdCommand {
                 }
                 o.logLevel = l
             case "--print-config": o.printConfig = true
+            case "--no-connector": o.connector = .elsewhere
+            case "--connector": o.connector = .this
             case "--debug-stall-finish":
                 guard let v = value(a) else { return 64 }
                 guard let step = RegularMP4.Step(rawValue: v) else {
@@ -120,12 +130,14 @@ public enum ShutterdCommand {
             print(config.printable())
             return 0
         }
+        if o.connector == .this { return await ConnectorRunner.run(config: config) }
         if o.board == "auto" {
             log.notice(detected.map { "detected a Raspberry Pi: board \($0)" }
                        ?? "no Raspberry Pi detected: using the simulated board")
         }
         let roles = config.board.name == "sim" ? BoardRoles.simulated(config: config) : BoardRoles.real(config: config)
-        return await ServiceRunner.run(config: config, roles: roles, reloadConfig: load, stallFinish: o.stallFinish)
+        return await ServiceRunner.run(config: config, roles: roles, reloadConfig: load, stallFinish: o.stallFinish,
+                                       connectorElsewhere: o.connector == .elsewhere)
     }
 
     private static func canCreate(_ socketPath: String) -> Bool {

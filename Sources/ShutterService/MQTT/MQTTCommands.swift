@@ -22,7 +22,8 @@ enum MQTTCommands {
     /// As the control socket's line (ControlServer.maxRequestBytes).
     static let maxBytes = 64 * 1024
 
-    static func request(_ payload: Data) -> Result<ServiceCommand, ServiceCommand.Refusal> {
+    /// The command and the control socket's line it was decoded from.
+    static func request(_ payload: Data) -> Result<(ServiceCommand, [UInt8]), ServiceCommand.Refusal> {
         guard payload.count <= maxBytes else {
             return .failure(refused("command too long (\(payload.count) bytes; at most 64 KiB)"))
         }
@@ -46,7 +47,7 @@ enum MQTTCommands {
             guard allowed.contains(command.name) else {
                 return .failure(refused("command \"\(command.name)\" is not taken over MQTT (known: \(allowed.sorted().joined(separator: ", ")))"))
             }
-            return .success(command)
+            return .success((command, Array(line)))
         }
     }
 

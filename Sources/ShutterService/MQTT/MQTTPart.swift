@@ -33,29 +33,54 @@ final class MQTTPart: ServicePart {
     var name: String { "MQTT" }
 
     func start(_ service: CameraService) -> PartStart {
+        start(link: ServiceLink(service: service), board: service.ctx.roles.name)
+    }
+
+    /// In shutterd (`ServiceLink`) or in the connector (`ControlSocketLink`). `board`: the
+    /// board's name, the device's model unless `board.description` says one.
+    func start(link: any CameraLink, board name: String) -> PartStart {
         guard config.mqtt.enabled else { return .off }
-        let board = config.board.description.isEmpty ? service.ctx.roles.name : config.board.description
+        let board = config.board.description.isEmpty ? name : config.board.description
         let settings: MQTTSettings
         do {
             settings = try MQTTSettings(config: config, board: board)
         } catch {
             return .failed("\(error)")
         }
-        let s = MQTTSession(settings: settings, service: service, statusWake: wake)
+        let s = MQTTSession(settings: settings, link: link, statusWake: wake)
         session.withLock { $0 = s }
         s.start()
-        watch.withLock { $0 = service.events.watch { [weak s] e in s?.live(e) } }
+        watch.withLock {
+            $0 = link.watch { [weak s] e in
+                // shutterctl mqtt forget, asked of a shutterd whose MQTT runs in the connector.
+                if e.type == Self.forgetEvent {
+                    s?.forget { connected in
+                        Log("shutter.mqtt").notice(connected ? "MQTT: Home Assistant's discovery configs cleared (shutterctl mqtt forget)"
+                                                   : "MQTT: Home Assistant's discovery configs are cleared once the broker is back (shutterctl mqtt forget)")
+                    }
+                } else {
+                    s?.live(e)
+                }
+            }
+        }
         timer.withLock { $0 = s.statusTimer(seconds: Self.statusSeconds) }
         wake.yield()
         return .running
     }
 
-    func run(_ service: CameraService) async {
+    func run(_ service: CameraService) async { await run() }
+
+    /// Publishes the status at each wake, until cancelled.
+    func run() async {
         guard let s = session.withLock({ $0 }) else { return }  // not started: the policy retries the start
         for await _ in wakes {
-            s.status(await service.status())
+            if let status = await s.link.status() { s.status(status) }
         }
     }
+
+    /// The live event by which a shutterd started with `--no-connector` passes
+    /// `shutterctl mqtt forget` on to the connector, which follows its events.
+    static let forgetEvent = "mqtt-forget"
 
     /// `shutterctl mqtt forget` (the control socket's, not the loop's: it concerns no capture).
     static func forget(part: MQTTPart?, reply: Reply) {
@@ -73,7 +98,7 @@ final class MQTTPart: ServicePart {
     func stop() {
         timer.withLock { $0?.cancel(); $0 = nil }
         guard let s = session.withLock({ $0 }) else { return }
-        if let id = watch.withLock({ $0 }) { s.service.events.stopWatching(id) }
+        if let id = watch.withLock({ $0 }) { s.link.stopWatching(id) }
         s.stop()
     }
 }

@@ -21,7 +21,7 @@ import Synchronization
 final class MQTTSession: Sendable {
     let settings: MQTTSettings
     private let queue = DispatchQueue(label: "shutter.mqtt")
-    let service: CameraService
+    let link: any CameraLink
     private let log = Log("shutter.mqtt")
     private let statusWake: AsyncStream<Void>.Continuation
 
@@ -50,9 +50,9 @@ final class MQTTSession: Sendable {
     /// DISCONNECT) went out.
     private let stopping = Mutex<(offlineMid: Int32?, signal: DispatchSemaphore?)>((nil, nil))
 
-    init(settings: MQTTSettings, service: CameraService, statusWake: AsyncStream<Void>.Continuation) {
+    init(settings: MQTTSettings, link: any CameraLink, statusWake: AsyncStream<Void>.Continuation) {
         self.settings = settings
-        self.service = service
+        self.link = link
         self.statusWake = statusWake
     }
 
@@ -266,7 +266,7 @@ final class MQTTSession: Sendable {
 
     private func pump(_ s: inout State) {
         guard s.connected, let client = s.client else { return }
-        let now = service.ctx.now
+        let now = link.now
         while let m = s.outbox.next(now: now) {
             let mid = client.publish(m.topic, m.payload, qos: 1, retain: false)
             s.outbox.handed(m, mid: mid, now: now)
@@ -291,7 +291,7 @@ final class MQTTSession: Sendable {
                     send(settings.button, Data(g.utf8), &s)
                 } else if let (type, number, json) = MQTTMessages.event(e, settings: settings) {
                     send(settings.event, MQTTMessages.data(json), &s)
-                    if type == "photo", let n = number, let thumb = service.storage.thumbnail(n) {
+                    if type == "photo", let n = number, let thumb = link.thumbnail(n) {
                         keep(settings.thumbnail, thumb, &s)
                     }
                     statusWake.yield()
@@ -333,12 +333,12 @@ final class MQTTSession: Sendable {
         case .failure(let refusal):
             s.said.badInput.say(log, "MQTT: refused a command (\(m.payload.count) bytes): \(refusal.reply.error ?? "")")
             answer(m, refusal.reply, &s)
-        case .success(let request):
+        case .success(let (request, line)):
             log.info("MQTT: command \(request.name)")
-            service.post(.request(request, Reply { [weak self] reply in
+            link.ask(request, line: line, Reply { [weak self] reply in
                 guard let self else { return }
                 self.queue.async { self.state.withLock { self.answer(m, reply, &$0) } }
-            }))
+            })
         }
     }
 
