@@ -54,6 +54,11 @@ final class MQTTConnectorTests: XCTestCase {
             seen.first { $0.topic.hasPrefix("homeassistant/") && $0.topic.hasSuffix("/config") && $0.payload.isEmpty }
         }
 
+        // What the second process costs (debug build; printed, not judged).
+        let rss = ((try? String(contentsOfFile: "/proc/\(c.processIdentifier)/status", encoding: .utf8)) ?? "")
+            .split(separator: "\n").first { $0.hasPrefix("VmRSS:") } ?? "VmRSS: ?"
+        print("MQTT connector: resident \(rss.dropFirst("VmRSS:".count).trimmingCharacters(in: .whitespaces))")
+
         // Stopped: it says goodbye itself (not the Last Will), and ends with 0.
         kill(c.processIdentifier, SIGTERM)
         c.waitUntilExit()

@@ -45,7 +45,11 @@ mkdir -p "$cache/apt-archives-bookworm-amd64/partial"
 ok() { echo "units-test: ok   $*"; }
 fail() {
     echo "units-test: FAIL $*" >&2
-    [ -n "$leader" ] && inct journalctl -b --no-pager -n 60 -u shutterd -u shutterd-rtsp.socket >&2 2>/dev/null || true
+    if [ -n "$leader" ]; then
+        inct systemctl status --no-pager shutterd.service shutterd-connector.service shutterd-rtsp.socket >&2 2>&1 || true
+        inct journalctl -b --no-pager -n 80 >&2 2>&1 || true
+        inct sh -c 'ls -la /run/log/journal; systemctl status --no-pager systemd-journald' >&2 2>&1 || true
+    fi
     exit 1
 }
 
@@ -74,6 +78,10 @@ c["mqtt"] = {"enabled": True, "url": "mqtt://127.0.0.1:1883", "name": "garden"}
 c["live"] = {"rtsp": {"enabled": True, "open": True}}
 json.dump(c, open(path, "w"), indent=2)
 PY
+# The journal in memory only (this root is thrown away): no flush to /var/log/journal
+# under way while the checks read it (one run read no entries at all during one).
+mkdir -p "$root/etc/systemd/journald.conf.d"
+printf '[Journal]\nStorage=volatile\n' > "$root/etc/systemd/journald.conf.d/volatile.conf"
 systemctl --root="$root" enable shutterd-rtsp.socket >/dev/null 2>&1 || fail "systemctl enable shutterd-rtsp.socket"
 # A container has no console to log in on.
 systemctl --root="$root" mask console-getty.service getty@.service >/dev/null 2>&1 || true
@@ -120,6 +128,8 @@ grep -q '"event_type":"photo"' "$work/event.json" && ok "MQTT: a photo command, 
     fail "event: $(cat "$work/event.json")"
 name=$(sed -n 's/.*"name":"\([^"]*\)".*/\1/p' "$work/event.json")
 [ -n "$name" ] && [ -f "$root/var/lib/shutter/DCIM/100SHUTR/$name" ] && ok "MQTT: $name on the card" || fail "no $name on the card"
+rss() { inct sh -c "grep VmRSS /proc/\$(systemctl show -p MainPID --value $1)/status" | tr -s ' \t' ' ' | cut -d' ' -f2; }
+echo "units-test: resident: shutterd $(( $(rss shutterd.service) / 1024 )) MiB, the connector $(( $(rss shutterd-connector.service) / 1024 )) MiB"
 
 # An RTSP viewer.
 i=0
