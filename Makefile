@@ -29,6 +29,7 @@ test:
 		"build-tests" "$(SWIFT) build --build-tests" \
 		"check-scripts" "$(MAKE) --no-print-directory check-scripts" \
 		"swift test" "$(SWIFT) test --skip-build --disable-swift-testing" \
+		"units" "$(MAKE) --no-print-directory units-test" \
 		"hil" "$(MAKE) --no-print-directory hil"
 
 release: deps version
