@@ -47,8 +47,7 @@ fail() {
     echo "units-test: FAIL $*" >&2
     if [ -n "$leader" ]; then
         inct systemctl status --no-pager shutterd.service shutterd-connector.service shutterd-rtsp.socket >&2 2>&1 || true
-        inct journalctl -b --no-pager -n 80 >&2 2>&1 || true
-        inct sh -c 'ls -la /run/log/journal; systemctl status --no-pager systemd-journald' >&2 2>&1 || true
+        journal -n 80 >&2 2>&1 || true
     fi
     exit 1
 }
@@ -104,6 +103,9 @@ done
 [ -n "$leader" ] || fail "no systemd in the container after 60 s"
 inct() { nsenter -t "$leader" -m -u -i -n -p -- env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin LANG=C.UTF-8 "$@"; }
 innet() { nsenter -t "$leader" -n -- "$@"; }  # this machine's programs, the container's network
+# The journal's files by name: `journalctl -b` alone read no entries in some boots (its
+# machine id and the journal directory's did not match yet).
+journal() { inct journalctl --no-pager --file '/run/log/journal/*/*.journal' "$@"; }
 i=0
 until inct systemctl is-active -q shutterd.service 2>/dev/null || [ $i -ge 1200 ]; do sleep 0.1; i=$((i+1)); done
 inct systemctl is-active -q shutterd.service || fail "shutterd.service not active 120 s after the boot: $(inct systemctl status --no-pager shutterd 2>&1 | head -20)"
@@ -119,7 +121,7 @@ ok "systemd-analyze security shutterd-connector (it has the network): $connector
 i=0
 until inct systemctl is-active -q shutterd-connector.service 2>/dev/null || [ $i -ge 300 ]; do sleep 0.1; i=$((i+1)); done
 inct systemctl is-active -q shutterd-connector.service && ok "shutterd-connector.service active (started with shutterd)" ||
-    fail "shutterd-connector.service not active: $(inct journalctl -b --no-pager -u shutterd-connector | tail -n 20)"
+    fail "shutterd-connector.service not active: $(journal -u shutterd-connector | tail -n 20)"
 out=$(innet timeout 60 mosquitto_sub -h 127.0.0.1 -t shutter/garden/availability -C 1 -W 60 2>&1) || fail "no availability on the broker: $out"
 [ "$out" = online ] && ok "MQTT: shutter/garden/availability $out (retained, from the connector)" || fail "availability: $out"
 innet sh -c 'timeout 60 mosquitto_sub -h 127.0.0.1 -t shutter/garden/event -C 1 -W 60 > '"$work"'/event.json 2>&1 & sleep 1
@@ -133,8 +135,8 @@ echo "units-test: resident: shutterd $(( $(rss shutterd.service) / 1024 )) MiB, 
 
 # An RTSP viewer.
 i=0
-until inct journalctl -b --no-pager -u shutterd 2>/dev/null | grep -q "live video on the socket systemd passed" || [ $i -ge 300 ]; do sleep 0.1; i=$((i+1)); done
-inct journalctl -b --no-pager -u shutterd | grep -q "live video on the socket systemd passed (shutterd-rtsp.socket, port 8554)" &&
+until journal -u shutterd 2>/dev/null | grep -q "live video on the socket systemd passed" || [ $i -ge 300 ]; do sleep 0.1; i=$((i+1)); done
+journal -u shutterd | grep -q "live video on the socket systemd passed (shutterd-rtsp.socket, port 8554)" &&
     ok "the journal: live video on the socket systemd passed" || fail "no 'live video on the socket systemd passed' in the journal"
 for transport in tcp default; do
     if [ $transport = tcp ]; then args="-rtsp_transport tcp"; else args=""; fi
@@ -149,8 +151,8 @@ done
 inct systemctl disable -q --now shutterd-rtsp.socket || fail "systemctl disable --now shutterd-rtsp.socket"
 inct systemctl restart shutterd.service || fail "systemctl restart shutterd"
 i=0
-until inct journalctl -b --no-pager -u shutterd | grep -q "systemctl enable --now shutterd-rtsp.socket" || [ $i -ge 300 ]; do sleep 0.1; i=$((i+1)); done
-line=$(inct journalctl -b --no-pager -u shutterd | grep "live RTSP not started" | tail -n 1)
+until journal -u shutterd | grep -q "systemctl enable --now shutterd-rtsp.socket" || [ $i -ge 300 ]; do sleep 0.1; i=$((i+1)); done
+line=$(journal -u shutterd | grep "live RTSP not started" | tail -n 1)
 echo "$line" | grep -q "systemctl enable --now shutterd-rtsp.socket" && echo "$line" | grep -q "systemctl restart shutterd" &&
     ok "without the socket the journal says: ${line#*: }" || fail "no fix in the journal: '$line'"
 last=$(inct runuser -u shutter -- shutterctl status 2>/dev/null | grep '"lastError"' || true)
