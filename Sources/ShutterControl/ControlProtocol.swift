@@ -68,7 +68,7 @@ public struct ControlRequest: Codable, Sendable, Equatable {
 
     public static let commands = ["status", "tap", "hold", "press", "release", "photo", "record", "sim",
                                   "set", "get", "reset", "focus", "camera", "events", "web-token", "files",
-                                  "delete", "mqtt"]
+                                  "delete", "mqtt", "trouble"]
 
     private enum CodingKeys: String, CodingKey {
         case cmd, seconds, action, fault, lux, ledFailing, key, value

@@ -68,6 +68,28 @@ final class MQTTConnectorTests: XCTestCase {
         print("MQTT connector: online, a command's photo \(name) with its event and thumbnail, forget passed on, offline at SIGTERM")
     }
 
+    /// No broker where mqtt.url says: the log line's words become shutterd's
+    /// `status.lastError`, whether MQTT runs in shutterd or in the connector.
+    func testNoBrokerIsShutterdsLastErrorInProcessAndFromTheConnector() throws {
+        let port = try WebEndToEndTests.freePort()  // nothing listens there
+        let config = #"{"mqtt": {"enabled": true, "url": "mqtt://127.0.0.1:\#(port)", "name": "cam0"}, "audio": {"enabled": false}}"#
+        for connectorElsewhere in [false, true] {
+            let d = try DaemonHarness(config: config, extraArgs: connectorElsewhere ? ["--no-connector"] : [])
+            try d.start()
+            defer { d.stop() }
+            let c = connectorElsewhere ? try connector(d, log: d.dir + "/connector.log") : nil
+            defer { if let c, c.isRunning { kill(c.processIdentifier, SIGTERM); c.waitUntilExit() } }
+            var last = ""
+            try d.waitFor("MQTT's trouble as the last error", timeout: 60) {
+                last = try d.status()["lastError"] as? String ?? ""
+                return last.contains("no connection to mqtt://127.0.0.1:\(port)")
+            }
+            XCTAssertTrue(last.hasPrefix(connectorElsewhere ? "MQTT (shutterd-connector): " : "MQTT: "), last)
+            XCTAssertTrue(last.contains("retries"), "says what happens next: \(last)")
+            print("MQTT \(connectorElsewhere ? "in the connector" : "in shutterd"): status.lastError \"\(last)\"")
+        }
+    }
+
     /// With MQTT off there is nothing to connect: the connector ends at once, with 0.
     func testWithMQTTOffTheConnectorEnds() throws {
         let d = try DaemonHarness(config: #"{"mqtt": {"enabled": false}}"#, extraArgs: ["--no-connector"])

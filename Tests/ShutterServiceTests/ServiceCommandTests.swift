@@ -37,6 +37,7 @@ final class ServiceCommandTests: XCTestCase {
             "set": #"{"cmd":"set","key":"flash.mode","value":"on"}"#, "focus": #"{"cmd":"focus","x":0.5,"y":0.5}"#,
             "delete": #"{"cmd":"delete","file":"last"}"#, "web-token": #"{"cmd":"web-token","action":"list"}"#,
             "mqtt": #"{"cmd":"mqtt","action":"forget"}"#,
+            "trouble": #"{"cmd":"trouble","name":"MQTT","value":"no connection to mqtt://nas:1883"}"#,
         ]
         for name in ControlRequest.commands {
             let json = examples[name] ?? "{\"cmd\":\"\(name)\"}"

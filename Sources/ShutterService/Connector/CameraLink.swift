@@ -24,6 +24,8 @@ protocol CameraLink: Sendable {
     /// A request as the control socket takes it: `command` decoded from `line`.
     func ask(_ command: ServiceCommand, line: [UInt8], _ reply: Reply)
     func thumbnail(_ number: DCFNumber) -> Data?
+    /// What went wrong with `part`, for `status.lastError` (as logged: rate-limited there).
+    func report(part: String, trouble: String)
 }
 
 /// The service in this process.
@@ -36,4 +38,5 @@ struct ServiceLink: CameraLink {
     func status() async -> ServiceStatus? { await service.status() }
     func ask(_ command: ServiceCommand, line: [UInt8], _ reply: Reply) { service.post(.request(command, reply)) }
     func thumbnail(_ number: DCFNumber) -> Data? { service.storage.thumbnail(number) }
+    func report(part: String, trouble: String) { service.post(.partTrouble(name: part, what: trouble)) }
 }

@@ -59,6 +59,16 @@ final class ControlSocketLink: CameraLink {
         }
     }
 
+    func report(part: String, trouble: String) {
+        var r = ControlRequest(cmd: "trouble")
+        r.name = "\(part) (shutterd-connector)"
+        r.value = .string(trouble)
+        let path = self.path, log = self.log
+        requests.async { [r] in
+            if (try? ControlClient.send(r, to: path)) == nil { log.debug("connector: shutterd not told: \(trouble)") }
+        }
+    }
+
     /// No more events (the connector stops); the thread ends at shutterd's next line or
     /// within the wait between tries.
     func close() { closed.store(true, ordering: .sequentiallyConsistent) }

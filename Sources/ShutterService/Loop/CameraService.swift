@@ -246,7 +246,7 @@ public final class CameraService: Sendable {
                 return
             case .failed(let why):
                 ctx.log.error("\(part.name) did not start: \(why); trying again in \(Self.words(backoff))")
-                post(.partFailed(name: part.name, why: why))
+                post(.partTrouble(name: part.name, what: "not started: \(why)"))
             case .running:
                 let began = ctx.now
                 // Its run is the service's work too: it waits on the service's clock, or until

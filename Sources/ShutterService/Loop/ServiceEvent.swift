@@ -30,9 +30,9 @@ enum ServiceEvent: Sendable {
     case flashLit(CaptureID)
     /// The low-space policy deleted these videos to make room.
     case deletedForSpace([String])
-    /// A part of the service (the web page, RTSP, MQTT) could not start: why, in words that
-    /// say what to do (`status.lastError`; the part is tried again).
-    case partFailed(name: String, why: String)
+    /// A part of the service (the web page, RTSP, MQTT) could not start, or lost what it
+    /// needs (MQTT its broker): what, in words that say what to do (`status.lastError`).
+    case partTrouble(name: String, what: String)
 }
 
 /// Where a request's answer goes: called once, from the loop.

@@ -139,8 +139,8 @@ final class ServiceLoop {
                 journal.lastFiles.removeAll { $0 == path }
                 live.deleted(path: path)
             }
-        case .partFailed(let name, let why):
-            journal.error("\(name) not started: \(why)")
+        case .partTrouble(let name, let what):
+            give(trouble: name, what)
         }
         settle()
     }
@@ -313,6 +313,11 @@ final class ServiceLoop {
     }
 
     /// Live watchers are told the state when what it says changed.
+    /// A part's trouble: the last error, and counted.
+    func give(trouble part: String, _ what: String) {
+        journal.error("\(part): \(what)")
+    }
+
     private func reportState() {
         live.state(.init(state: machine.state, recording: machine.recordingSpan, lastError: journal.lastError), at: ctx.now)
     }

@@ -146,8 +146,8 @@ final class MQTTSession: Sendable {
     private func connectedEvent(_ code: Int32, _ s: inout State) {
         guard code == 0 else {
             s.connected = false
-            s.said.problems.say(log, "MQTT: \(settings.broker) refused the connection: \(MQTTClient.describeConnack(code)); "
-                         + "check mqtt.username and mqtt.passwordFile. Retrying with backoff")
+            trouble(s.said.problems.say(log, "MQTT: \(settings.broker) refused the connection: \(MQTTClient.describeConnack(code)); "
+                         + "check mqtt.username and mqtt.passwordFile. Retrying with backoff"))
             return
         }
         s.connected = true
@@ -190,8 +190,13 @@ final class MQTTSession: Sendable {
         let what = Self.tlsAdvice(reason, code: code, settings: settings).map { "TLS with \(settings.broker) failed (\(reason)): \($0)" }
             ?? "no connection to \(settings.broker) (\(reason))"
         let capacity = s.outbox.capacity
-        s.said.problems.say(log, "MQTT: \(what); the camera works without it, events are kept (up to \(capacity)) "
-                     + "and the client retries with backoff")
+        trouble(s.said.problems.say(log, "MQTT: \(what); the camera works without it, events are kept (up to \(capacity)) "
+                     + "and the client retries with backoff"))
+    }
+
+    /// A problem logged (not one held back by the rate limit) is the service's last error too.
+    private func trouble(_ logged: String?) {
+        if let logged { link.report(part: "MQTT", trouble: String(logged.dropFirst("MQTT: ".count))) }
     }
 
     /// libmosquitto's thread ended with the failure: said, then started again after a backoff.
@@ -374,16 +379,20 @@ struct RateLimitedLog {
 
     init(interval: TimeInterval) { self.interval = interval }
 
-    mutating func say(_ log: Log, _ message: @autoclosure () -> String) {
+    /// The line logged; nil when held back.
+    @discardableResult
+    mutating func say(_ log: Log, _ message: @autoclosure () -> String) -> String? {
         total += 1
         let now = Date()
         if let l = last, now.timeIntervalSince(l) < interval {
             held += 1
-            return
+            return nil
         }
-        log.warning(message() + (held > 0 ? " (\(held) more like it not logged)" : ""))
+        let text = message()
+        log.warning(text + (held > 0 ? " (\(held) more like it not logged)" : ""))
         last = now
         held = 0
+        return text
     }
 
     /// The problem is over: how many times it happened (nil if it never did).

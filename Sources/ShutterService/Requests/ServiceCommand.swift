@@ -32,6 +32,9 @@ enum ServiceCommand: Sendable, Equatable {
     case events
     case webToken(WebTokenCommand)
     case mqttForget
+    /// `trouble`: a part running elsewhere (the connector's MQTT) says what went wrong, in
+    /// words that say what to do: it becomes `status.lastError`.
+    case trouble(part: String, what: String)
 
     struct SimRequest: Sendable, Equatable {
         var fault: SimCamera.Fault?
@@ -76,6 +79,7 @@ enum ServiceCommand: Sendable, Equatable {
         case .events: return "events"
         case .webToken: return "web-token"
         case .mqttForget: return "mqtt"
+        case .trouble: return "trouble"
         }
     }
 
@@ -160,6 +164,11 @@ enum ServiceCommand: Sendable, Equatable {
         case "mqtt":
             guard r.action == "forget" else { return refuse("mqtt needs \"action\": \"forget\"") }
             return .success(.mqttForget)
+        case "trouble":
+            guard let part = r.name, !part.isEmpty, case .string(let what)? = r.value, !what.isEmpty else {
+                return refuse("trouble needs \"name\" (the part) and \"value\" (what went wrong, as text)")
+            }
+            return .success(.trouble(part: String(part.prefix(64)), what: String(what.prefix(2048))))
         default:
             return refuse("unknown command \"\(r.cmd)\" (known: \(ControlRequest.commands.joined(separator: ", ")))")
         }

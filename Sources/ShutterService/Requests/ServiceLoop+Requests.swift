@@ -51,6 +51,9 @@ extension ServiceLoop {
             files.list(reply)
         case .delete(let target):
             files.delete(target, inProgress: betweenCaptures ? nil : inProgressText, saved: photo.photos + clip.clips, reply)
+        case .trouble(let part, let what):
+            give(trouble: part, what)
+            reply.send(ControlReply(ok: true))
         case .events, .webToken, .mqttForget:
             // The control socket answers these itself; from anywhere else they are not taken.
             reply.send(.failure("\(command.name) is answered on the control socket only"))
