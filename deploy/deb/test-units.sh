@@ -22,6 +22,9 @@ here=$(cd "$(dirname "$0")" && pwd)
 deb=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
 [ "$(id -u)" -eq 0 ] || { echo "units-test: run as root" >&2; exit 1; }
 command -v systemd-nspawn >/dev/null || { echo "units-test: no systemd-nspawn (deploy/deb/install-deps.sh installs systemd-container)" >&2; exit 1; }
+for tool in ffprobe mosquitto_sub mosquitto_pub nsenter python3; do
+    command -v "$tool" >/dev/null || { echo "units-test: no $tool here (the viewer and clients run from this machine): make test-deps installs it" >&2; exit 1; }
+done
 t0=$(date +%s)
 base=$(sh "$here/make-root.sh" bookworm amd64)
 cache=${DEB_ROOT_CACHE:-/var/cache/shutter-deb}
