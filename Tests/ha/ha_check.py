@@ -15,12 +15,12 @@
         (the shutterd command line given, started here, as a person adds the integration
         and then starts the camera) and what Home Assistant makes of it: the device, its
         entities, the button's photo, the event and image entities, the state sensor
-        following a clip, the camera's restart; then Home Assistant's log lines about it.
+        following a clip, the camera's restarts; then Home Assistant's log lines about it.
 
 Standard library only (runs on the venv's Python 3.11). Exit status: 0 when the mechanics
 work, 1 when one does not (Home Assistant not up, MQTT not added, no device discovered,
 the button not taking a photo, or what Home Assistant shows not following the camera: the
-event and image entities, the state sensor, the restart).
+event and image entities, the state sensor, the restarts).
 What Home Assistant logs about Shutter at WARNING or above is printed as findings and
 does not fail the run (yet: see FINDINGS_FAIL below).
 """
@@ -38,11 +38,16 @@ import urllib.parse
 import urllib.request
 
 # Home Assistant's log lines about Shutter at WARNING or above are findings: printed, listed
-# at the end, not failures. Known on 2024.3.3 when this test was written:
-#   "Template variable warning: 'dict object' has no attribute 'freeBytes' when rendering
-#    '{{ value_json.freeBytes }}'" (the Free space sensor).
-# Once Shutter's discovery is fixed so that Home Assistant logs none, set this to True: the
-# findings then fail the run (the assertion the next developer turns this list into).
+# at the end, not failures. Those known on 2024.3.3 when this test was written (a finding
+# that contains one of these is marked "known", any other "new"):
+KNOWN_FINDINGS = [
+    # The Free space sensor: in some of the starts, the first `status` (state "booting")
+    # has no freeBytes; see RESTARTS.
+    "Template variable warning: 'dict object' has no attribute 'freeBytes' when rendering "
+    "'{{ value_json.freeBytes }}'",
+]
+# Once Shutter is fixed so that Home Assistant logs none of them, empty KNOWN_FINDINGS and set
+# this to True: every finding then fails the run (the assertion this list is to become).
 FINDINGS_FAIL = False
 # What makes a log entry one about Shutter: its logger, message or exception naming
 # shutter, the camera or MQTT (not the file names in a traceback: the venv and the work
@@ -373,19 +378,25 @@ class Shutterd:
             return self.proc.wait()
 
 
-def restart(ha, d, camera):
+# The camera's restarts while Home Assistant watches. Several: at a start, MQTT may connect
+# before the service is ready, and the first status then has no freeBytes (state
+# "booting"), which Home Assistant warns about: in some starts, not in every run.
+RESTARTS = 5
+
+
+def restart(ha, d, camera, n):
     """The camera restarts while Home Assistant watches: its entities go unavailable on the
     clean stop, and come back with the camera's state."""
     problems = []
     t = time.monotonic()
     code = camera.stop()
-    say(f"ha-test: shutterd stopped (SIGTERM, exit status {code})")
     gone = wait("the entities unavailable", 20, lambda: all(
         s["state"] == "unavailable" for k, s in ha.states().items() if k.split(".", 1)[1].startswith(d)))
     if gone:
-        say(f"ha-test: ok   every entity of the camera unavailable {time.monotonic() - t:.2f} s after the stop")
+        say(f"ha-test: ok   restart {n}: shutterd stopped (SIGTERM, exit status {code}), every entity "
+            f"of the camera unavailable after {time.monotonic() - t:.2f} s")
     else:
-        problems.append("the entities did not go unavailable when shutterd stopped")
+        problems.append(f"restart {n}: the entities did not go unavailable when shutterd stopped")
     t = time.monotonic()
     camera.start()
     back = wait("the camera back", 60, lambda: (lambda s: s if s and s["state"] == "ready" else None)(
@@ -393,12 +404,12 @@ def restart(ha, d, camera):
     if back:
         states = {k: s["state"] for k, s in ha.states().items() if k.split(".", 1)[1].startswith(d)}
         still = sorted(k for k, v in states.items() if v == "unavailable")
-        say(f"ha-test: ok   shutterd started again: state 'ready' in Home Assistant after "
+        say(f"ha-test: ok   restart {n}: shutterd started again, state 'ready' in Home Assistant after "
             f"{time.monotonic() - t:.2f} s" + (f"; still unavailable: {still}" if still else ""))
         if still:
-            problems.append(f"after the restart, still unavailable: {still}")
+            problems.append(f"after restart {n}, still unavailable: {still}")
     else:
-        problems.append("after shutterd's restart, the state sensor never read 'ready' again")
+        problems.append(f"after shutterd's restart {n}, the state sensor never read 'ready' again")
     return problems
 
 
@@ -438,7 +449,8 @@ def run(a):
         d = discover(ha, a.name)
         problems += press(ha, d, a.card)
         problems += follows(ha, d, a.card)
-        problems += restart(ha, d, camera)
+        for n in range(1, RESTARTS + 1):
+            problems += restart(ha, d, camera, n)
         say("ha-test: entities at the end:")
         for eid, s in sorted((k, v) for k, v in ha.states().items() if a.name in k):
             say(f"    {eid:40} {s['state']!r}")
@@ -470,7 +482,8 @@ def run(a):
         say(f"ha-test: FAIL {failure}")
     say(f"ha-test: findings (Home Assistant's warnings about Shutter; {'failing' if FINDINGS_FAIL else 'not failing yet'}):")
     for i, (text, n) in enumerate(findings.items(), 1):
-        say(f"  {i}. {text}" + (f" (×{n})" if n > 1 else ""))
+        known = "known" if any(k in text for k in KNOWN_FINDINGS) else "new"
+        say(f"  {i}. ({known}{f', ×{n}' if n > 1 else ''}) {text}")
     if not findings:
         say("  none")
     if failure or problems or (FINDINGS_FAIL and findings):
