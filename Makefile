@@ -120,7 +120,7 @@ units-test: deb
 # from PyPI in a venv cached in /var/cache/shutter-ha, Mosquitto, the debug shutterd on the sim
 # board; the MQTT integration added through its config flow, the discovered device and its
 # entities, a photo from its button, restarts, its warnings about Shutter listed (deploy/ha/test-ha.sh;
-# docs/home-automation.md). ~15 s with the venv cached; its first install 1.5 min more.
+# docs/home-automation.md). ~15 s with the venv cached; its first install 1.5–2 min more.
 .PHONY: ha-test
 ha-test: deps version
 	@sh deploy/ha/install-deps.sh
