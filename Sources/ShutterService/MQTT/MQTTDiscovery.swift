@@ -83,7 +83,10 @@ enum MQTTDiscovery {
                 "json_attributes_topic": .string(s.state), "icon": .string("mdi:camera-iris"),
             ]),
             entity("sensor", "free_space", "Free space", [
-                "state_topic": .string(s.status), "value_template": .string("{{ value_json.freeBytes }}"),
+                // The status sent before the card is checked has no freeBytes: "None" is Home
+                // Assistant's unknown, without its template warning (found by make ha-test).
+                "state_topic": .string(s.status),
+                "value_template": .string("{{ value_json.freeBytes if value_json.freeBytes is defined else None }}"),
                 "unit_of_measurement": .string("B"), "device_class": .string("data_size"),
                 "state_class": .string("measurement"), "entity_category": .string("diagnostic"),
             ]),
