@@ -673,6 +673,7 @@ int shutter_rtsp_start(const shutter_rtsp_config *cfg, shutter_rtsp **out, char 
     g_once(&once, init_gstreamer, NULL);
     *out = NULL;
     if (!cfg || !cfg->host || !cfg->path || cfg->path[0] != '/' || cfg->port < 0 || cfg->port > 65535) {
+        if (cfg && cfg->listen_fd > 0) close(cfg->listen_fd);  // the server's, as on any failed start
         set_err(err, errlen, "invalid RTSP configuration");
         return -1;
     }
@@ -681,6 +682,7 @@ int shutter_rtsp_start(const shutter_rtsp_config *cfg, shutter_rtsp **out, char 
     if (!pay || !src) {
         if (pay) gst_object_unref(pay);
         if (src) gst_object_unref(src);
+        if (cfg->listen_fd > 0) close(cfg->listen_fd);
         set_err(err, errlen, "GStreamer lacks appsrc or rtph264pay: install gstreamer1.0-plugins-base and "
                              "gstreamer1.0-plugins-good");
         return -1;

@@ -30,8 +30,8 @@ typedef struct {
     int max_viewers;          // RTSP sessions at once; a further SETUP is answered 503
     int open;                 // 1: no authentication at all (live.rtsp.open)
     int stall_seconds;        // a TCP viewer whose socket takes nothing for this long is closed
-    int listen_fd;            // > 0: accept on this listening socket (one systemd passed; closed at the
-                              // stop) instead of host:port, and RTP only inside the RTSP connection
+    int listen_fd;            // > 0: accept on this listening socket (one systemd passed; the server's:
+                              // closed at the stop, or when the start fails) instead of host:port, and RTP only inside the RTSP connection
                               // (TCP): a process without a network of its own cannot send UDP
     shutter_rtsp_check_fn check;
     void *check_context;      // for check and log

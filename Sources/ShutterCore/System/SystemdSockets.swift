@@ -33,7 +33,8 @@ public enum SystemdSockets {
     private static func read() -> [(name: String, fd: Int32)] {
         defer { unsetenv("LISTEN_PID"); unsetenv("LISTEN_FDS"); unsetenv("LISTEN_FDNAMES") }
         guard let pid = getenv("LISTEN_PID").flatMap({ Int32(String(cString: $0)) }), pid == getpid(),
-              let count = getenv("LISTEN_FDS").flatMap({ Int(String(cString: $0)) }), count > 0 else { return [] }
+              // Bounded before any arithmetic (systemd passes a few; a stray value must not trap).
+              let count = getenv("LISTEN_FDS").flatMap({ Int(String(cString: $0)) }), (1...256).contains(count) else { return [] }
         let names = getenv("LISTEN_FDNAMES").map { String(cString: $0).split(separator: ":", omittingEmptySubsequences: false).map(String.init) } ?? []
         return (0..<count).map { i in
             let fd = Int32(3 + i)  // SD_LISTEN_FDS_START
