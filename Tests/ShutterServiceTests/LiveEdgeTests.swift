@@ -59,13 +59,14 @@ final class LiveEdgeTests: XCTestCase {
                                                                "MAX_CONNECTIONS": "32"])
     }
 
-    /// Unauthenticated bodies of 200 MB and headers of 16 MB (also after an answered
+    /// RTSP-over-HTTP tunnels refused (the same cookie on several logged-in connections);
+    /// unauthenticated bodies of 200 MB and headers of 16 MB (also after an answered
     /// request); then 1,500 mutated requests (at most 40 s; the seed is printed, FUZZ_SEED
     /// repeats a run).
     func testLargeRequestsAndAFuzzRun() throws {
         let (d, port, token) = try startDaemon()
         defer { d.stop() }
-        try run(["announce", "fuzz"], d, port: port, token: token,
+        try run(["tunnel", "announce", "fuzz"], d, port: port, token: token,
                 extra: ["FUZZ_COUNT": "1500", "FUZZ_SECONDS": "40"])
     }
 

@@ -359,6 +359,44 @@ def reconnects():
     check(all(g > 10 for g in got), "the other viewers played on")
 
 
+def tunnel():
+    """RTSP over HTTP is not offered: a tunnel's GET and POST (the same cookie, on connections
+    that logged in, as the first request and after a DESCRIBE) get no tunnel, the daemon stays
+    up, and a viewer plays after. (GStreamer's tunnel merge asserted in GLib: a CRITICAL.)"""
+    import base64
+    auth = "Authorization: Basic " + base64.b64encode(b"viewer:" + TOKEN).decode() + "\r\n"
+    get = f"GET /live HTTP/1.0\r\nx-sessioncookie: abcdef\r\nAccept: application/x-rtsp-tunnelled\r\n{auth}\r\n"
+    post = (f"POST /live HTTP/1.0\r\nx-sessioncookie: abcdef\r\nContent-Type: application/x-rtsp-tunnelled\r\n"
+            f"Content-Length: 32767\r\n{auth}\r\n")
+    answers = []
+    for round_ in range(20):
+        conns = []
+        for i, first in enumerate([get, post, None, None]):
+            c = Conn(HOST, PORT, TOKEN, source=address(200 + i), timeout=2)
+            if first is None:
+                c.request("DESCRIBE", c.url("/live"))
+                c.sock.sendall((get if i == 2 else post).encode())
+            else:
+                c.sock.sendall(first.encode())
+            conns.append(c)
+        for c in conns:
+            try:
+                c.sock.settimeout(0.2)
+                data = c.sock.recv(4096)
+                answers.append(data.split(b"\r\n", 1)[0].decode("latin-1"))
+            except OSError:
+                answers.append("(nothing)")
+        for c in conns:
+            c.close()
+    tunnels = sum(a.startswith("HTTP/1.0 200") or a.startswith("HTTP/1.1 200") for a in answers)
+    print(f"{len(answers)} tunnel requests: {tunnels} opened a tunnel; answers {sorted(set(answers))[:6]}")
+    check(tunnels == 0, "no RTSP-over-HTTP tunnel is opened")
+    v = play("/live")
+    got = frames_over([v], 2)[0]
+    v.stop()
+    check(got > 10, f"a viewer plays after ({got} frames in 2 s)")
+
+
 def fuzz():
     """Mutated requests (seeded, FUZZ_COUNT of them within FUZZ_SECONDS): the service answers
     or closes, never dies, and a viewer plays after."""
@@ -511,7 +549,7 @@ def churn():
 
 
 SCENARIOS = {"churn": churn, "freeze": freeze, "idle": idle, "announce": announce, "guesses": guesses, "nul": nul,
-             "reconnects": reconnects, "fuzz": fuzz}
+             "reconnects": reconnects, "fuzz": fuzz, "tunnel": tunnel}
 
 if __name__ == "__main__":
     SCENARIOS[sys.argv[1]]()
