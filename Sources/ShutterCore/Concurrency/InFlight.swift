@@ -91,7 +91,7 @@ public final class InFlight: Sendable {
 
 /// A task's share of `InFlight`: held while the task works, given back while it waits for
 /// something only the clock brings (an aware wait: `ManualClock.sleep`, the service's
-/// inbox, `Eventually`, a simulated device's call), and taken again by whoever ends that
+/// inbox, a `Wakeup`, a simulated device's call), and taken again by whoever ends that
 /// wait, before the task runs. A token belongs to the task that `run`s it: the tasks it
 /// starts see it as `current` too, but only its own task gives it back.
 ///

@@ -83,7 +83,11 @@ final class CameraInUse {
         camera = nil
         lastMetadata = nil
         let supervisor = self.supervisor, back = target
-        jobs.add { .reopened(op: op, await supervisor.reopen(wanted, back: back)) }
+        // The job hands the order over; the outcome comes back as the supervisor's `.reopened` event.
+        jobs.add {
+            await supervisor.reopen(wanted, back: back, op: op)
+            return .nothing
+        }
     }
 
     // MARK: The controls

@@ -24,6 +24,8 @@ actor CameraSupervisor {
         case unavailable(any Error, restart: Bool)
         /// The stream ended by itself (unplugged, failed): the camera is lost.
         case lost
+        /// The reopen operation `op` asked for (`reopen`) ended as `outcome`.
+        case reopened(op: Int, SwitchOutcome)
     }
 
     /// How a reopen ended.
@@ -40,8 +42,8 @@ actor CameraSupervisor {
     /// The next start: what to start, and for a reopen what to go back to.
     private struct Order {
         let target: CameraTarget
-        /// A reopen: the device is let go and `target` opened anew, else `back`.
-        var reopen: (back: CameraTarget, reply: Eventually<SwitchOutcome>)?
+        /// A reopen (operation `op`): the device is let go and `target` opened anew, else `back`.
+        var reopen: (back: CameraTarget, op: Int)?
     }
 
     private let open: @Sendable (Int?, CameraOpening) async throws -> any CameraDevice
@@ -73,8 +75,8 @@ actor CameraSupervisor {
             let order = next ?? Order(target: running)
             next = nil
             running = order.target
-            var ended: Eventually<Void>?
-            var failedReopen: (reply: Eventually<SwitchOutcome>, error: any Error)?
+            var ended: Wakeup?
+            var failedReopen: (op: Int, error: any Error)?
             if let reopen = order.reopen {
                 // The stopped camera is let go first: the same camera reopens
                 // (libcamera lets one user acquire it), and a sensor control set
@@ -84,11 +86,11 @@ actor CameraSupervisor {
                     let (cam, end) = try await startNew(order.target, frames: frames)
                     camera = cam
                     ended = end
-                    reopen.reply.set(.switched(cam.info))
+                    events(.reopened(op: reopen.op, .switched(cam.info)))
                 } catch {
                     log.warning("camera \(order.target.index.map(String.init) ?? "(configured)") did not start with "
                                 + "\(order.target.opening) (\(error)); going back to the previous camera and opening")
-                    failedReopen = (reopen.reply, error)
+                    failedReopen = (reopen.op, error)
                     running = reopen.back
                 }
             }
@@ -101,7 +103,7 @@ actor CameraSupervisor {
                     ended = try await Self.start(cam, frames: frames)
                 }
                 guard let cam = camera, let ended else { break }
-                failedReopen?.reply.set(.wentBack(error: failedReopen!.error, to: cam.info))
+                if let (op, error) = failedReopen { events(.reopened(op: op, .wentBack(error: error, to: cam.info))) }
                 if next?.reopen != nil {
                     // A reopen asked for while this camera was starting: taken up now.
                     await cam.stop()
@@ -111,7 +113,7 @@ actor CameraSupervisor {
                 phase = .streaming
                 events(.started(cam, running, restart: isRestart))
                 // Until the stream ends (a stop, a restart, an unplug) or the service stops.
-                await withTaskCancellationHandler { await ended.value } onCancel: { ended.set(()) }
+                await ended.wait()  // returns at a cancellation too
                 if Task.isCancelled { break }
                 if restarting {
                     restarting = false
@@ -121,7 +123,7 @@ actor CameraSupervisor {
                 camera = nil
                 events(.lost)
             } catch {
-                failedReopen?.reply.set(.failed(error: failedReopen!.error, previous: error))
+                if let (op, first) = failedReopen { events(.reopened(op: op, .failed(error: first, previous: error))) }
                 events(.unavailable(error, restart: isRestart))
             }
             // Wait for the watchdog's next restart (its backoff decides when), or a reopen.
@@ -132,7 +134,7 @@ actor CameraSupervisor {
         }
         await camera?.stop()
         let stopping = CameraError(.system, "shutterd is stopping")
-        next?.reopen?.reply.set(.failed(error: stopping, previous: stopping))
+        if let op = next?.reopen?.op { events(.reopened(op: op, .failed(error: stopping, previous: stopping))) }
         next = nil
     }
 
@@ -144,7 +146,7 @@ actor CameraSupervisor {
     /// Opens and starts `target`'s camera; a camera that opened but did not
     /// start is stopped again (and let go).
     private func startNew(_ target: CameraTarget, frames: @Sendable (any CameraDevice) -> FrameSink) async throws
-        -> (any CameraDevice, Eventually<Void>)
+        -> (any CameraDevice, Wakeup)
     {
         let cam = try await open(target.index, target.opening)
         do {
@@ -156,12 +158,12 @@ actor CameraSupervisor {
         }
     }
 
-    /// Starts `cam` into the sink `frames` gives; the result is set when its stream ends.
+    /// Starts `cam` into the sink `frames` gives; the wakeup returned is notified when its stream ends.
     private static func start(_ cam: any CameraDevice,
-                              frames: @Sendable (any CameraDevice) -> FrameSink) async throws -> Eventually<Void> {
-        let ended = Eventually<Void>()
+                              frames: @Sendable (any CameraDevice) -> FrameSink) async throws -> Wakeup {
+        let ended = Wakeup()
         let sink = frames(cam)
-        try await cam.start(into: FrameSink(deliver: sink.deliver, ended: { sink.ended(); ended.set(()) }))
+        try await cam.start(into: FrameSink(deliver: sink.deliver, ended: { sink.ended(); ended.notify() }))
         return ended
     }
 
@@ -185,14 +187,13 @@ actor CameraSupervisor {
         }
     }
 
-    /// Reopens: `target` (another camera, or the same with another opening).
-    /// The current camera stops and is let go, the new one opens and starts; if
-    /// it does not, `back` (the target that ran) opens again. Returns once it
-    /// streams (or both failed). The loop asks between captures only, one at a time.
-    func reopen(_ target: CameraTarget, back: CameraTarget) async -> SwitchOutcome {
-        let reply = Eventually<SwitchOutcome>()
-        next = Order(target: target, reopen: (back, reply))
+    /// Reopens for operation `op`: `target` (another camera, or the same with another
+    /// opening). The current camera stops and is let go, the new one opens and starts; if
+    /// it does not, `back` (the target that ran) opens again. Returns once the current
+    /// stream is stopped; how it ended comes as `.reopened(op:)` from `run`, as every
+    /// camera event does. The loop asks between captures only, one at a time.
+    func reopen(_ target: CameraTarget, back: CameraTarget, op: Int) async {
+        next = Order(target: target, reopen: (back, op))
         await interrupt()
-        return await reply.value
     }
 }

@@ -198,7 +198,7 @@ final class ControlOperations {
         for op in ops.all { if case .reopening(cameraStarted: false) = op.step { op.step = .reopening(cameraStarted: true) } }
     }
 
-    /// The reopen job came back (the supervisor's `.started` came before it).
+    /// The supervisor reported how the reopen ended (its `.started` may come before or after).
     func reopened(op id: Int, _ outcome: CameraSupervisor.SwitchOutcome, now: MonotonicTime) {
         guard let op = ops[id] else { return }
         let what = op.reopen?.what ?? "the change"

@@ -31,8 +31,7 @@ import Synchronization
 /// at once, its camera buffer back, as a pre-roll encoder's is.
 ///
 /// Work in flight (`work`): every block on either queue counts from when it is queued
-/// until it has run (a block's `Eventually` is set, taking its waiter's token, before
-/// the block ends), and the encoders count the frames, packets and sound they hold
+/// until it has run, and the encoders count the frames, packets and sound they hold
 /// (RecordingQueue). All of it ends without the clock: finishing waits for the encoder
 /// thread, and with pre-roll for the last packet at most 10 x 50 ms of real time.
 final class ClipRecorder: Sendable {

@@ -116,7 +116,7 @@ public final class CameraService: Sendable {
     /// queues and the encoder threads count theirs. What counts: work that ends without
     /// the clock (CPU, I/O). What does not: waits only the clock or another ends (asleep on
     /// the clock, a frame to come, a result, a post): those give their token back while
-    /// they wait (aware waits: the inbox, `Eventually`, `Wakeup`, the clock's sleep, a
+    /// they wait (aware waits: the inbox, `Wakeup`, the clock's sleep, a
     /// simulated device's call) and get it again from whoever wakes them.
     public func run(signals: AsyncStream<ServiceSignal>? = nil, parts: [any ServicePart] = []) async -> Int32 {
         let token = ctx.work.token()

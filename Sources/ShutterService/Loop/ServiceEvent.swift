@@ -74,8 +74,6 @@ enum JobResult: Sendable {
     /// The state file was written (nil) or why not.
     case settingsSaved(op: Int?, note: String?)
     case configReread(Result<ShutterConfig, ConfigError>)
-    /// A camera reopen (switch, restart for a setting) ended.
-    case reopened(op: Int, CameraSupervisor.SwitchOutcome)
     /// The board's cameras, listed for a request (`op`) or for `status` (nil).
     case camerasListed(op: Int?, Result<[CameraListing], any Error>)
     /// A tap-to-focus autofocus cycle ended.

@@ -255,6 +255,9 @@ final class ServiceLoop {
             ctx.log.warning("camera stream ended (unplugged or failed); will retry")
             cameraStopped()
             health.publish("waiting for camera")
+        case let .reopened(op, outcome):
+            health.reopenEnded()
+            control.operations.reopened(op: op, outcome, now: ctx.now)
         }
     }
 
@@ -470,9 +473,6 @@ final class ServiceLoop {
             control.operations.saved(op: op, problem: note)
         case .configReread(let r):
             _ = control.reread(r)
-        case let .reopened(op, outcome):
-            health.reopenEnded()
-            control.operations.reopened(op: op, outcome, now: now)
         case let .camerasListed(op, r):
             control.listed(op: op, r, cameraHealthy: cameraWell)
         case let .focused(op, r):

@@ -2,8 +2,9 @@
 import ShutterCore
 import Synchronization
 
-/// Wakes a waiting task (the camera supervisor, after a failed start) when another asks
-/// (`notify`). A notify while nobody waits is kept for the next wait.
+/// Wakes a waiting task (the camera supervisor: after a failed start, and when its
+/// stream ends) when another asks (`notify`). A notify while nobody waits is kept for
+/// the next wait.
 ///
 /// The waiter's `WorkToken` is given back while it waits and taken again by `notify`
 /// (or the cancellation), before the waiter runs on.
