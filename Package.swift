@@ -109,7 +109,7 @@ let package = Package(
         // Wiring: service loop, control socket, web server, systemd notify, signals.
         .target(name: "ShutterService",
                 dependencies: ["ShutterCore", "ShutterBuild", "ShutterControl", "ShutterStorage", "ShutterMedia", "ShutterHardware",
-                               "ShutterSim", "ShutterWeb", "CMosquitto", "CShutterRTSP"],
+                               "ShutterSim", "ShutterWeb", "CMosquitto", "CShutterRTSP", "CShutterSys"],
                 swiftSettings: strict),
         .executableTarget(name: "shutterd", dependencies: ["ShutterService"], swiftSettings: strict),
         .executableTarget(name: "shutterctl", dependencies: ["ShutterControl"], swiftSettings: strict),

@@ -128,3 +128,9 @@ int shutter_v4l2_set_control(const char *path, unsigned int id, int value)
     close(fd);
     return r;
 }
+
+// The idle I/O class for a process (uploads' rclone): ioprio_set has no glibc wrapper.
+int shutter_ioprio_idle(int pid)
+{
+    return (int)syscall(SYS_ioprio_set, 1 /* IOPRIO_WHO_PROCESS */, pid, 3 << 13 /* IOPRIO_CLASS_IDLE */);
+}

@@ -68,7 +68,7 @@ public struct ControlRequest: Codable, Sendable, Equatable {
 
     public static let commands = ["status", "tap", "hold", "press", "release", "photo", "record", "sim",
                                   "set", "get", "reset", "focus", "camera", "events", "web-token", "files",
-                                  "delete", "mqtt", "trouble"]
+                                  "delete", "mqtt", "trouble", "upload", "upload-report"]
 
     private enum CodingKeys: String, CodingKey {
         case cmd, seconds, action, fault, lux, ledFailing, key, value
@@ -309,6 +309,8 @@ public struct ServiceStatus: Codable, Sendable, Equatable {
     public var recording: RecordingFigures? = nil
     /// What the service holds in memory (malloc's bytes in use, RSS); absent where unknown.
     public var memory: MemoryFigures? = nil
+    /// The upload queue (`upload.enabled`), as the uploader last reported it; absent with uploads off.
+    public var upload: UploadReport? = nil
     /// The version of the shutterd that answers (`shutterd --version`); absent from one
     /// older than versions.
     public var version: String? = ShutterVersion.string
@@ -415,6 +417,8 @@ public struct ControlReply: Codable, Sendable, Equatable {
     public var busy: Bool?
     /// What was done when it is not a file (`record start`: "recording").
     public var note: String?
+    /// `upload status`: the queue as the uploader last reported it.
+    public var upload: UploadReport?
     /// set / get KEY / reset KEY: the setting (flat: `"key"`, `"value"`, `"source"`, `"effective"`).
     public var key: String?
     public var value: JSONValue?
@@ -460,7 +464,7 @@ public struct ControlReply: Codable, Sendable, Equatable {
         case pressToExposureMs, releaseToDurableMs, moment
         case key, value, source, effective, settings
         case cameras, camera
-        case token, tokens, items, deleted, notFound
+        case token, tokens, items, deleted, notFound, upload
     }
 
     // By hand for `value` and `effective`: a JSON null there is a value (`camera.roi`: null).
@@ -489,6 +493,7 @@ public struct ControlReply: Codable, Sendable, Equatable {
         items = try c.decodeIfPresent([MediaEntry].self, forKey: .items)
         deleted = try c.decodeIfPresent(MediaEntry.self, forKey: .deleted)
         notFound = try c.decodeIfPresent(Bool.self, forKey: .notFound)
+        upload = try c.decodeIfPresent(UploadReport.self, forKey: .upload)
     }
 }
 

@@ -50,6 +50,9 @@ unsigned int shutter_v4l2_cid_wide_dynamic_range(void);
  * device has no such control, else -errno (open, query, get or set). */
 int shutter_v4l2_set_control(const char *path, unsigned int id, int value);
 
+// The idle I/O class for process `pid` (ioprio_set); -1 and errno on failure.
+int shutter_ioprio_idle(int pid);
+
 #ifdef __cplusplus
 }
 #endif

@@ -46,6 +46,9 @@ public enum ShutterctlCommand {
           web-token add NAME --scope view|control | web-token list | web-token revoke NAME
                                  API tokens for machines (Home Assistant, scripts): add prints a new
                                  one once; view reads, control also captures, sets and deletes
+          upload status|pause|resume|retry
+                                 the upload queue (files and bytes waiting, the batch being sent,
+                                 the last error), hold it, let it go on, try failed files now
           mqtt forget            remove this camera from Home Assistant: empty retained discovery
                                  configs on the broker (until the next start with mqtt.discovery)
           gestures FILE [--config CFG]
@@ -109,6 +112,11 @@ public enum ShutterctlCommand {
                 return fail("camera takes next, an index or a model, e.g. `shutterctl camera next`", code: 64)
             }
             request = ControlRequest(cmd: "camera", camera: rest.first)
+        case "upload":
+            guard rest.count == 1, ["status", "pause", "resume", "retry"].contains(rest[0]) else {
+                return fail("upload takes status, pause, resume or retry: `shutterctl upload status`", code: 64)
+            }
+            request = ControlRequest(cmd: "upload", action: rest[0])
         case "mqtt":
             guard rest == ["forget"] else { return fail("mqtt takes forget: `shutterctl mqtt forget`", code: 64) }
             request = ControlRequest(cmd: "mqtt", action: "forget")
@@ -148,7 +156,7 @@ public enum ShutterctlCommand {
                 // As sent: values are JSON of any shape (null included).
                 print(String(decoding: raw, as: UTF8.self).trimmedWhitespace)
             } else {
-                if let d = try? PlainJSON.encode(reply, pretty: cmd == "status" || cmd == "files") {
+                if let d = try? PlainJSON.encode(reply, pretty: cmd == "status" || cmd == "files" || cmd == "upload") {
                     print(String(decoding: d, as: UTF8.self))
                 }
             }

@@ -192,6 +192,15 @@ public enum ConfigSchema {
         Key(path: "live.rtsp.open", kind: .bool),
         Key(path: "live.maxViewers", kind: .int(1...16)),
         Key(path: "live.size", kind: .frameSize(width: 160...4096, height: 120...4096)),
+        Key(path: "upload.enabled", kind: .bool),
+        Key(path: "upload.remote", kind: .string(allowEmpty: true)),
+        Key(path: "upload.rcloneConfig", kind: .string(allowEmpty: false)),
+        Key(path: "upload.rclone", kind: .string(allowEmpty: false)),
+        Key(path: "upload.what", kind: .choice(ShutterConfig.Upload.What.allCases.map(\.rawValue))),
+        Key(path: "upload.bandwidth", kind: .string(allowEmpty: true)),
+        Key(path: "upload.layout", kind: .choice(ShutterConfig.Upload.Layout.allCases.map(\.rawValue))),
+        Key(path: "upload.keepDays", kind: .int(0...3650)),
+        Key(path: "upload.alertMinutes", kind: .int(1...10080)),
     ]
 
     public static let byPath: [String: Key] = Dictionary(uniqueKeysWithValues: keys.map { ($0.path, $0) })
@@ -533,6 +542,14 @@ public enum ConfigSchema {
         if let url = BrokerURL(parsing: config.mqtt.url), !url.tls, let key = tlsFiles.first(where: { !$0.1.isEmpty })?.0 {
             return Violation(code: .outOfRange, keyPath: key,
                              message: "\"\(key)\" is set but mqtt.url is \"\(config.mqtt.url)\" (plain MQTT); TLS needs an mqtts:// URL")
+        }
+        if config.upload.enabled {
+            let remote = config.upload.remote
+            if !remote.contains(":") || remote.hasPrefix(":") {
+                return Violation(code: .outOfRange, keyPath: "upload.remote",
+                                 message: "\"upload.remote\" is \"\(remote)\"; uploads need an rclone remote and path, "
+                                    + "\"NAME:PATH\" (\"nas:camera/garden\"), NAME a section of upload.rcloneConfig")
+            }
         }
         if config.video.segmentSeconds > config.video.maxSeconds {
             return Violation(code: .outOfRange, keyPath: "video.segmentSeconds",

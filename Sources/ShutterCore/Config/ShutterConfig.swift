@@ -23,6 +23,7 @@ public struct ShutterConfig: Codable, Equatable, Sendable {
     public var web = Web()
     public var mqtt = MQTT()
     public var live = Live()
+    public var upload = Upload()
 
     public init() {}
 
@@ -292,6 +293,40 @@ public struct ShutterConfig: Codable, Equatable, Sendable {
         public var discovery = true
         /// Home Assistant's discovery prefix. Default "homeassistant".
         public var discoveryPrefix = "homeassistant"
+    }
+
+    /// Files off the card through rclone (docs/uploads.md); off unless enabled. The queue and
+    /// its checks are Shutter's, the protocols rclone's; nothing on the card is deleted for
+    /// it, and the low-space policy then deletes only files with a verified copy.
+    public struct Upload: Codable, Equatable, Sendable {
+        public enum What: String, Codable, Sendable, CaseIterable { case both, photos, clips }
+        public enum Layout: String, Codable, Sendable, CaseIterable {
+            /// YEAR/MONTH/DAY/NAME from the file's time, when the clock was trusted; else as `dcf`.
+            case date
+            /// The card's own folders: 100SHTR/NAME.
+            case dcf
+        }
+        /// Upload every finished photo and clip. Default false.
+        public var enabled = false
+        /// The rclone remote and path the files go to ("nas:camera/garden"); needed when enabled.
+        public var remote = ""
+        /// The rclone configuration file naming that remote, readable by the service. Default
+        /// "/etc/shutter/rclone.conf".
+        public var rcloneConfig = "/etc/shutter/rclone.conf"
+        /// The rclone program. Default "/usr/bin/rclone" (Debian's package).
+        public var rclone = "/usr/bin/rclone"
+        /// "both", "photos" or "clips". Default "both".
+        public var what = What.both
+        /// rclone's --bwlimit ("1M" = 1 MiB/s, "512k", "08:00,512k 19:00,off"); "" = none. Default "".
+        public var bandwidth = ""
+        /// "date" or "dcf". Default "date".
+        public var layout = Layout.date
+        /// Delete a file from the card this many days after its copy was verified; 0 = never
+        /// (only the low-space policy deletes, verified files only). Default 0, 0...3650.
+        public var keepDays = 0
+        /// Say uploads fail (status, the MQTT problem sensor) when none has worked for this
+        /// long while files wait. Default 30, 1...10080 minutes.
+        public var alertMinutes = 30
     }
 
     /// Live H.264 from the service's own encoder (docs/home-automation.md "Live video"):

@@ -60,6 +60,20 @@ enum ServiceRunner {
                         + "connect and get nothing; set live.rtsp.enabled, or `sudo systemctl disable --now shutterd-rtsp.socket`")
         }
         if let mqtt { parts.append(mqtt) }
+        if config.upload.enabled {
+            // The queue's folder on the card, made by its owner: the connector's unit may write only there.
+            do {
+                try UploadRecords.prepare(root: config.storage.root)
+            } catch {
+                log.error("uploads: cannot make \(UploadRecords.directory(root: config.storage.root)) (\(error)); "
+                          + "the uploader cannot keep its queue")
+            }
+            if connectorElsewhere {
+                log.notice("uploads run in the connector (shutterd --connector)")
+            } else {
+                parts.append(UploadPart(config: config))
+            }
+        }
         if roles.sim != nil, isatty(0) == 1 {
             parts.append(TerminalButton())
         } else if roles.sim != nil {

@@ -26,6 +26,9 @@ protocol CameraLink: Sendable {
     func thumbnail(_ number: DCFNumber) -> Data?
     /// What went wrong with `part`, for `status.lastError` (as logged: rate-limited there).
     func report(part: String, trouble: String)
+    /// The upload queue as it is (`status.upload`), and what happened since the last report
+    /// (live events to publish: "uploaded", "upload-failed").
+    func report(upload: UploadReport, events: [LiveEvent])
 }
 
 /// The service in this process.
@@ -39,4 +42,5 @@ struct ServiceLink: CameraLink {
     func ask(_ command: ServiceCommand, line: [UInt8], _ reply: Reply) { service.post(.request(command, reply)) }
     func thumbnail(_ number: DCFNumber) -> Data? { service.storage.thumbnail(number) }
     func report(part: String, trouble: String) { service.post(.partTrouble(name: part, what: trouble)) }
+    func report(upload: UploadReport, events: [LiveEvent]) { service.post(.uploadReport(upload, events: events)) }
 }

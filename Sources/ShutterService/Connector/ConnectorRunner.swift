@@ -5,7 +5,7 @@ import Glibc
 import ShutterCore
 import ShutterStorage
 
-/// `shutterd --connector`: the parts that connect out of the camera (MQTT today), in a
+/// `shutterd --connector`: the parts that connect out of the camera (MQTT, uploads), in a
 /// process of their own. shutterd.service keeps shutterd off the network
 /// (`PrivateNetwork=yes`, so its sandbox stays as tight for those who enable nothing);
 /// shutterd-connector.service may reach the network, holds no device and reads the card
@@ -14,30 +14,42 @@ import ShutterStorage
 enum ConnectorRunner {
     static func run(config: ShutterConfig) async -> Int32 {
         let log = Log("shutter.connector")
-        guard config.mqtt.enabled else {
-            log.notice("nothing to connect: mqtt.enabled is false (the connector runs what connects out of the camera: "
-                       + "MQTT); it ends")
+        guard config.mqtt.enabled || config.upload.enabled else {
+            log.notice("nothing to connect: mqtt.enabled and upload.enabled are false (the connector runs what connects "
+                       + "out of the camera: MQTT, uploads); it ends")
             return 0
         }
-        let link = ControlSocketLink(socketPath: config.control.socketPath, storage: Storage(config: config))
-        let mqtt = MQTTPart(config: config)
-        switch mqtt.start(link: link, board: config.board.name) {
-        case .off:
-            return 0
-        case .failed(let why):
-            log.error("MQTT not started: \(why)")
+        let storage = Storage(config: config)
+        let link = ControlSocketLink(socketPath: config.control.socketPath, storage: storage)
+        let mqtt = config.mqtt.enabled ? MQTTPart(config: config) : nil
+        if let mqtt {
+            switch mqtt.start(link: link, board: config.board.name) {
+            case .off: break
+            case .failed(let why):
+                log.error("MQTT not started: \(why)")
+                return ConfigError.exitCode
+            case .running: break
+            }
+        }
+        let uploads = config.upload.enabled ? UploadPart(config: config) : nil
+        if let uploads, case .failed(let why) = uploads.start(link: link, storage: storage) {
+            // What to fix is said (and in shutterd's status.lastError); restarting would only repeat it.
+            log.error("uploads not started: \(why)")
+            mqtt?.stop()
+            link.close()
             return ConfigError.exitCode
-        case .running:
-            break
         }
-        log.notice("connector: MQTT for the camera on \(config.control.socketPath)")
+        log.notice("connector: \([mqtt.map { _ in "MQTT" }, uploads.map { _ in "uploads" }].compactMap { $0 }.joined(separator: " and ")) "
+                   + "for the camera on \(config.control.socketPath)")
         let signals = SignalHandlers()
         await withTaskGroup(of: Void.self) { group in
-            group.addTask { await mqtt.run() }
+            if let mqtt { group.addTask { await mqtt.run() } }
+            if let uploads { group.addTask { await uploads.run() } }
             for await s in signals.stream where s == .stop { break }
             group.cancelAll()
         }
-        mqtt.stop()  // `offline`, then the disconnect
+        uploads?.stop()
+        mqtt?.stop()  // `offline`, then the disconnect
         link.close()
         withExtendedLifetime(signals) {}
         log.notice("connector stopped")

@@ -69,6 +69,21 @@ final class ControlSocketLink: CameraLink {
         }
     }
 
+    func report(upload: UploadReport, events: [LiveEvent]) {
+        var r = ControlRequest(cmd: "upload-report")
+        guard case .object(var o)? = try? PlainJSON.decode(JSONValue.self, from: PlainJSON.encode(upload)) else { return }
+        o["events"] = .array(events.map { e in
+            var d = e.data
+            d["event"] = .string(e.type)
+            return .object(d)
+        })
+        r.value = .object(o)
+        let path = self.path, log = self.log
+        requests.async { [r] in
+            if (try? ControlClient.send(r, to: path)) == nil { log.debug("connector: shutterd not told of the uploads") }
+        }
+    }
+
     /// No more events (the connector stops); the thread ends at shutterd's next line or
     /// within the wait between tries.
     func close() { closed.store(true, ordering: .sequentiallyConsistent) }

@@ -71,6 +71,12 @@ final class LiveReport {
         cameraID = c.id
     }
 
+    /// Events a part running elsewhere reported (the uploader's "uploaded", "upload-failed"),
+    /// or passes on to one (`upload-command`): told as they are.
+    func relay(_ reported: [LiveEvent]) {
+        for e in reported { events.publish(e) }
+    }
+
     /// A file the service deleted (by number, on request).
     func deleted(path: String) {
         events.publish(LiveEvent(type: "deleted", data: ["path": .string(path), "name": .string(Self.name(of: path))]))

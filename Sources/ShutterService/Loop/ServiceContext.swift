@@ -34,6 +34,8 @@ struct Journal {
     var lastFiles: [String] = []
     var errors = 0
     var refusedPresses = 0
+    /// The uploader's last report (`status.upload`).
+    var upload: UploadReport?
 
     mutating func error(_ message: String) {
         errors += 1

@@ -33,6 +33,8 @@ enum ServiceEvent: Sendable {
     /// A part of the service (the web page, RTSP, MQTT) could not start, or lost what it
     /// needs (MQTT its broker): what, in words that say what to do (`status.lastError`).
     case partTrouble(name: String, what: String)
+    /// The uploader's report (`status.upload`) and what happened since its last.
+    case uploadReport(UploadReport, events: [LiveEvent])
 }
 
 /// Where a request's answer goes: called once, from the loop.

@@ -25,6 +25,7 @@ extension ServiceLoop {
         status.preview = preview.map { t in let f = t.figures; return .init(encoded: f.encoded, skipped: f.skipped) }
         status.preview?.live = ctx.video?.counters
         status.memory = .init(heapBytes: ProcessMemory.heapInUse, residentBytes: ProcessMemory.resident)
+        status.upload = ctx.config.upload.enabled ? journal.upload : nil
         if let r = machine.recordingSpan {
             let now = ctx.now
             status.recording = .init(elapsedSeconds: Self.seconds(max(.zero, now - r.from)),

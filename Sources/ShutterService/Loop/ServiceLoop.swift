@@ -141,6 +141,8 @@ final class ServiceLoop {
             }
         case .partTrouble(let name, let what):
             give(trouble: name, what)
+        case let .uploadReport(report, events):
+            uploaded(report, events)
         }
         settle()
     }
@@ -317,6 +319,12 @@ final class ServiceLoop {
 
     /// Live watchers are told the state when what it says changed.
     /// A part's trouble: the last error, and counted.
+    /// The uploader reported: kept for `status.upload`; what happened goes to the live events.
+    func uploaded(_ report: UploadReport, _ events: [LiveEvent]) {
+        journal.upload = report
+        live.relay(events)
+    }
+
     func give(trouble part: String, _ what: String) {
         journal.error("\(part): \(what)")
     }

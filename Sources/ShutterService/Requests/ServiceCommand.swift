@@ -35,6 +35,12 @@ enum ServiceCommand: Sendable, Equatable {
     /// `trouble`: a part running elsewhere (the connector's MQTT) says what went wrong, in
     /// words that say what to do: it becomes `status.lastError`.
     case trouble(part: String, what: String)
+    /// `upload status|pause|resume|retry` (`shutterctl upload`).
+    case upload(UploadAction)
+    /// `upload-report`: the uploader (in the connector) says how the queue stands and what happened.
+    case uploadReport(UploadReport, events: [LiveEvent])
+
+    enum UploadAction: String, Sendable, Equatable, CaseIterable { case status, pause, resume, retry }
 
     struct SimRequest: Sendable, Equatable {
         var fault: SimCamera.Fault?
@@ -80,6 +86,8 @@ enum ServiceCommand: Sendable, Equatable {
         case .webToken: return "web-token"
         case .mqttForget: return "mqtt"
         case .trouble: return "trouble"
+        case .upload: return "upload"
+        case .uploadReport: return "upload-report"
         }
     }
 
@@ -169,6 +177,25 @@ enum ServiceCommand: Sendable, Equatable {
                 return refuse("trouble needs \"name\" (the part) and \"value\" (what went wrong, as text)")
             }
             return .success(.trouble(part: String(part.prefix(64)), what: String(what.prefix(2048))))
+        case "upload":
+            guard let action = r.action.flatMap(UploadAction.init(rawValue:)) else {
+                return refuse("upload needs \"action\": status, pause, resume or retry")
+            }
+            return .success(.upload(action))
+        case "upload-report":
+            guard case .object(var o)? = r.value else { return refuse("upload-report needs \"value\": the report") }
+            var events: [LiveEvent] = []
+            if case .array(let items)? = o.removeValue(forKey: "events") {
+                for case .object(var e) in items.prefix(1000) {
+                    guard case .string(let type)? = e.removeValue(forKey: "event"), type == "uploaded" || type == "upload-failed"
+                    else { continue }
+                    events.append(LiveEvent(type: type, data: e))
+                }
+            }
+            guard let report = try? PlainJSON.decode(UploadReport.self, from: JSONValue.object(o)) else {
+                return refuse("upload-report: the report does not decode")
+            }
+            return .success(.uploadReport(report, events: events))
         default:
             return refuse("unknown command \"\(r.cmd)\" (known: \(ControlRequest.commands.joined(separator: ", ")))")
         }

@@ -54,6 +54,11 @@ extension ServiceLoop {
         case .trouble(let part, let what):
             give(trouble: part, what)
             reply.send(ControlReply(ok: true))
+        case .upload(let action):
+            reply.send(upload(action))
+        case let .uploadReport(report, events):
+            uploaded(report, events)
+            reply.send(ControlReply(ok: true))
         case .events, .webToken, .mqttForget:
             // The control socket answers these itself; from anywhere else they are not taken.
             reply.send(.failure("\(command.name) is answered on the control socket only"))
@@ -119,5 +124,28 @@ extension ServiceLoop {
         case let problem? where !problem.isEmpty: return .failure(problem)
         default: return ControlReply(ok: true, status: status)
         }
+    }
+}
+
+extension ServiceLoop {
+    /// `shutterctl upload status|pause|resume|retry`: the status from the uploader's last
+    /// report; the others passed on to it as the live event it follows.
+    func upload(_ action: ServiceCommand.UploadAction) -> ControlReply {
+        guard ctx.config.upload.enabled else {
+            return .failure("uploads are off (upload.enabled is false); docs/uploads.md says how to turn them on")
+        }
+        var r = ControlReply(ok: true)
+        switch action {
+        case .status:
+            r.upload = journal.upload
+            if journal.upload == nil {
+                r.note = "the uploader has not reported yet: it runs in shutterd-connector.service when shutterd "
+                    + "runs under systemd (`systemctl status shutterd-connector`)"
+            }
+        case .pause, .resume, .retry:
+            live.relay([LiveEvent(type: UploadPart.commandEvent, data: ["action": .string(action.rawValue)])])
+            r.note = "passed to the uploader; `shutterctl upload status` shows the queue"
+        }
+        return r
     }
 }

@@ -1,0 +1,45 @@
+// SPDX-License-Identifier: BSD-2-Clause
+/// What the uploader says about the queue (`status.upload`, `shutterctl upload status`):
+/// sent by the uploader (in the connector, or in shutterd without one) to shutterd, which
+/// keeps the last one for its status.
+public struct UploadReport: Codable, Sendable, Equatable {
+    /// The batch being copied now.
+    public struct Current: Codable, Sendable, Equatable {
+        /// Its first file ("DCIM/100SHUTR/SHTR0001.JPG") and how many files it holds.
+        public var file: String
+        public var files: Int
+        public var bytes: UInt64
+        /// What rclone reported sent so far.
+        public var sentBytes: UInt64
+        public init(file: String, files: Int, bytes: UInt64, sentBytes: UInt64 = 0) {
+            self.file = file
+            self.files = files
+            self.bytes = bytes
+            self.sentBytes = sentBytes
+        }
+    }
+
+    /// "nas:camera/garden".
+    public var remote: String
+    /// `shutterctl upload pause` holds it until `resume`.
+    public var paused: Bool = false
+    /// Files (and their bytes) not yet verified, the one in progress included.
+    public var waitingFiles: Int = 0
+    public var waitingBytes: UInt64 = 0
+    /// Files whose copy is verified (on the card now).
+    public var verifiedFiles: Int = 0
+    /// Files whose last try failed (they are tried again).
+    public var failedFiles: Int = 0
+    /// Seconds the oldest waiting file has waited (by its time on the card).
+    public var oldestWaitingSeconds: Double? = nil
+    public var current: Current? = nil
+    /// The last failure, in words that say what to do; cleared by a success.
+    public var lastError: String? = nil
+    /// The last file verified, and its copy ("nas:camera/2026/12/05/SHTR0001.JPG").
+    public var lastUploaded: String? = nil
+    public var lastRemote: String? = nil
+    /// No upload has worked for `upload.alertMinutes` while files wait.
+    public var failing: Bool = false
+
+    public init(remote: String) { self.remote = remote }
+}

@@ -1,0 +1,134 @@
+// SPDX-License-Identifier: BSD-2-Clause
+#if canImport(Glibc)
+import Glibc
+#endif
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+import ShutterCore
+
+/// The rclone commands the uploader needs, each run to its end (blocking: on the uploads'
+/// queue), at the lowest CPU and I/O priority. A batch is named by a list of file names
+/// (`--files-from-raw`), so one command serves many files: rclone's start-up is paid once a
+/// batch, not once a file.
+struct Rclone: Sendable {
+    let setup: UploadSetup
+    let bandwidth: String
+    let process: ChildProcess
+    /// A folder for the lists and rclone's HOME (its cache), the service's temporary one.
+    let scratch: String
+
+    /// A remote file as `lsjson --hash` lists it.
+    struct Listed: Sendable, Equatable {
+        var size: UInt64
+        /// "md5" → hex, "sha1" → hex, ...: what the remote can tell.
+        var hashes: [String: String]
+    }
+
+    struct Failure: Error, Sendable, CustomStringConvertible {
+        let description: String
+        /// rclone's exit status 3 or 4: the directory or file is not there.
+        var notFound = false
+    }
+
+    /// Copies `names` from the local folder `from` to the remote folder `to`.
+    func copy(_ names: [String], from: String, to: String) throws(Failure) {
+        var args = ["copy", from, to, "--transfers", "2", "--retries", "1", "--low-level-retries", "3", "--no-traverse"]
+        if !bandwidth.isEmpty { args += ["--bwlimit", bandwidth] }
+        _ = try run(args, names: names)
+    }
+
+    /// Moves `names` from one remote folder to another (on the server where it can).
+    func move(_ names: [String], from: String, to: String) throws(Failure) {
+        _ = try run(["move", from, to, "--retries", "1", "--low-level-retries", "3", "--no-traverse"], names: names)
+    }
+
+    /// Moves one remote file to another name.
+    func moveTo(_ from: String, _ to: String) throws(Failure) {
+        _ = try run(["moveto", from, to, "--retries", "1", "--low-level-retries", "3"], names: nil)
+    }
+
+    func deleteFile(_ path: String) throws(Failure) {
+        _ = try run(["deletefile", path, "--retries", "1"], names: nil)
+    }
+
+    /// What of `names` is in the remote folder `folder`, with the hashes the remote has.
+    func list(_ names: [String], in folder: String) throws(Failure) -> [String: Listed] {
+        let out: [UInt8]
+        do {
+            out = try run(["lsjson", folder, "--hash", "--files-only", "--no-mimetype"], names: names)
+        } catch where error.notFound {
+            return [:]
+        }
+        guard case .array(let items)? = try? JSONParser.parse(String(decoding: out, as: UTF8.self)).value else {
+            throw Failure(description: "rclone lsjson printed no list")
+        }
+        var found: [String: Listed] = [:]
+        for case .object(let o) in items {
+            guard case .string(let path)? = o["Path"], let size = o["Size"]?.number else { continue }
+            var hashes: [String: String] = [:]
+            if case .object(let h)? = o["Hashes"] {
+                for (k, v) in h { if case .string(let hex) = v, !hex.isEmpty { hashes[k.lowercased()] = hex.lowercased() } }
+            }
+            found[path] = Listed(size: UInt64(max(0, size)), hashes: hashes)
+        }
+        return found
+    }
+
+    /// The local files' hashes of `type` ("md5", "sha1", ...), by name.
+    func hashes(_ names: [String], in folder: String, type: String) throws(Failure) -> [String: String] {
+        let out = try run(["hashsum", type.uppercased() == "SHA1" ? "SHA-1" : type.uppercased(), folder], names: names)
+        var found: [String: String] = [:]
+        for line in String(decoding: out, as: UTF8.self).split(whereSeparator: \.isNewline) {
+            let parts = line.split(separator: " ", maxSplits: 1, omittingEmptySubsequences: true)
+            guard parts.count == 2 else { continue }
+            found[String(parts[1]).trimmedWhitespace] = parts[0].lowercased()
+        }
+        return found
+    }
+
+    /// Runs rclone with `args` (and the list of `names`, when given); its stdout, or why it failed.
+    private func run(_ args: [String], names: [String]?) throws(Failure) -> [UInt8] {
+        var argv = [setup.rclone, "--config", setup.rcloneConfig] + args
+        var list: String?
+        if let names {
+            let path = PlainIO.path(scratch, "files-\(getpid())-\(UInt32.random(in: 0...UInt32.max)).txt")
+            let text = names.joined(separator: "\n") + "\n"
+            let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
+            guard fd >= 0 else {
+                throw Failure(description: "cannot write the list of files \(path): \(String(cString: strerror(errno)))")
+            }
+            PlainIO.write(fd, text)
+            close(fd)
+            list = path
+            argv += ["--files-from-raw", path]
+        }
+        defer { if let list { unlink(list) } }
+        let outcome: ChildProcess.Outcome
+        do {
+            outcome = try process.run(argv, environment: ["PATH=/usr/bin:/bin", "HOME=\(scratch)", "LANG=C.UTF-8"])
+        } catch {
+            throw Failure(description: error.description)
+        }
+        if outcome.succeeded { return outcome.stdout }
+        let notFound = outcome.status == 3 || outcome.status == 4
+        throw Failure(description: Self.reason(outcome, command: args.first ?? "rclone"), notFound: notFound)
+    }
+
+    /// The line of rclone's errors that says what went wrong, without its date and level.
+    static func reason(_ outcome: ChildProcess.Outcome, command: String) -> String {
+        if let signal = outcome.signal { return "rclone \(command) was stopped (signal \(signal))" }
+        let lines = outcome.stderr.split(whereSeparator: \.isNewline).map(String.init)
+        let errorLine = lines.last { $0.contains("ERROR") || $0.contains("Failed to") || $0.contains("CRITICAL") } ?? lines.last
+        var text = errorLine ?? "no message"
+        for marker in ["ERROR : ", "CRITICAL: ", "NOTICE: ", "Failed to "] {
+            if let r = text.firstRange(of: marker) {
+                text = marker == "Failed to " ? String(text[r.lowerBound...]) : String(text[r.upperBound...])
+                break
+            }
+        }
+        return "rclone \(command) failed (exit status \(outcome.status ?? -1)): \(text.prefix(400))"
+    }
+}

@@ -1,0 +1,364 @@
+// SPDX-License-Identifier: BSD-2-Clause
+#if canImport(Glibc)
+import Glibc
+#endif
+import ShutterControl
+import ShutterCore
+import ShutterStorage
+import Synchronization
+
+/// The upload queue and its worker. The queue is the card itself: every finished photo and
+/// clip (`upload.what`) without a verified copy is waiting, and its record on the card
+/// (`UploadRecords`) says how far it got, so a kill, a restart or a power cut loses nothing.
+/// `cycle()` is blocking (rclone runs to its end): it runs on the uploads' queue only.
+///
+/// One batch (files of one card folder going to one remote folder) goes:
+/// copy to `<remote>/.shutter-incoming/` → list the copies with their hashes and hash the
+/// card's files the same way → a copy that differs is deleted there, never moved on →
+/// the others moved to their final names on the server (a name taken by another file gets
+/// "-2", "-3", ...) → listed and compared again → `verified`. A final name only ever holds a
+/// checked copy; a batch cut short leaves copies in the incoming folder only, and the next
+/// try starts again.
+final class Uploader: Sendable {
+    struct Settings: Sendable {
+        var what: ShutterConfig.Upload.What
+        var layout: ShutterConfig.Upload.Layout
+        var alertSeconds: Double
+        /// Most files and bytes in one batch.
+        var batchFiles = 50
+        var batchBytes: UInt64 = 2 << 30
+        /// A failed file's next try: 5 s doubling to this.
+        var maxBackoffSeconds: Double = 30
+    }
+
+    /// What happened, for the live events ("uploaded", "upload-failed").
+    enum Happening: Sendable, Equatable {
+        case uploaded(file: String, remote: String, bytes: UInt64, check: String)
+        case failed(file: String, reason: String, attempts: Int)
+    }
+
+    private struct State {
+        var records: [DCFNumber: UploadRecord] = [:]
+        var paused = false
+        var current: UploadReport.Current?
+        var lastError: String?
+        var lastUploaded: String?
+        var lastRemote: String?
+        /// When an upload last worked (or the queue was last empty), wall seconds.
+        var lastGood: Double?
+        var happenings: [Happening] = []
+    }
+
+    private let setup: UploadSetup
+    private let rclone: Rclone
+    private let storage: Storage
+    private let settings: Settings
+    private let wallClock: any WallClock
+    private let state = Mutex(State())
+    private let log = Log("shutter.upload")
+
+    init(setup: UploadSetup, rclone: Rclone, storage: Storage, settings: Settings, wallClock: any WallClock) {
+        self.setup = setup
+        self.rclone = rclone
+        self.storage = storage
+        self.settings = settings
+        self.wallClock = wallClock
+    }
+
+    private var root: String { storage.root }
+    private var now: Double { Double(wallClock.now().secondsSinceEpoch) }
+
+    // MARK: Commands (any thread)
+
+    func pause() {
+        state.withLock { $0.paused = true }
+        rclone.process.stop()
+    }
+
+    func resume() {
+        rclone.process.resume()
+        state.withLock { $0.paused = false }
+    }
+
+    /// Every failed file is due now.
+    func retry() {
+        state.withLock { s in
+            for (n, var r) in s.records where r.state == .failed {
+                r.nextTry = nil
+                s.records[n] = r
+            }
+        }
+    }
+
+    /// The events since the last call.
+    func takeHappenings() -> [Happening] {
+        state.withLock { s in
+            defer { s.happenings.removeAll() }
+            return s.happenings
+        }
+    }
+
+    func report() -> UploadReport {
+        let t = now
+        return state.withLock { s in
+            var r = UploadReport(remote: setup.remoteName + ":" + setup.remotePath)
+            r.paused = s.paused
+            var oldest: Double?
+            for record in s.records.values {
+                if record.state == .verified {
+                    r.verifiedFiles += 1
+                    continue
+                }
+                r.waitingFiles += 1
+                r.waitingBytes += record.bytes
+                if record.state == .failed { r.failedFiles += 1 }
+                oldest = min(oldest ?? record.modified, record.modified)
+            }
+            r.oldestWaitingSeconds = oldest.map { max(0, t - $0) }
+            r.current = s.current
+            r.lastError = s.lastError
+            r.lastUploaded = s.lastUploaded
+            r.lastRemote = s.lastRemote
+            r.failing = r.waitingFiles > 0 && s.lastError != nil && t - (s.lastGood ?? t) >= settings.alertSeconds
+            return r
+        }
+    }
+
+    // MARK: The work (the uploads' queue only)
+
+    /// Finds new files, then copies one batch of those due. True when there may be more to do now.
+    func cycle() -> Bool {
+        scan()
+        guard !state.withLock({ $0.paused }) else { return false }
+        let batch = nextBatch()
+        guard !batch.isEmpty else {
+            state.withLock { s in if !s.records.values.contains(where: { $0.state != .verified }) { s.lastGood = now } }
+            return false
+        }
+        upload(batch)
+        return true
+    }
+
+    /// Brings the records up to date with the card: new files get a pending record (their
+    /// remote folder decided now, while the clock's word is current), gone ones are forgotten.
+    private func scan() {
+        let items = storage.finishedMedia().filter { item in
+            switch settings.what {
+            case .both: return true
+            case .photos: return item.kind == .photo
+            case .clips: return item.kind == .video
+            }
+        }
+        let known = state.withLock { $0.records }
+        var fresh: [DCFNumber: UploadRecord] = [:]
+        for item in items {
+            if let r = known[item.number], r.matches(item) {
+                fresh[item.number] = r
+                continue
+            }
+            if let r = UploadRecords.read(root: root, item.number), r.matches(item) {
+                fresh[item.number] = r.state == .uploading ? Self.restarted(r) : r
+                continue
+            }
+            let file = "DCIM/\(item.number.directoryName)/\(item.fileName)"
+            // Never the growing fragmented file, nor a clip a power cut left unfinished.
+            if item.kind == .video && !MP4Shape.isFinishedRegular(path: PlainIO.path(root, file)) { continue }
+            var r = UploadRecord(file: file, bytes: item.bytes, modified: item.modified)
+            r.remote = setup.remote(folder(for: item) + "/" + item.fileName)
+            do {
+                try UploadRecords.write(r, root: root, item.number, sync: storage.cardSync)
+            } catch {
+                note(error: "cannot write the upload record of \(file) in \(UploadRecords.directory(root: root)): \(error)")
+                continue
+            }
+            fresh[item.number] = r
+        }
+        state.withLock { $0.records = fresh }
+    }
+
+    /// A record a kill left `uploading`: begun again.
+    private static func restarted(_ r: UploadRecord) -> UploadRecord {
+        var r = r
+        r.state = .pending
+        return r
+    }
+
+    /// "2026/12/05" from the file's time when the clock is trusted (`date`), else its DCF folder.
+    private func folder(for item: MediaItem) -> String {
+        let wall = wallClock.now()
+        guard settings.layout == .date, wall.isTrusted else { return item.number.directoryName }
+        var t = time_t(item.modified) + time_t(wall.utcOffsetSeconds)
+        var tm = tm()
+        gmtime_r(&t, &tm)
+        func two(_ v: Int32) -> String { v < 10 ? "0\(v)" : "\(v)" }
+        return "\(tm.tm_year + 1900)/\(two(tm.tm_mon + 1))/\(two(tm.tm_mday))"
+    }
+
+    private struct Item {
+        let number: DCFNumber
+        var record: UploadRecord
+        var name: String { PlainIO.lastComponent(record.file) }
+        var localFolder: String { PlainIO.deletingLastComponent(record.file) }
+        var remoteFolder: String { PlainIO.deletingLastComponent(record.remote ?? "") }
+    }
+
+    /// The oldest due files of one card folder going to one remote folder.
+    private func nextBatch() -> [Item] {
+        let t = now
+        let due = state.withLock { s in
+            s.records.filter { $0.value.state != .verified && ($0.value.nextTry ?? 0) <= t }
+                .map { Item(number: $0.key, record: $0.value) }
+                .sorted { $0.number < $1.number }
+        }
+        guard let first = due.first else { return [] }
+        var batch: [Item] = []
+        var bytes: UInt64 = 0
+        for item in due where item.localFolder == first.localFolder && item.remoteFolder == first.remoteFolder {
+            if !batch.isEmpty && (batch.count >= settings.batchFiles || bytes + item.record.bytes > settings.batchBytes) { break }
+            batch.append(item)
+            bytes += item.record.bytes
+        }
+        return batch
+    }
+
+    private func upload(_ batch: [Item]) {
+        var batch = batch
+        for i in batch.indices {
+            batch[i].record.state = .uploading
+            batch[i].record.attempts += 1
+            save(batch[i])
+        }
+        let localFolder = PlainIO.path(root, batch[0].localFolder)
+        let finalFolder = batch[0].remoteFolder
+        let incoming = setup.remote(".shutter-incoming")
+        let bytes = batch.reduce(UInt64(0)) { $0 + $1.record.bytes }
+        state.withLock { $0.current = UploadReport.Current(file: batch[0].record.file, files: batch.count, bytes: bytes) }
+        defer { state.withLock { $0.current = nil } }
+        let names = batch.map(\.name)
+        do {
+            try rclone.copy(names, from: localFolder, to: incoming)
+            // The copies as the remote has them, against the card's files hashed the same way.
+            let staged = try rclone.list(names, in: incoming)
+            let kind = Self.hashType(staged.values.first?.hashes ?? [:])
+            let local = try kind.map { try rclone.hashes(names, in: localFolder, type: $0) } ?? [:]
+            var good: [Item] = []
+            for item in batch {
+                if let problem = Self.differs(staged[item.name], item.record, kind: kind, localHash: local[item.name]) {
+                    try? rclone.deleteFile(incoming + "/" + item.name)
+                    fail(item, "the copy in \(incoming) \(problem); it was deleted there and is sent again")
+                } else {
+                    good.append(item)
+                }
+            }
+            guard !good.isEmpty else { return }
+            // Names already taken on the remote: the same file (a try cut short after its move) or another one.
+            let there = try rclone.list(good.map(\.name), in: finalFolder)
+            var plain: [Item] = []
+            for var item in good {
+                guard let taken = there[item.name] else { plain.append(item); continue }
+                if Self.differs(taken, item.record, kind: kind, localHash: local[item.name]) == nil {
+                    try? rclone.deleteFile(incoming + "/" + item.name)
+                    plain.append(item)  // verified below, as it is
+                    continue
+                }
+                let renamed = try freeName(for: item.name, in: finalFolder)
+                try rclone.moveTo(incoming + "/" + item.name, finalFolder + "/" + renamed)
+                item.record.remote = finalFolder + "/" + renamed
+                try verify([item], in: finalFolder, kind: kind, local: [renamed: local[item.name] ?? ""])
+            }
+            let moving = plain.filter { there[$0.name] == nil }.map(\.name)
+            if !moving.isEmpty { try rclone.move(moving, from: incoming, to: finalFolder) }
+            try verify(plain, in: finalFolder, kind: kind, local: local)
+        } catch {
+            for item in batch where state.withLock({ $0.records[item.number]?.state == .uploading }) {
+                fail(item, "\(error)")
+            }
+        }
+    }
+
+    /// Lists the final copies and marks each verified, or failed.
+    private func verify(_ items: [Item], in folder: String, kind: String?, local: [String: String]) throws(Rclone.Failure) {
+        guard !items.isEmpty else { return }
+        let names = items.map { PlainIO.lastComponent($0.record.remote ?? $0.name) }
+        let final = try rclone.list(names, in: folder)
+        for (item, name) in zip(items, names) {
+            if let problem = Self.differs(final[name], item.record, kind: kind, localHash: local[name]) {
+                fail(item, "the copy \(folder)/\(name) \(problem)")
+                continue
+            }
+            var r = item.record
+            r.state = .verified
+            r.remote = folder + "/" + name
+            r.check = kind.map { "\($0) \(final[name]?.hashes[$0] ?? "")" } ?? "size"
+            r.reason = nil
+            r.nextTry = nil
+            r.verifiedAt = now
+            save(Item(number: item.number, record: r))
+            log.info("uploaded \(r.file) to \(r.remote!) (\(r.check!))")
+            state.withLock { s in
+                s.lastError = nil
+                s.lastGood = now
+                s.lastUploaded = r.file
+                s.lastRemote = r.remote
+                s.happenings.append(.uploaded(file: r.file, remote: r.remote!, bytes: r.bytes, check: r.check!))
+            }
+        }
+    }
+
+    /// "SHTR0001-2.JPG", the first such name not taken in `folder`.
+    private func freeName(for name: String, in folder: String) throws(Rclone.Failure) -> String {
+        let ext = PlainIO.pathExtension(name)
+        let stem = String(name.dropLast(ext.isEmpty ? 0 : ext.count + 1))
+        let candidates = (2...50).map { "\(stem)-\($0)" + (ext.isEmpty ? "" : ".\(ext)") }
+        let taken = try rclone.list(candidates, in: folder)
+        guard let free = candidates.first(where: { taken[$0] == nil }) else {
+            throw Rclone.Failure(description: "\(folder) already has \(name) and 49 other files of that name")
+        }
+        return free
+    }
+
+    /// The hash both sides can give, best first; nil when the remote has none (size only).
+    static func hashType(_ remote: [String: String]) -> String? {
+        ["md5", "sha1", "sha256"].first { remote[$0] != nil }
+    }
+
+    /// Why a listed copy is not the card's file, or nil when it is.
+    static func differs(_ copy: Rclone.Listed?, _ record: UploadRecord, kind: String?, localHash: String?) -> String? {
+        guard let copy else { return "is not there" }
+        if copy.size != record.bytes { return "has \(copy.size) bytes, the card's file \(record.bytes)" }
+        if let kind, let theirs = copy.hashes[kind] {
+            guard let ours = localHash, !ours.isEmpty else { return "could not be compared (no \(kind) of the card's file)" }
+            if theirs != ours { return "has \(kind) \(theirs), the card's file \(ours)" }
+        }
+        return nil
+    }
+
+    private func fail(_ item: Item, _ reason: String) {
+        var r = state.withLock { $0.records[item.number] } ?? item.record
+        r.state = .failed
+        r.reason = reason
+        let wait = min(settings.maxBackoffSeconds, 5 * Double(1 << min(10, max(0, r.attempts - 1))))
+        r.nextTry = now + wait
+        save(Item(number: item.number, record: r))
+        note(error: "\(r.file) not uploaded: \(reason); trying again in \(Int(wait)) s")
+        state.withLock { $0.happenings.append(.failed(file: r.file, reason: reason, attempts: r.attempts)) }
+    }
+
+    private func note(error: String) {
+        let said = state.withLock { s -> Bool in
+            defer { s.lastError = error }
+            return s.lastError == error
+        }
+        if !said { log.warning(error) }
+    }
+
+    /// The record, on the card and in memory.
+    private func save(_ item: Item) {
+        do {
+            try UploadRecords.write(item.record, root: root, item.number, sync: storage.cardSync)
+        } catch {
+            note(error: "cannot write the upload record of \(item.record.file): \(error)")
+        }
+        state.withLock { $0.records[item.number] = item.record }
+    }
+}
