@@ -4,7 +4,9 @@
 # Called by `make test`, `make run` and `make bench`; safe to run again.
 # `install-deps.sh PKG...` installs those packages instead (deploy/hil/install-deps.sh);
 # `install-deps.sh --list` prints the list (deploy/arm64/build-root.sh takes its -dev names).
-# `install-deps.sh --test` adds what only the tests need (`make test`): the web page's
+# `install-deps.sh --test` adds what only the tests need (`make test`): rclone (the upload
+# tests' SFTP and WebDAV servers, `rclone serve`; S3 is moto's, deploy/upload/s3-server.sh,
+# a venv from PyPI made at the first run), the web page's
 # browser test drives Debian's chromium (openssl makes the TLS test's certificate, testssl.sh
 # checks its protocols, ciphers and renegotiation; ab and slowhttptest load the server;
 # python3-requests is the Home Assistant test's HTTP client; GStreamer's gst-discoverer-1.0 with
@@ -21,7 +23,7 @@ libcamera-dev libgpiod-dev gpiod libasound2-dev alsa-utils sox tmux \
 libimage-exiftool-perl systemd e2fsprogs \
 libmicrohttpd-dev libsodium-dev libmosquitto-dev \
 libgstrtspserver-1.0-dev gstreamer1.0-plugins-base gstreamer1.0-plugins-good gstreamer1.0-libav"
-TEST_PKGS="chromium chromium-driver python3-selenium openssl testssl.sh apache2-utils slowhttptest python3-requests \
+TEST_PKGS="rclone chromium chromium-driver python3-selenium openssl testssl.sh apache2-utils slowhttptest python3-requests \
 gstreamer1.0-plugins-base-apps scdoc mosquitto mosquitto-clients vlc-bin vlc-plugin-base"
 [ "${1:-}" = "--list" ] && { echo $PKGS; exit 0; }
 [ "${1:-}" = "--test" ] && { shift; PKGS="$PKGS $TEST_PKGS"; }

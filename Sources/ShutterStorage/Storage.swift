@@ -57,17 +57,39 @@ public final class Storage: Sendable {
     /// Serializes reservations within this process (a `flock` on DCIM/ does it
     /// between processes) and guards the active-video set.
     private let state = Mutex(State())
-    /// Told the paths the low-space policy deleted (on the thread that made room).
-    private let deletions = Mutex<(@Sendable ([String]) -> Void)?>(nil)
+    /// Told the paths a policy deleted, and why (on the thread that deleted them).
+    private let deletions = Mutex<(@Sendable ([String], String) -> Void)?>(nil)
 
-    /// `body` is told every time the low-space policy deletes videos to make room (the
-    /// service tells watchers, as for a deletion by request).
-    public func onLowSpaceDeletion(_ body: @escaping @Sendable ([String]) -> Void) {
+    /// `body` is told every time a policy deletes files: the low-space policy making room,
+    /// `upload.keepDays` (the service tells watchers, as for a deletion by request).
+    public func onPolicyDeletion(_ body: @escaping @Sendable (_ paths: [String], _ why: String) -> Void) {
         deletions.withLock { $0 = body }
     }
 
+    /// `upload.keepDays`: deletes the files whose copy was verified before `cutoff` (wall
+    /// seconds), never one being written or without a verified copy that still names it.
+    @discardableResult
+    public func deleteUploaded(verifiedBefore cutoff: Double) -> [String] {
+        var deleted: [String] = []
+        for item in finishedMedia() {
+            guard let r = UploadRecords.read(root: root, item.number), r.state == .verified, r.matches(item),
+                  let at = r.verifiedAt, at < cutoff else { continue }
+            let path = PlainIO.path(PlainIO.path(dcim, item.number.directoryName), item.fileName)
+            guard unlink(path) == 0 else { continue }
+            deleted.append(path)
+        }
+        if let last = deleted.last { try? fsyncDirectory(PlainIO.deletingLastComponent(last)) }
+        if !deleted.isEmpty { deletions.withLock { $0 }?(deleted, "upload.keepDays: its copy was verified over that long ago") }
+        return deleted
+    }
+
+    /// Uploads are on: the low-space policy deletes only files with a verified copy.
+    public let uploadsOn: Bool
+
     public init(root: String, lowSpacePolicy: LowSpacePolicy = .refuse, minFreeBytes: UInt64 = 0,
-                budget: CaptureBudget, requireMountPoint: Bool = false, cardSync: CardSync = CardSync()) {
+                budget: CaptureBudget, requireMountPoint: Bool = false, uploadsOn: Bool = false,
+                cardSync: CardSync = CardSync()) {
+        self.uploadsOn = uploadsOn
         self.root = root
         self.dcim = PlainIO.path(root, "DCIM")
         self.lowSpacePolicy = lowSpacePolicy
@@ -81,7 +103,7 @@ public final class Storage: Sendable {
         self.init(root: config.storage.root, lowSpacePolicy: config.storage.lowSpacePolicy,
                   minFreeBytes: UInt64(config.storage.minFreeMB) * 1_048_576,
                   budget: CaptureBudget(config: config), requireMountPoint: config.storage.requireMountPoint,
-                  cardSync: cardSync)
+                  uploadsOn: config.upload.enabled, cardSync: cardSync)
     }
 
     // MARK: Health and space
@@ -128,14 +150,15 @@ public final class Storage: Sendable {
         if space.availableBytes >= need { return [] }
         let what = "a \(kind.rawValue) needs \(StorageError.megabytes(budget.bytes(for: kind)))"
             + (minFreeBytes > 0 ? " plus \(StorageError.megabytes(minFreeBytes)) kept free (storage.minFreeMB)" : "")
-        guard lowSpacePolicy == .deleteOldestVideos else {
+        guard lowSpacePolicy != .refuse else {
             throw StorageError(.full, "\(what) but only \(StorageError.megabytes(space.availableBytes)) is free on "
                                 + "\(root): copy files off the card, or set storage.lowSpacePolicy to "
-                                + "\"delete-oldest-videos\"")
+                                + (uploadsOn ? "\"delete-uploaded\"" : "\"delete-oldest-videos\""))
         }
         var deleted: [String] = []
-        defer { if !deleted.isEmpty { deletions.withLock { $0 }?(deleted) } }
-        for video in finishedVideosOldestFirst() {
+        let why = "to make room (storage.lowSpacePolicy \(lowSpacePolicy.rawValue)\(uploadsOn ? ", a verified copy on the remote" : ""))"
+        defer { if !deleted.isEmpty { deletions.withLock { $0 }?(deleted, why) } }
+        for video in deletableOldestFirst() {
             guard unlink(video.path) == 0 || errno == ENOENT else {
                 throw StorageError(SystemError(errno: errno, call: "unlink", path: video.path))
             }
@@ -144,7 +167,19 @@ public final class Storage: Sendable {
             space = try sys { () throws(SystemError) in try FileSystemSpace.of(root) }
             if space.availableBytes >= need { return deleted }
         }
-        throw StorageError(.full, "\(what) but only \(StorageError.megabytes(space.availableBytes)) is free on \(root) "
+        let free = StorageError.megabytes(space.availableBytes)
+        if uploadsOn {
+            let kinds = lowSpacePolicy == .deleteUploaded ? "files" : "videos"
+            throw StorageError(.full, "\(what) but only \(free) is free on \(root) after deleting \(deleted.count) "
+                                + "uploaded \(kinds); no other \(kinds) on the card have a verified copy yet, and one without "
+                                + "is never deleted (`shutterctl upload status` shows what waits)")
+        }
+        if lowSpacePolicy == .deleteUploaded {
+            throw StorageError(.full, "\(what) but only \(free) is free on \(root): storage.lowSpacePolicy "
+                                + "\"delete-uploaded\" deletes only files with a verified copy, and uploads are off "
+                                + "(upload.enabled)")
+        }
+        throw StorageError(.full, "\(what) but only \(free) is free on \(root) "
                             + "after deleting \(deleted.count) old video(s); photos are never deleted: copy them off the card")
     }
 
@@ -167,6 +202,19 @@ public final class Storage: Sendable {
 
     /// Finished videos (not being recorded), lowest number first. The number,
     /// not the file time, says which is oldest: the wall clock may have jumped.
+    /// What the low-space policy may delete, in its order. With uploads on, only files whose
+    /// copy is verified (their record on the card says so and still names them): videos
+    /// first, then photos (`delete-uploaded` only), each oldest first.
+    func deletableOldestFirst() -> [(number: DCFNumber, path: String)] {
+        guard uploadsOn else { return lowSpacePolicy == .deleteOldestVideos ? finishedVideosOldestFirst() : [] }
+        let verified = finishedMedia().filter { UploadRecords.isVerified($0, root: root) }
+        let kinds: [MediaKind] = lowSpacePolicy == .deleteUploaded ? [.video, .photo] : [.video]
+        return kinds.flatMap { kind in
+            verified.filter { $0.kind == kind }.sorted { $0.number < $1.number }
+                .map { ($0.number, PlainIO.path(PlainIO.path(dcim, $0.number.directoryName), $0.fileName)) }
+        }
+    }
+
     func finishedVideosOldestFirst() -> [(number: DCFNumber, path: String)] {
         let active = state.withLock { $0.active }
         let fm = FileManager.default

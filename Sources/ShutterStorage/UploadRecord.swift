@@ -59,10 +59,12 @@ public enum UploadRecords {
         PlainIO.path(directory(root: root), "\(number.webNumber).json")
     }
 
-    /// Makes the folder (shutterd, at the start with uploads on).
+    /// Makes the folder (and the storage root, when it is not there yet): shutterd, at the
+    /// start with uploads on; the uploader when it finds it gone.
     public static func prepare(root: String) throws(SystemError) {
-        let dir = directory(root: root)
-        if mkdir(dir, 0o770) != 0 && errno != EEXIST { throw SystemError(errno: errno, call: "mkdir", path: dir) }
+        for dir in [root, directory(root: root)] where mkdir(dir, 0o770) != 0 && errno != EEXIST {
+            throw SystemError(errno: errno, call: "mkdir", path: dir)
+        }
     }
 
     /// The record of `number`, nil when there is none (or it cannot be read: begun again).
@@ -75,6 +77,7 @@ public enum UploadRecords {
     public static func write(_ record: UploadRecord, root: String, _ number: DCFNumber,
                              sync: CardSync = CardSync()) throws {
         let bytes = try PlainJSON.encode(record)
+        if access(directory(root: root), F_OK) != 0 { try prepare(root: root) }
         try bytes.withUnsafeBytes { raw in
             try AtomicFile.write(to: path(root: root, number), placement: .replacing, sync: sync, bytes: raw)
         }

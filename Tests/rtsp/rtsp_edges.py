@@ -391,7 +391,18 @@ def tunnel():
     tunnels = sum(a.startswith("HTTP/1.0 200") or a.startswith("HTTP/1.1 200") for a in answers)
     print(f"{len(answers)} tunnel requests: {tunnels} opened a tunnel; answers {sorted(set(answers))[:6]}")
     check(tunnels == 0, "no RTSP-over-HTTP tunnel is opened")
-    v = play("/live")
+    # The connections closed here are let go by the server in their own time (a loaded
+    # machine's); a viewer that came while the stream was being taken down would get 503.
+    deadline = time.monotonic() + 30
+    while live().get("rtspConnections", 0) > 0 and time.monotonic() < deadline:
+        time.sleep(0.2)
+    time.sleep(1)
+    try:
+        v = play("/live")
+    except SystemExit as e:  # the known race (noted in issue 41): once more, after it is over
+        print(f"first viewer after the tunnels: {e}; again in 3 s")
+        time.sleep(3)
+        v = play("/live")
     got = frames_over([v], 2)[0]
     v.stop()
     check(got > 10, f"a viewer plays after ({got} frames in 2 s)")

@@ -157,7 +157,7 @@ Architecture: $arch
 Maintainer: $maintainer
 Installed-Size: $size
 Depends: $depends
-Recommends: polkitd
+Recommends: polkitd, rclone
 Section: video
 Priority: optional
 Description: headless camera service for the Raspberry Pi: tap = photo, hold = video

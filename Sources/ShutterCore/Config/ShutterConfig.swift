@@ -206,12 +206,16 @@ public struct ShutterConfig: Codable, Equatable, Sendable {
         public enum LowSpacePolicy: String, Codable, Sendable, CaseIterable {
             /// Refuse the capture: never delete a person's files.
             case refuse
-            /// Delete the oldest videos (never a photo) until the capture fits.
+            /// Delete the oldest videos (never a photo) until the capture fits; with uploads
+            /// on, only videos with a verified copy.
             case deleteOldestVideos = "delete-oldest-videos"
+            /// Delete the oldest files with a verified copy (`upload`): videos first, then
+            /// photos; never one without a copy.
+            case deleteUploaded = "delete-uploaded"
         }
         /// Where DCIM/ goes (the card's mount point). Default "/var/lib/shutter", not empty.
         public var root = "/var/lib/shutter"
-        /// "refuse" or "delete-oldest-videos". Default "refuse".
+        /// "refuse", "delete-oldest-videos" or "delete-uploaded". Default "refuse".
         public var lowSpacePolicy = LowSpacePolicy.refuse
         /// Space always left free besides a capture's own need. Default 64, 0...1000000 MB.
         public var minFreeMB = 64

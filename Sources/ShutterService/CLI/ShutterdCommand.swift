@@ -23,7 +23,7 @@ public enum ShutterdCommand {
                         [--debug-stall-finish before-rename|after-rename]
                shutterd --version
         Boards: rpi5 rpi4 rpi3 zero2w qemu sim (auto: the Pi this runs on, else sim).
-        --no-connector: MQTT (what connects out) is left to the connector, `shutterd
+        --no-connector: MQTT and uploads (what connects out) are left to the connector, `shutterd
         --connector`, a process of its own that reaches the camera through the control
         socket (the package runs them as shutterd.service and shutterd-connector.service).
         Signals: SIGUSR1 takes a photo, SIGUSR2 starts/stops a recording, SIGTERM/SIGINT

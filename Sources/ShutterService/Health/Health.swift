@@ -29,6 +29,8 @@ final class Health {
     /// The card was checked at least once (READY waits for it).
     private var storageChecked = false
     private var nextProbe: MonotonicTime
+    /// `upload.keepDays`' next sweep (hourly).
+    private var nextExpiry: MonotonicTime?
     /// The watchdog's heartbeat: evaluated at least this often (pings, status).
     private var nextBeat: MonotonicTime
     static let beat = Duration.milliseconds(500)
@@ -108,7 +110,16 @@ final class Health {
         guard force || now >= nextProbe else { return }
         nextProbe = now + .seconds(5)
         let storage = ctx.storage
-        jobs.run(on: Self.storageQueue) {
+        // upload.keepDays: files whose copy was verified that long ago, by a trusted clock only.
+        var expiry: Double?
+        let keepDays = ctx.config.upload.enabled ? ctx.config.upload.keepDays : 0
+        if keepDays > 0, now >= nextExpiry ?? now {
+            nextExpiry = now + .seconds(3600)
+            let wall = ctx.wallClock.now()
+            if wall.isTrusted { expiry = Double(wall.secondsSinceEpoch) - Double(keepDays) * 86400 }
+        }
+        jobs.run(on: Self.storageQueue) { [expiry] in
+            if let expiry { storage.deleteUploaded(verifiedBefore: expiry) }
             do {
                 // Healthy means a photo fits too: a full card keeps its LED code
                 // until space is freed (with delete-oldest-videos this makes room).

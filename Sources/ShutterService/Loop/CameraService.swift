@@ -136,7 +136,7 @@ public final class CameraService: Sendable {
         let loop = ServiceLoop(ctx: ctx, supervisor: supervisor, leds: leds, preview: preview, reloadConfig: reloadConfig,
                                reportAction: { log.debug("action \($0)") },
                                buttonEventsWaiting: { inbox.buttonEventsWaiting }, post: { inbox.post($0) })
-        ctx.storage.onLowSpaceDeletion { [weak self] in self?.post(.deletedForSpace($0)) }
+        ctx.storage.onPolicyDeletion { [weak self] in self?.post(.deletedByPolicy($0, why: $1)) }
         loop.finishRecovered(unfinished)
         if let e = loop.photo.taker.unavailableReason { log.error("still encoder unavailable: \(e)") }
         let pick = await loop.control.load()

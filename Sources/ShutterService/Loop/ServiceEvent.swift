@@ -28,8 +28,8 @@ enum ServiceEvent: Sendable {
     case done(JobResult)
     /// The flash LED is lit for photo `id`'s still (the LEDs' channel played `.still`).
     case flashLit(CaptureID)
-    /// The low-space policy deleted these videos to make room.
-    case deletedForSpace([String])
+    /// A policy deleted these files (`why`: the low-space policy, upload.keepDays).
+    case deletedByPolicy([String], why: String)
     /// A part of the service (the web page, RTSP, MQTT) could not start, or lost what it
     /// needs (MQTT its broker): what, in words that say what to do (`status.lastError`).
     case partTrouble(name: String, what: String)

@@ -133,9 +133,9 @@ final class ServiceLoop {
             done(result)
         case .flashLit(let id):
             photo.flashLit(id)
-        case .deletedForSpace(let paths):
+        case let .deletedByPolicy(paths, why):
             for path in paths {
-                ctx.log.notice("deleted \(path) to make room (storage.lowSpacePolicy delete-oldest-videos)")
+                ctx.log.notice("deleted \(path) \(why)")
                 journal.lastFiles.removeAll { $0 == path }
                 live.deleted(path: path)
             }

@@ -31,8 +31,9 @@ public final class ChildProcess: Sendable {
 
     /// Runs `argv` (argv[0] a path) with `environment`; stdout kept up to `limit` bytes,
     /// stderr's last 8 KB.
+    /// `line`: told each line of stderr as it comes (a progress line).
     public func run(_ argv: [String], environment: [String], background: Bool = true,
-                    limit: Int = 16 << 20) throws(SpawnError) -> Outcome {
+                    limit: Int = 16 << 20, line: ((String) -> Void)? = nil) throws(SpawnError) -> Outcome {
         if stopped.load(ordering: .acquiring) { throw SpawnError(description: "stopped") }
         var out: [Int32] = [-1, -1], err: [Int32] = [-1, -1]
         // Socket pairs: they take SOCK_CLOEXEC atomically (no other spawn inherits an end).
@@ -69,7 +70,7 @@ public final class ChildProcess: Sendable {
             _ = shutter_ioprio_idle(pid)
         }
         var stdout: [UInt8] = [], stderr: [UInt8] = []
-        Self.drain(out[0], err[0], limit: limit, into: &stdout, &stderr)
+        Self.drain(out[0], err[0], limit: limit, into: &stdout, &stderr, line: line)
         close(out[0]); close(err[0])
         var status: Int32 = 0
         while waitpid(pid, &status, 0) == -1 && errno == EINTR {}
@@ -99,7 +100,9 @@ public final class ChildProcess: Sendable {
         running.withLock { pid in if pid > 0 { kill(pid, sig) } }
     }
 
-    private static func drain(_ a: Int32, _ b: Int32, limit: Int, into outA: inout [UInt8], _ outB: inout [UInt8]) {
+    private static func drain(_ a: Int32, _ b: Int32, limit: Int, into outA: inout [UInt8], _ outB: inout [UInt8],
+                              line: ((String) -> Void)?) {
+        var pending: [UInt8] = []
         var fds = [pollfd(fd: a, events: Int16(POLLIN), revents: 0), pollfd(fd: b, events: Int16(POLLIN), revents: 0)]
         var open = 2
         var buffer = [UInt8](repeating: 0, count: 65536)
@@ -114,6 +117,14 @@ public final class ChildProcess: Sendable {
                     if i == 0 {
                         if outA.count < limit { outA += buffer[0..<min(n, limit - outA.count)] }
                     } else {
+                        if let line {
+                            pending += buffer[0..<n]
+                            while let nl = pending.firstIndex(of: 0x0A) {
+                                line(String(decoding: pending[..<nl], as: UTF8.self))
+                                pending.removeSubrange(...nl)
+                            }
+                            if pending.count > 8192 { pending.removeAll() }
+                        }
                         outB += buffer[0..<n]
                         if outB.count > 65536 { outB.removeFirst(outB.count - 16384) }
                     }

@@ -33,11 +33,32 @@ struct Rclone: Sendable {
         var notFound = false
     }
 
-    /// Copies `names` from the local folder `from` to the remote folder `to`.
-    func copy(_ names: [String], from: String, to: String) throws(Failure) {
-        var args = ["copy", from, to, "--transfers", "2", "--retries", "1", "--low-level-retries", "3", "--no-traverse"]
+    /// What a line of a copy's output tells as it goes.
+    enum Progress {
+        /// The fraction sent (rclone's stats, each second).
+        case sent(Double)
+        /// A file's copy failed (the copy goes on with the others, then fails).
+        case error(String)
+    }
+
+    /// Copies `names` from the local folder `from` to the remote folder `to`, telling
+    /// `progress` as it goes. A remote that stops answering fails it within about a minute
+    /// (`--timeout`), one that refuses at once within seconds (one low-level retry).
+    func copy(_ names: [String], from: String, to: String, progress: @escaping (Progress) -> Void) throws(Failure) {
+        var args = ["copy", from, to, "--transfers", "2", "--retries", "1", "--low-level-retries", "1", "--no-traverse",
+                    "--contimeout", "15s", "--timeout", "60s",
+                    "--stats", "1s", "--stats-one-line", "--stats-log-level", "NOTICE"]
         if !bandwidth.isEmpty { args += ["--bwlimit", bandwidth] }
-        _ = try run(args, names: names)
+        _ = try run(args, names: names) { line in
+            if line.contains(" ERROR : ") {
+                progress(.error(Self.reason(line)))
+                return
+            }
+            // "... NOTICE:   1.2 MiB / 3.4 MiB, 36%, 100 KiB/s, ETA 22s"
+            guard let pct = line.split(separator: ",").dropFirst().first?.trimmedWhitespace,
+                  pct.hasSuffix("%"), let p = Double(pct.dropLast()) else { return }
+            progress(.sent(min(1, max(0, p / 100))))
+        }
     }
 
     /// Moves `names` from one remote folder to another (on the server where it can).
@@ -90,7 +111,7 @@ struct Rclone: Sendable {
     }
 
     /// Runs rclone with `args` (and the list of `names`, when given); its stdout, or why it failed.
-    private func run(_ args: [String], names: [String]?) throws(Failure) -> [UInt8] {
+    private func run(_ args: [String], names: [String]?, line: ((String) -> Void)? = nil) throws(Failure) -> [UInt8] {
         var argv = [setup.rclone, "--config", setup.rcloneConfig] + args
         var list: String?
         if let names {
@@ -108,7 +129,8 @@ struct Rclone: Sendable {
         defer { if let list { unlink(list) } }
         let outcome: ChildProcess.Outcome
         do {
-            outcome = try process.run(argv, environment: ["PATH=/usr/bin:/bin", "HOME=\(scratch)", "LANG=C.UTF-8"])
+            outcome = try process.run(argv, environment: ["PATH=/usr/bin:/bin", "HOME=\(scratch)", "LANG=C.UTF-8"],
+                                      line: line)
         } catch {
             throw Failure(description: error.description)
         }
@@ -122,13 +144,18 @@ struct Rclone: Sendable {
         if let signal = outcome.signal { return "rclone \(command) was stopped (signal \(signal))" }
         let lines = outcome.stderr.split(whereSeparator: \.isNewline).map(String.init)
         let errorLine = lines.last { $0.contains("ERROR") || $0.contains("Failed to") || $0.contains("CRITICAL") } ?? lines.last
-        var text = errorLine ?? "no message"
+        return "rclone \(command) failed (exit status \(outcome.status ?? -1)): \(reason(errorLine ?? "no message"))"
+    }
+
+    /// A line of rclone's log without its date and level.
+    static func reason(_ line: String) -> String {
+        var text = line
         for marker in ["ERROR : ", "CRITICAL: ", "NOTICE: ", "Failed to "] {
             if let r = text.firstRange(of: marker) {
                 text = marker == "Failed to " ? String(text[r.lowerBound...]) : String(text[r.upperBound...])
                 break
             }
         }
-        return "rclone \(command) failed (exit status \(outcome.status ?? -1)): \(text.prefix(400))"
+        return String(text.prefix(400))
     }
 }

@@ -27,6 +27,8 @@ final class UploadPart: ServicePart {
 
     private let config: ShutterConfig
     private let running = Mutex<Running?>(nil)
+    /// The last report sent (a report goes only when it changed, or with events).
+    private let sent = Mutex<UploadReport?>(nil)
     private let timer = Mutex<(any DispatchSourceTimer)?>(nil)
     private let wake = Wakeup()
     private let queue = DispatchQueue(label: "shutter.upload")
@@ -59,7 +61,7 @@ final class UploadPart: ServicePart {
         let settings = Uploader.Settings(what: config.upload.what, layout: config.upload.layout,
                                          alertSeconds: Double(config.upload.alertMinutes) * 60)
         let uploader = Uploader(setup: setup, rclone: rclone, storage: storage, settings: settings,
-                                wallClock: SystemWallClock())
+                                wallClock: SystemWallClock(), changed: { [weak self] in self?.publish() })
         let wake = self.wake
         let watch = link.watch { event in
             switch event.type {
@@ -89,18 +91,25 @@ final class UploadPart: ServicePart {
     /// Runs cycles while there is work, then waits for a wake, until cancelled.
     func run() async {
         guard let r = running.withLock({ $0 }) else { return }
-        var last: UploadReport?
         while !Task.isCancelled {
             let uploader = r.uploader
             let more = await Blocking.run(on: queue) { uploader.cycle() }
-            let report = uploader.report()
-            let events = uploader.takeHappenings().map(Self.event)
-            if report != last || !events.isEmpty {
-                r.link.report(upload: report, events: events)
-                last = report
-            }
+            publish()
             if !more { await wake.wait() }
         }
+    }
+
+    /// Tells shutterd the queue and what happened, when either changed (from the run loop,
+    /// and from the uploads' queue as a batch goes).
+    private func publish() {
+        guard let r = running.withLock({ $0 }) else { return }
+        let report = r.uploader.report()
+        let events = r.uploader.takeHappenings().map(Self.event)
+        let changed = sent.withLock { last -> Bool in
+            defer { last = report }
+            return last != report
+        }
+        if changed || !events.isEmpty { r.link.report(upload: report, events: events) }
     }
 
     func stop() {

@@ -54,10 +54,14 @@ final class Uploader: Sendable {
     private let storage: Storage
     private let settings: Settings
     private let wallClock: any WallClock
+    /// Told when the report changes during a cycle (a batch begins, progresses, ends).
+    private let changed: @Sendable () -> Void
     private let state = Mutex(State())
     private let log = Log("shutter.upload")
 
-    init(setup: UploadSetup, rclone: Rclone, storage: Storage, settings: Settings, wallClock: any WallClock) {
+    init(setup: UploadSetup, rclone: Rclone, storage: Storage, settings: Settings, wallClock: any WallClock,
+         changed: @escaping @Sendable () -> Void = {}) {
+        self.changed = changed
         self.setup = setup
         self.rclone = rclone
         self.storage = storage
@@ -233,10 +237,22 @@ final class Uploader: Sendable {
         let incoming = setup.remote(".shutter-incoming")
         let bytes = batch.reduce(UInt64(0)) { $0 + $1.record.bytes }
         state.withLock { $0.current = UploadReport.Current(file: batch[0].record.file, files: batch.count, bytes: bytes) }
-        defer { state.withLock { $0.current = nil } }
+        changed()
+        defer {
+            state.withLock { $0.current = nil }
+            changed()
+        }
         let names = batch.map(\.name)
         do {
-            try rclone.copy(names, from: localFolder, to: incoming)
+            try rclone.copy(names, from: localFolder, to: incoming) { progress in
+                switch progress {
+                case .sent(let fraction): self.state.withLock { $0.current?.sentBytes = UInt64(Double(bytes) * fraction) }
+                case .error(let why):
+                    self.note(error: "rclone cannot copy to the remote \"\(self.setup.remoteName)\" now (\(why)); the files "
+                              + "wait on the card and are sent again")
+                }
+                self.changed()
+            }
             // The copies as the remote has them, against the card's files hashed the same way.
             let staged = try rclone.list(names, in: incoming)
             let kind = Self.hashType(staged.values.first?.hashes ?? [:])
@@ -340,7 +356,7 @@ final class Uploader: Sendable {
         let wait = min(settings.maxBackoffSeconds, 5 * Double(1 << min(10, max(0, r.attempts - 1))))
         r.nextTry = now + wait
         save(Item(number: item.number, record: r))
-        note(error: "\(r.file) not uploaded: \(reason); trying again in \(Int(wait)) s")
+        note(error: "\(r.file) not uploaded to the remote \"\(setup.remoteName)\": \(reason); trying again in \(Int(wait)) s")
         state.withLock { $0.happenings.append(.failed(file: r.file, reason: reason, attempts: r.attempts)) }
     }
 
