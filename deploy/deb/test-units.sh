@@ -15,6 +15,9 @@
 #   - MQTT through shutterd-connector.service: online, a command's photo, its event;
 #   - an RTSP viewer plays H.264 from shutterd-rtsp.socket, over TCP and with UDP asked
 #     for first (461, then TCP);
+#   - uploads through the connector (docs/uploads.md's steps: /etc/shutter/rclone.conf readable
+#     by the group shutter, upload.enabled): the photo reaches an SFTP server (this machine's
+#     `rclone serve sftp` in the container's network), byte for byte, its record verified;
 #   - with the socket disabled, the journal and `status` say which two commands fix it.
 # Prints each check and the time. Root only.
 set -eu
@@ -22,7 +25,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 deb=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
 [ "$(id -u)" -eq 0 ] || { echo "units-test: run as root" >&2; exit 1; }
 command -v systemd-nspawn >/dev/null || { echo "units-test: no systemd-nspawn (deploy/deb/install-deps.sh installs systemd-container)" >&2; exit 1; }
-for tool in ffprobe mosquitto_sub mosquitto_pub nsenter python3; do
+for tool in ffprobe mosquitto_sub mosquitto_pub nsenter python3 rclone; do
     command -v "$tool" >/dev/null || { echo "units-test: no $tool here (the viewer and clients run from this machine): make test-deps installs it" >&2; exit 1; }
 done
 t0=$(date +%s)
@@ -65,7 +68,8 @@ mount -t tmpfs tmpfs "$root/run"
 mount --bind "$archives" "$root/var/cache/apt/archives"
 E="env -i PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin HOME=/root LANG=C.UTF-8 DEBIAN_FRONTEND=noninteractive"
 chroot "$root" $E apt-get update -q > "$root/tmp/apt.log" 2>&1 || { tail -20 "$root/tmp/apt.log"; exit 1; }
-chroot "$root" $E apt-get install -y -q --no-install-recommends systemd systemd-sysv dbus mosquitto /tmp/shutter.deb \
+# rclone: the package recommends it (a person's apt installs it; this one installs none).
+chroot "$root" $E apt-get install -y -q --no-install-recommends systemd systemd-sysv dbus mosquitto rclone /tmp/shutter.deb \
     >> "$root/tmp/apt.log" 2>&1 || { tail -30 "$root/tmp/apt.log"; exit 1; }
 INNER
 ok "systemd, Mosquitto and the package installed ($(( $(date +%s) - s )) s)"
@@ -78,8 +82,14 @@ c = json.load(open(path))
 c.setdefault("video", {}).update({"width": 640, "height": 360, "prerollSeconds": 2})
 c["mqtt"] = {"enabled": True, "url": "mqtt://127.0.0.1:1883", "name": "garden"}
 c["live"] = {"rtsp": {"enabled": True, "open": True}}
+c["upload"] = {"enabled": True, "remote": "nas:camera/garden"}
 json.dump(c, open(path, "w"), indent=2)
 PY
+# docs/uploads.md: the remote in /etc/shutter/rclone.conf, readable by the service.
+printf '[nas]\ntype = sftp\nhost = 127.0.0.1\nport = 2222\nuser = cam\npass = %s\n' "$(rclone obscure p4ss)" \
+    > "$root/etc/shutter/rclone.conf"
+chroot "$root" chgrp shutter /etc/shutter/rclone.conf && chmod 640 "$root/etc/shutter/rclone.conf" ||
+    fail "chgrp shutter /etc/shutter/rclone.conf"
 # The journal in memory only (this root is thrown away): no flush to /var/log/journal
 # under way while the checks read it (one run read no entries at all during one).
 mkdir -p "$root/etc/systemd/journald.conf.d"
@@ -133,6 +143,29 @@ grep -q '"event_type":"photo"' "$work/event.json" && ok "MQTT: a photo command, 
     fail "event: $(cat "$work/event.json")"
 name=$(sed -n 's/.*"name":"\([^"]*\)".*/\1/p' "$work/event.json")
 [ -n "$name" ] && [ -f "$root/var/lib/shutter/DCIM/100SHUTR/$name" ] && ok "MQTT: $name on the card" || fail "no $name on the card"
+# Uploads, through the connector: the NAS is this machine's rclone serving $work/nas in the
+# container's network; the photo the command took goes there.
+mkdir -p "$work/nas"
+innet rclone serve sftp "$work/nas" --addr 127.0.0.1:2222 --user cam --pass p4ss > "$work/nas.log" 2>&1 &
+nas=$!
+i=0
+until [ -f "$work/nas/camera/garden/100SHUTR/$name" ] || [ -n "$(find "$work/nas/camera/garden" -name "$name" 2>/dev/null)" ] || [ $i -ge 600 ]; do
+    sleep 0.1; i=$((i+1))
+done
+copy=$(find "$work/nas/camera/garden" -name "$name" 2>/dev/null | head -n 1)
+[ -n "$copy" ] || fail "the photo did not reach the SFTP server in 60 s: $(journal -u shutterd-connector | tail -n 20)"
+card=$(sha256sum "$root/var/lib/shutter/DCIM/100SHUTR/$name" | cut -c1-64)
+[ "$(sha256sum "$copy" | cut -c1-64)" = "$card" ] && ok "uploads: $name on the NAS (${copy#"$work/nas/"}), byte for byte" ||
+    fail "uploads: the copy differs from the card's $name"
+i=0
+until inct runuser -u shutter -- shutterctl upload status 2>/dev/null | grep -q '"waitingFiles" : 0' || [ $i -ge 300 ]; do sleep 0.1; i=$((i+1)); done
+up=$(inct runuser -u shutter -- shutterctl upload status 2>&1 | tr -d ' \n')
+echo "$up" | grep -q '"waitingFiles":0' && echo "$up" | grep -q '"verifiedFiles":[1-9]' &&
+    ok "uploads: shutterctl upload status: $(echo "$up" | grep -o '"verifiedFiles":[0-9]*'), nothing waiting" ||
+    fail "uploads: status: $up"
+grep -q '"state":"verified"' "$root"/var/lib/shutter/.upload/*.json && ok "uploads: the queue's record on the card says verified" ||
+    fail "uploads: no verified record in /var/lib/shutter/.upload"
+kill "$nas" 2>/dev/null || true
 rss() { inct sh -c "grep VmRSS /proc/\$(systemctl show -p MainPID --value $1)/status" | tr -s ' \t' ' ' | cut -d' ' -f2; }
 echo "units-test: resident: shutterd $(( $(rss shutterd.service) / 1024 )) MiB, the connector $(( $(rss shutterd-connector.service) / 1024 )) MiB"
 

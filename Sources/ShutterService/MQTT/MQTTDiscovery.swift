@@ -30,7 +30,9 @@ enum MQTTDiscovery {
     /// Every entity: a button "Take photo", a switch and a binary sensor "Recording",
     /// sensors "State" and "Free space", an image "Last photo", an event entity for the
     /// files, and device triggers for the button's tap and hold; with RTSP on, a sensor
-    /// "Live stream" whose state is the stream's URL (a viewer adds its token).
+    /// "Live stream" whose state is the stream's URL (a viewer adds its token); with uploads
+    /// on, a sensor "Uploads waiting" (the queue, its report as attributes) and a problem
+    /// binary sensor "Uploads failing" (nothing has worked for upload.alertMinutes).
     static func configs(_ s: MQTTSettings) -> [Config] {
         let recordingTemplate = "{{ 'ON' if value_json.state == 'recording' else 'OFF' }}"
         func entity(_ component: String, _ object: String, _ name: String, _ fields: JSONObject) -> Config {
@@ -63,6 +65,21 @@ enum MQTTDiscovery {
                 "entity_category": .string("diagnostic"), "icon": .string("mdi:cctv"),
             ])
         }
+        let uploads = s.uploads ? [
+            entity("sensor", "uploads_waiting", "Uploads waiting", [
+                "state_topic": .string(s.status),
+                "value_template": .string("{{ value_json.upload.waitingFiles if value_json.upload is defined else None }}"),
+                "json_attributes_topic": .string(s.status),
+                "json_attributes_template": .string("{{ (value_json.upload if value_json.upload is defined else {}) | tojson }}"),
+                "unit_of_measurement": .string("files"), "state_class": .string("measurement"),
+                "icon": .string("mdi:cloud-upload"),
+            ]),
+            entity("binary_sensor", "uploads_failing", "Uploads failing", [
+                "state_topic": .string(s.status),
+                "value_template": .string("{{ 'ON' if value_json.upload is defined and value_json.upload.failing else 'OFF' }}"),
+                "payload_on": .string("ON"), "payload_off": .string("OFF"), "device_class": .string("problem"),
+            ]),
+        ] : []
         return [
             entity("button", "take_photo", "Take photo", [
                 "command_topic": .string(s.command), "payload_press": .string("photo"), "qos": .int(1),
@@ -98,6 +115,6 @@ enum MQTTDiscovery {
             ]),
             trigger("tap", type: "button_short_press", payload: "tap"),
             trigger("hold", type: "button_long_press", payload: "hold-start"),
-        ] + (stream.map { [$0] } ?? [])
+        ] + (stream.map { [$0] } ?? []) + uploads
     }
 }

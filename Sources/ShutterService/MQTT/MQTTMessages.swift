@@ -68,6 +68,14 @@ enum MQTTMessages {
         if let f = s.freeBytes { o["freeBytes"] = .int(Int(clamping: f)) }
         if let v = s.version { o["version"] = .string(v) }
         if let e = s.lastError { o["lastError"] = .string(e) }
+        if let u = s.upload {
+            var up: JSONObject = ["waitingFiles": .int(u.waitingFiles), "waitingBytes": .int(Int(clamping: u.waitingBytes)),
+                                  "verifiedFiles": .int(u.verifiedFiles), "failedFiles": .int(u.failedFiles),
+                                  "failing": .bool(u.failing), "paused": .bool(u.paused), "remote": .string(u.remote)]
+            if let e = u.lastError { up["lastError"] = .string(e) }
+            if let f = u.lastUploaded { up["lastUploaded"] = .string(f) }
+            o["upload"] = .object(up)
+        }
         return o
     }
 

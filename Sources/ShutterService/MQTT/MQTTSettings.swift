@@ -32,10 +32,13 @@ struct MQTTSettings: Sendable {
     /// password: Home Assistant's "Live stream" sensor.
     let rtspURL: String?
     let board: String
+    /// Uploads are on: the queue's sensor and problem sensor are discovered.
+    let uploads: Bool
 
     /// What the configuration cannot say until the service runs (the password file's
     /// contents, the host name) — a file that cannot be read is the error returned.
     init(config: ShutterConfig, board: String, hostName: String = ProcessInfo.processInfo.hostName) throws(MQTTSettingsError) {
+        uploads = config.upload.enabled
         let m = config.mqtt
         broker = BrokerURL(parsing: m.url)!  // validated with the configuration
         name = m.name.isEmpty ? BrokerURL.topicName(from: hostName.split(separator: ".").first.map(String.init) ?? "") : m.name
