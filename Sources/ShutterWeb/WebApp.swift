@@ -295,6 +295,10 @@ public final class WebApp: Sendable {
             if item.kind == .photo || item.hasPoster {
                 o["thumbnail"] = .string("/files/\(item.number.webNumber)/thumbnail")
             }
+            // With uploads on: whether a verified copy is on the remote (the page marks it).
+            if backend.storage.uploadsOn {
+                o["uploaded"] = .bool(UploadRecords.isVerified(item, root: backend.storage.root))
+            }
             return .object(o)
         }
         return .json(200, ["ok": .bool(true), "page": .int(page), "perPage": .int(perPage), "pageCount": .int(pageCount),

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: BSD-2-Clause
 import Foundation
+import ShutterWeb
 import XCTest
 
 /// Uploads on the real shutterd (simulated board) to real servers on loopback: Debian's
@@ -10,9 +11,11 @@ final class UploadTests: XCTestCase {
     /// shutterd uploading to `remote`; `connector`: with `--no-connector` (the connector,
     /// started apart, runs the uploads).
     func daemon(_ remote: UploadRemote, upload extra: String = "", connector: Bool = false,
-                config: String? = nil) throws -> DaemonHarness {
+                config: String? = nil, web: Bool = false) throws -> DaemonHarness {
+        let page = web ? "\"web\": {\"enabled\": true, \"listen\": \"127.0.0.1:0\", \"passwordHash\": "
+            + "\"\(try XCTUnwrap(PasswordHash.make(WebScripts.password)))\"}, " : ""
         let d = try DaemonHarness(config: """
-            {"upload": {"enabled": true, "remote": "\(remote.remote)", "rcloneConfig": "\(config ?? remote.config)"\(extra)},
+            {\(page)"upload": {"enabled": true, "remote": "\(remote.remote)", "rcloneConfig": "\(config ?? remote.config)"\(extra)},
              "video": {"prerollSeconds": 0, "width": 640, "height": 360}}
             """, extraArgs: connector ? ["--no-connector"] : [])
         try d.start()
@@ -60,7 +63,7 @@ final class UploadTests: XCTestCase {
     func testEveryFileReachesSFTPWebDAVAndS3ByteForByte() throws {
         for kind in [UploadRemote.Kind.sftp, .webdav, .s3] {
             let remote = try UploadRemote(kind)
-            let d = try daemon(remote)
+            let d = try daemon(remote, web: kind == .sftp)
             defer { d.stop() }
             for _ in 0..<4 { XCTAssertEqual(try d.ctl("tap").0, 0) }
             XCTAssertEqual(try d.ctl("hold", "2").0, 0)
@@ -77,6 +80,17 @@ final class UploadTests: XCTestCase {
                 let text = try String(contentsOfFile: d.storage + "/.upload/" + r, encoding: .utf8)
                 XCTAssertTrue(text.contains("\"state\":\"verified\""), "\(kind) \(r): \(text)")
                 XCTAssertTrue(text.contains(kind == .webdav ? "\"check\":\"size\"" : "\"check\":\"md5 "), "\(kind) \(r): \(text)")
+            }
+            if kind == .sftp {
+                // The page's gallery marks each file with a verified copy.
+                let token = try LiveRTSPTests.addToken(d, "gallery")
+                let script = """
+                    import json, sys, urllib.request
+                    r = urllib.request.Request(sys.argv[1] + "/api/files?perPage=50", headers={"Authorization": "Bearer " + sys.argv[2]})
+                    print(json.dumps([i.get("uploaded") for i in json.load(urllib.request.urlopen(r, timeout=30))["items"]]))
+                    """
+                let (_, out, err) = try runTool("python3", ["-c", script, try WebScripts.url(d), token])
+                XCTAssertEqual(out.trimmingCharacters(in: .whitespacesAndNewlines), "[true, true, true, true, true]", err)
             }
             print("upload \(kind): 5 files verified \(String(format: "%.1f", took)) s after the clip; remote \(remote.remote)")
             d.checkNoCritical()

@@ -104,6 +104,8 @@ const handlers = {
     if ($("settings-panel").open && !$("settings").contains(document.activeElement)) loadSettings();
   },
   camera(d) { refreshStatusSoon(); loadCameras(); },
+  // A copy verified on the upload remote: the file's mark on the page shown.
+  uploaded(d) { galleryChanged(); },
 };
 let events = null, errorsInARow = 0, poller = null, retry = null;
 
@@ -203,6 +205,7 @@ async function loadPage() {
     if (it.thumbnail) { const img = document.createElement("img"); img.src = it.thumbnail; img.alt = it.name; img.loading = "lazy"; li.append(img); }
     else { const d = document.createElement("div"); d.className = "noimg"; d.textContent = it.kind === "video" ? "▶" : "?"; li.append(d); }
     const tag = document.createElement("span"); tag.className = "tag"; tag.textContent = it.name; li.append(tag);
+    if (it.uploaded === true) { const up = document.createElement("span"); up.className = "uploaded"; up.textContent = "☁✓"; up.title = "a verified copy is on the upload remote"; li.append(up); }
     li.addEventListener("click", () => openItem(it));
     ul.append(li);
   }
