@@ -11,12 +11,12 @@ final class UploadTests: XCTestCase {
     /// shutterd uploading to `remote`; `connector`: with `--no-connector` (the connector,
     /// started apart, runs the uploads).
     func daemon(_ remote: UploadRemote, upload extra: String = "", connector: Bool = false,
-                config: String? = nil, web: Bool = false) throws -> DaemonHarness {
+                config: String? = nil, web: Bool = false, video: String = "\"width\": 640, \"height\": 360") throws -> DaemonHarness {
         let page = web ? "\"web\": {\"enabled\": true, \"listen\": \"127.0.0.1:0\", \"passwordHash\": "
             + "\"\(try XCTUnwrap(PasswordHash.make(WebScripts.password)))\"}, " : ""
         let d = try DaemonHarness(config: """
             {\(page)"upload": {"enabled": true, "remote": "\(remote.remote)", "rcloneConfig": "\(config ?? remote.config)"\(extra)},
-             "video": {"prerollSeconds": 0, "width": 640, "height": 360}}
+             "video": {"prerollSeconds": 0, \(video)}}
             """, extraArgs: connector ? ["--no-connector"] : [])
         try d.start()
         return d
@@ -186,6 +186,40 @@ final class UploadTests: XCTestCase {
         p.standardError = log
         try p.run()
         return p
+    }
+
+    /// A 1080p hold while a backlog of 1080p photos uploads keeps the same frames and sound as
+    /// one with the uploads paused (ffprobe's frame count and the audio's duration; the
+    /// service's dropped-frame counter unchanged); the figures are printed.
+    func testAHoldWhileUploadingKeepsItsFramesAndSound() throws {
+        let remote = try UploadRemote(.sftp)
+        // 1 MB/s: the backlog (about 8 MB) is still going when the hold ends.
+        let d = try daemon(remote, upload: ", \"bandwidth\": \"1M\"", video: "\"width\": 1920, \"height\": 1080")
+        defer { d.stop() }
+        XCTAssertEqual(try d.ctl("upload", "pause").0, 0)
+        for _ in 0..<20 { XCTAssertEqual(try d.ctl("tap").0, 0) }
+        func hold() throws -> (frames: Int, audio: Double, dropped: Int) {
+            let (code, obj) = try d.ctl("hold", "4")
+            XCTAssertEqual(code, 0)
+            let path = try XCTUnwrap((obj?["files"] as? [String])?.first)
+            let (_, out, _) = try runTool("ffprobe", ["-v", "error", "-select_streams", "v:0", "-count_packets",
+                                                      "-show_entries", "stream=nb_read_packets", "-of", "csv=p=0", path])
+            let frames = Int(out.trimmingCharacters(in: .whitespacesAndNewlines)) ?? -1
+            return (frames, try probe(path).streams["audio"]?.duration ?? -1, try d.counters()["droppedFrames"] ?? -1)
+        }
+        let quiet = try hold()
+        XCTAssertEqual(try d.ctl("upload", "resume").0, 0)
+        try d.waitFor("a batch under way", timeout: 60) { try upload(d)["current"] != nil }
+        let busy = try hold()
+        let during = try upload(d)
+        XCTAssertNotNil(during["current"], "the uploads went on for the whole hold")
+        print("upload: a 4 s 1080p hold with uploads paused: \(quiet.frames) frames, \(quiet.audio) s of sound; "
+              + "while uploading (\(during["waitingFiles"] ?? "?") files still waiting at its end): \(busy.frames) frames, \(busy.audio) s of sound; "
+              + "dropped frames \(quiet.dropped) then \(busy.dropped)")
+        XCTAssertGreaterThanOrEqual(busy.frames, quiet.frames - 1, "the same frames while uploading")
+        XCTAssertGreaterThanOrEqual(busy.audio, quiet.audio - 0.05, "the same sound while uploading")
+        XCTAssertEqual(busy.dropped, quiet.dropped, "no frame dropped while uploading")
+        try waitVerified(d, 22)
     }
 
     /// Bad settings are refused at the start naming the key and what to do: no rclone, an
