@@ -73,14 +73,29 @@ public enum UploadRecords {
         return try? PlainJSON.decode(UploadRecord.self, from: bytes)
     }
 
-    /// Replaces the record atomically (temporary file, fsync, rename, the folder's fsync).
-    public static func write(_ record: UploadRecord, root: String, _ number: DCFNumber,
+    /// Replaces the record atomically (a temporary file renamed over it). `durable` (a
+    /// verified copy: what deletion trusts) syncs the file and the folder first; the other
+    /// states are not synced: one a power cut takes is only a file sent again.
+    public static func write(_ record: UploadRecord, root: String, _ number: DCFNumber, durable: Bool,
                              sync: CardSync = CardSync()) throws {
         let bytes = try PlainJSON.encode(record)
         if access(directory(root: root), F_OK) != 0 { try prepare(root: root) }
-        try bytes.withUnsafeBytes { raw in
-            try AtomicFile.write(to: path(root: root, number), placement: .replacing, sync: sync, bytes: raw)
+        let final = path(root: root, number)
+        if durable {
+            try bytes.withUnsafeBytes { raw in try AtomicFile.write(to: final, placement: .replacing, sync: sync, bytes: raw) }
+            return
         }
+        let tmp = PlainIO.path(directory(root: root), ".\(number.webNumber).json.tmp-\(getpid())")
+        let fd = try typedEINTR("open", path: tmp) { open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o640) }
+        do {
+            try bytes.withUnsafeBytes { raw in try AtomicFile.writeAll(fd: fd, bytes: raw, path: tmp) }
+        } catch {
+            close(fd)
+            unlink(tmp)
+            throw error
+        }
+        close(fd)
+        try typedEINTR("rename", path: final) { rename(tmp, final) }
     }
 
     /// Whether `item` has a verified copy (its record is verified and names it as it is).

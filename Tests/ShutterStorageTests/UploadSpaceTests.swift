@@ -39,7 +39,7 @@ final class UploadSpaceTests: XCTestCase {
             var r = UploadRecord(file: "DCIM/\(number.directoryName)/\(number.fileName(extension: ext))",
                                  bytes: item.bytes, modified: item.modified, state: verified ? .verified : .failed)
             r.verifiedAt = verified ? verifiedAt : nil
-            try UploadRecords.write(r, root: root, number)
+            try UploadRecords.write(r, root: root, number, durable: verified)
         }
         return path
     }

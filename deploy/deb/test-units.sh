@@ -34,7 +34,9 @@ cache=${DEB_ROOT_CACHE:-/var/cache/shutter-deb}
 work=$(mktemp -d /var/tmp/shutter-units-test.XXXXXX)
 nspawn=
 leader=
+nas=
 cleanup() {
+    [ -n "$nas" ] && kill "$nas" 2>/dev/null
     if [ -n "$nspawn" ] && kill -0 "$nspawn" 2>/dev/null; then
         [ -n "$leader" ] && kill -s RTMIN+4 "$leader" 2>/dev/null  # PID 1's poweroff
         i=0; while kill -0 "$nspawn" 2>/dev/null && [ $i -lt 300 ]; do sleep 0.1; i=$((i+1)); done
@@ -146,13 +148,14 @@ name=$(sed -n 's/.*"name":"\([^"]*\)".*/\1/p' "$work/event.json")
 # Uploads, through the connector: the NAS is this machine's rclone serving $work/nas in the
 # container's network; the photo the command took goes there.
 mkdir -p "$work/nas"
-innet rclone serve sftp "$work/nas" --addr 127.0.0.1:2222 --user cam --pass p4ss > "$work/nas.log" 2>&1 &
+# nsenter runs rclone itself (no subshell between): $! is the server, killed at the end.
+nsenter -t "$leader" -n -- rclone serve sftp "$work/nas" --addr 127.0.0.1:2222 --user cam --pass p4ss > "$work/nas.log" 2>&1 &
 nas=$!
 i=0
-until [ -f "$work/nas/camera/garden/100SHUTR/$name" ] || [ -n "$(find "$work/nas/camera/garden" -name "$name" 2>/dev/null)" ] || [ $i -ge 600 ]; do
-    sleep 0.1; i=$((i+1))
-done
-copy=$(find "$work/nas/camera/garden" -name "$name" 2>/dev/null | head -n 1)
+# Its final name only (a copy under .shutter-incoming/ is not one yet).
+final() { find "$work/nas/camera/garden" -path '*/.shutter-incoming' -prune -o -name "$name" -print 2>/dev/null | head -n 1; }
+until [ -n "$(final)" ] || [ $i -ge 600 ]; do sleep 0.1; i=$((i+1)); done
+copy=$(final)
 [ -n "$copy" ] || fail "the photo did not reach the SFTP server in 60 s: $(journal -u shutterd-connector | tail -n 20)"
 card=$(sha256sum "$root/var/lib/shutter/DCIM/100SHUTR/$name" | cut -c1-64)
 [ "$(sha256sum "$copy" | cut -c1-64)" = "$card" ] && ok "uploads: $name on the NAS (${copy#"$work/nas/"}), byte for byte" ||
@@ -166,6 +169,7 @@ echo "$up" | grep -q '"waitingFiles":0' && echo "$up" | grep -q '"verifiedFiles"
 grep -q '"state":"verified"' "$root"/var/lib/shutter/.upload/*.json && ok "uploads: the queue's record on the card says verified" ||
     fail "uploads: no verified record in /var/lib/shutter/.upload"
 kill "$nas" 2>/dev/null || true
+nas=
 rss() { inct sh -c "grep VmRSS /proc/\$(systemctl show -p MainPID --value $1)/status" | tr -s ' \t' ' ' | cut -d' ' -f2; }
 echo "units-test: resident: shutterd $(( $(rss shutterd.service) / 1024 )) MiB, the connector $(( $(rss shutterd-connector.service) / 1024 )) MiB"
 

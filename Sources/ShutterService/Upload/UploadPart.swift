@@ -44,7 +44,7 @@ final class UploadPart: ServicePart {
 
     func start(link: any CameraLink, storage: Storage) -> PartStart {
         guard config.upload.enabled else { return .off }
-        let setup: UploadSetup
+        var setup: UploadSetup
         switch UploadSetup.check(config.upload) {
         case .failure(let problem):
             log.error("uploads not started: \(problem)")
@@ -57,6 +57,12 @@ final class UploadPart: ServicePart {
             return .failed("cannot make a folder in /tmp for rclone: \(String(cString: strerror(errno)))")
         }
         let scratch = String(cString: made)
+        switch setup.withConfigCopy(in: scratch) {
+        case .failure(let problem):
+            rmdir(scratch)
+            return .failed(problem.description)
+        case .success(let s): setup = s
+        }
         let rclone = Rclone(setup: setup, bandwidth: config.upload.bandwidth, process: ChildProcess(), scratch: scratch)
         let settings = Uploader.Settings(what: config.upload.what, layout: config.upload.layout,
                                          alertSeconds: Double(config.upload.alertMinutes) * 60)
@@ -117,6 +123,7 @@ final class UploadPart: ServicePart {
         guard let r = running.withLock({ s in defer { s = nil }; return s }) else { return }
         r.link.stopWatching(r.watch)
         r.uploader.pause()  // ends a copy under way; its files are sent again at the next start
+        unlink(PlainIO.path(r.scratch, "rclone.conf"))
         rmdir(r.scratch)
     }
 

@@ -9,7 +9,12 @@ import ShutterStorage
 /// rclone installed, its configuration file readable, the remote named in it.
 struct UploadSetup: Sendable {
     let rclone: String
-    let rcloneConfig: String
+    /// The configuration rclone is given: a private copy of upload.rcloneConfig
+    /// (`withConfigCopy`), which rclone may rewrite (it saves what it learns of an SFTP
+    /// server's shell; a login refreshes its token), where /etc/shutter is read-only to it.
+    private(set) var rcloneConfig: String
+    /// Its text, as read at the check.
+    let configText: String
     /// "nas" of "nas:camera/garden", and the path after the colon.
     let remoteName: String
     let remotePath: String
@@ -46,8 +51,22 @@ struct UploadSetup: Sendable {
             return .failure(UploadProblem("upload.remote: no remote \"\(name)\" in \(config.rcloneConfig) (\(known)); add it with "
                                           + "`sudo rclone config --config \(config.rcloneConfig)`"))
         }
-        return .success(UploadSetup(rclone: config.rclone, rcloneConfig: config.rcloneConfig, remoteName: name,
-                                    remotePath: path))
+        return .success(UploadSetup(rclone: config.rclone, rcloneConfig: config.rcloneConfig, configText: text,
+                                    remoteName: name, remotePath: path))
+    }
+
+    /// The same, rclone given a copy of the configuration in `folder` (private to the service).
+    func withConfigCopy(in folder: String) -> Result<UploadSetup, UploadProblem> {
+        let path = PlainIO.path(folder, "rclone.conf")
+        let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
+        guard fd >= 0 else {
+            return .failure(UploadProblem("cannot copy upload.rcloneConfig to \(path): \(String(cString: strerror(errno)))"))
+        }
+        PlainIO.write(fd, configText)
+        close(fd)
+        var copy = self
+        copy.rcloneConfig = path
+        return .success(copy)
     }
 
     /// The "[name]" sections of an rclone configuration file.

@@ -70,7 +70,10 @@ final class Uploader: Sendable {
     }
 
     private var root: String { storage.root }
-    private var now: Double { Double(wallClock.now().secondsSinceEpoch) }
+    private var now: Double {
+        let w = wallClock.now()
+        return Double(w.secondsSinceEpoch) + Double(w.nanoseconds) / 1e9
+    }
 
     // MARK: Commands (any thread)
 
@@ -170,7 +173,7 @@ final class Uploader: Sendable {
             var r = UploadRecord(file: file, bytes: item.bytes, modified: item.modified)
             r.remote = setup.remote(folder(for: item) + "/" + item.fileName)
             do {
-                try UploadRecords.write(r, root: root, item.number, sync: storage.cardSync)
+                try UploadRecords.write(r, root: root, item.number, durable: false, sync: storage.cardSync)
             } catch {
                 note(error: "cannot write the upload record of \(file) in \(UploadRecords.directory(root: root)): \(error)")
                 continue
@@ -371,7 +374,8 @@ final class Uploader: Sendable {
     /// The record, on the card and in memory.
     private func save(_ item: Item) {
         do {
-            try UploadRecords.write(item.record, root: root, item.number, sync: storage.cardSync)
+            try UploadRecords.write(item.record, root: root, item.number, durable: item.record.state == .verified,
+                                    sync: storage.cardSync)
         } catch {
             note(error: "cannot write the upload record of \(item.record.file): \(error)")
         }

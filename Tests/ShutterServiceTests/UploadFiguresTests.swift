@@ -1,0 +1,88 @@
+// SPDX-License-Identifier: BSD-2-Clause
+import Foundation
+import XCTest
+
+/// `make bench` (`--filter UploadTests.testUploadFigures`): the uploads' figures on loopback
+/// against `rclone serve sftp` (40 photos and three 5 s 1080p clips), printed as
+/// `upload-figures` JSON lines: throughput against `rclone copy` of the same files to the
+/// same server in the same run (unthrottled, where rclone's start-ups show, and at 4 MB/s,
+/// a link's pace); what shutterd adds in CPU and memory while the connector uploads; and the
+/// time from a photo's durable point to its verified copy (p50, p99) at a photo a second.
+extension UploadTests {
+    func testUploadFigures() throws {
+        guard ProcessInfo.processInfo.environment["SHUTTER_BENCH"] == "1" else {
+            throw XCTSkip("a benchmark: make bench runs it (SHUTTER_BENCH=1)")
+        }
+        let t = self
+        for limit in ["", "4M"] {
+            let remote = try UploadRemote(.sftp)
+            let extra = limit.isEmpty ? "" : ", \"bandwidth\": \"\(limit)\""
+            let d = try t.daemon(remote, upload: extra, connector: true, video: "\"width\": 1920, \"height\": 1080")
+            defer { d.stop() }
+            for _ in 0..<40 { XCTAssertEqual(try d.ctl("tap").0, 0) }
+            for _ in 0..<3 { XCTAssertEqual(try d.ctl("hold", "5").0, 0) }
+            let megabytes = Double((try FileManager.default.contentsOfDirectory(atPath: d.storage + "/DCIM/100SHUTR"))
+                .compactMap { try? FileManager.default.attributesOfItem(atPath: d.storage + "/DCIM/100SHUTR/" + $0)[.size] as? Int }
+                .reduce(0, +)) / 1_048_576
+            let bytes = try t.card(d).keys.count
+            let folder = d.storage + "/DCIM/100SHUTR"
+            // The reference: rclone copy of the same files to the same server.
+            var args = ["copy", folder, "r:reference", "--transfers", "2"]
+            if !limit.isEmpty { args += ["--bwlimit", limit] }
+            let r0 = Date()
+            let (code, _, err) = try remote.rclone(args)
+            XCTAssertEqual(code, 0, err)
+            let reference = Date().timeIntervalSince(r0)
+            // Ours: the connector from its start to every file verified.
+            let before = try Self.cpuSeconds(d.process!.processIdentifier)
+            let rssBefore = try Self.rssMB(d.process!.processIdentifier)
+            let o0 = Date()
+            let c = try t.startConnector(d)
+            defer { c.terminate(); c.waitUntilExit() }
+            try t.waitVerified(d, bytes, timeout: 600)
+            let ours = Date().timeIntervalSince(o0)
+            let added = try Self.cpuSeconds(d.process!.processIdentifier) - before
+            let rssAfter = try Self.rssMB(d.process!.processIdentifier)
+            let connectorRSS = try Self.rssMB(c.processIdentifier)
+            print("{\"bench\": \"upload-figures\", \"files\": \(bytes), \"megabytes\": \(String(format: "%.1f", megabytes)), \"bwlimit\": \"\(limit.isEmpty ? "none" : limit)\", "
+                  + "\"rclone_copy_s\": \(String(format: "%.2f", reference)), \"shutter_s\": \(String(format: "%.2f", ours)), "
+                  + "\"throughput_ratio\": \(String(format: "%.2f", reference / ours)), "
+                  + "\"shutterd_added_cpu_s\": \(String(format: "%.2f", added)), "
+                  + "\"shutterd_rss_mb\": [\(String(format: "%.1f", rssBefore)), \(String(format: "%.1f", rssAfter))], "
+                  + "\"connector_rss_mb\": \(String(format: "%.1f", connectorRSS))}")
+            if limit.isEmpty {
+                // A photo a second: its durable point (the file's time) to its verified copy.
+                var latencies: [Double] = []
+                for _ in 0..<30 {
+                    XCTAssertEqual(try d.ctl("tap").0, 0)
+                    Thread.sleep(forTimeInterval: 1)
+                }
+                try t.waitVerified(d, bytes + 30, timeout: 300)
+                for name in try FileManager.default.contentsOfDirectory(atPath: d.storage + "/.upload") where name.hasSuffix(".json") {
+                    let data = try Data(contentsOf: URL(fileURLWithPath: d.storage + "/.upload/" + name))
+                    let r = try JSONSerialization.jsonObject(with: data) as? [String: Any] ?? [:]
+                    guard let n = Int(name.dropLast(5)), n > 1_000_000 + bytes,
+                          let verified = r["verifiedAt"] as? Double, let modified = r["modified"] as? Double else { continue }
+                    latencies.append(Double(verified) - Double(modified))
+                }
+                latencies.sort()
+                XCTAssertEqual(latencies.count, 30)
+                let p50 = latencies[latencies.count / 2], p99 = latencies[min(latencies.count - 1, latencies.count * 99 / 100)]
+                print("{\"bench\": \"upload-latency\", \"photos\": \(latencies.count), \"p50_s\": \(String(format: "%.2f", p50)), "
+                      + "\"p99_s\": \(String(format: "%.2f", p99))}")
+            }
+        }
+    }
+
+    static func cpuSeconds(_ pid: Int32) throws -> Double {
+        let stat = try String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8)
+        let fields = stat.split(separator: ")").last!.split(separator: " ")
+        return (Double(fields[11])! + Double(fields[12])!) / Double(sysconf(Int32(_SC_CLK_TCK)))
+    }
+
+    static func rssMB(_ pid: Int32) throws -> Double {
+        let status = try String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8)
+        let line = status.split(separator: "\n").first { $0.hasPrefix("VmRSS:") } ?? ""
+        return (Double(line.split(separator: " ").dropFirst().first ?? "0") ?? 0) / 1024
+    }
+}
