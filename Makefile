@@ -58,6 +58,7 @@ bench: deps version
 	SHUTTER_BENCH=1 BENCH_REALTIME_SECONDS=$(BENCH_REALTIME_SECONDS) $(SWIFT) test --skip-build --disable-swift-testing \
 		--filter WebEndToEndTests.testPreviewNeverSlowsTheRecorder
 	SHUTTER_BENCH=1 $(SWIFT) test --skip-build --disable-swift-testing --filter LiveFiguresTests
+	SHUTTER_BENCH=1 $(SWIFT) test --skip-build --disable-swift-testing --filter UploadTests.testUploadFigures
 	SHUTTER_BENCH=1 BENCH_CHURN_SECONDS=$(BENCH_CHURN_SECONDS) $(SWIFT) test --skip-build --disable-swift-testing \
 		--filter LiveEdgeTests.testViewerChurnMemory
 
