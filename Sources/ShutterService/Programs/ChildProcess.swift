@@ -5,9 +5,9 @@ import Glibc
 import CShutterSys
 import Synchronization
 
-/// Runs a program to its end and keeps what it printed (rclone, for the uploads). Blocking:
-/// call it where a blocking call runs (a job queue or a thread), never on the loop. Its
-/// children get the lowest CPU and I/O priority when `background` is set, so they never
+/// Runs a program to its end and keeps what it printed (rclone for the uploads, systemctl for
+/// the power-off). Blocking: call it where a blocking call runs (a job queue or a thread),
+/// never on the loop. Its children get the lowest CPU and I/O priority when `background` is set, so they never
 /// take a frame's time. `stop()` from another thread ends a run early (SIGTERM, then
 /// SIGKILL after `grace`).
 public final class ChildProcess: Sendable {
