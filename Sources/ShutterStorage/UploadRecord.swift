@@ -48,54 +48,27 @@ public struct UploadRecord: Codable, Equatable, Sendable {
     public func matches(_ item: MediaItem) -> Bool { bytes == item.bytes && modified == item.modified }
 }
 
-/// The queue's records on the card: `<root>/.upload/`. shutterd makes the folder when uploads
-/// are on (it owns the card; the uploader's unit may write only there).
+/// The upload queue's records: `<root>/.upload/1000001.json` for 100SHUTR/SHTR0001 (a
+/// `RecordFolder`). shutterd makes the folder when uploads are on (it owns the card; the
+/// uploader's unit may write only there).
 public enum UploadRecords {
     public static let folder = ".upload"
 
-    public static func directory(root: String) -> String { PlainIO.path(root, folder) }
+    public static func records(root: String) -> RecordFolder<UploadRecord> { RecordFolder(root: root, name: folder) }
 
-    public static func path(root: String, _ number: DCFNumber) -> String {
-        PlainIO.path(directory(root: root), "\(number.webNumber).json")
-    }
+    public static func directory(root: String) -> String { records(root: root).directory }
 
-    /// Makes the folder (and the storage root, when it is not there yet): shutterd, at the
-    /// start with uploads on; the uploader when it finds it gone.
-    public static func prepare(root: String) throws(SystemError) {
-        for dir in [root, directory(root: root)] where mkdir(dir, 0o770) != 0 && errno != EEXIST {
-            throw SystemError(errno: errno, call: "mkdir", path: dir)
-        }
-    }
+    public static func prepare(root: String) throws(SystemError) { try records(root: root).prepare() }
 
     /// The record of `number`, nil when there is none (or it cannot be read: begun again).
     public static func read(root: String, _ number: DCFNumber) -> UploadRecord? {
-        guard let bytes = try? AtomicFile.read(path(root: root, number), limit: 64 << 10) else { return nil }
-        return try? PlainJSON.decode(UploadRecord.self, from: bytes)
+        records(root: root).read("\(number.webNumber)")
     }
 
-    /// Replaces the record atomically (a temporary file renamed over it). `durable` (a
-    /// verified copy: what deletion trusts) syncs the file and the folder first; the other
-    /// states are not synced: one a power cut takes is only a file sent again.
+    /// Replaces the record atomically; `durable` for a verified copy (what deletion trusts).
     public static func write(_ record: UploadRecord, root: String, _ number: DCFNumber, durable: Bool,
                              sync: CardSync = CardSync()) throws {
-        let bytes = try PlainJSON.encode(record)
-        if access(directory(root: root), F_OK) != 0 { try prepare(root: root) }
-        let final = path(root: root, number)
-        if durable {
-            try bytes.withUnsafeBytes { raw in try AtomicFile.write(to: final, placement: .replacing, sync: sync, bytes: raw) }
-            return
-        }
-        let tmp = PlainIO.path(directory(root: root), ".\(number.webNumber).json.tmp-\(getpid())")
-        let fd = try typedEINTR("open", path: tmp) { open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o640) }
-        do {
-            try bytes.withUnsafeBytes { raw in try AtomicFile.writeAll(fd: fd, bytes: raw, path: tmp) }
-        } catch {
-            close(fd)
-            unlink(tmp)
-            throw error
-        }
-        close(fd)
-        try typedEINTR("rename", path: final) { rename(tmp, final) }
+        try records(root: root).write(record, "\(number.webNumber)", durable: durable, sync: sync)
     }
 
     /// Whether `item` has a verified copy (its record is verified and names it as it is).
