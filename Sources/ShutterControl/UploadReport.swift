@@ -42,4 +42,26 @@ public struct UploadReport: Codable, Sendable, Equatable {
     public var failing: Bool = false
 
     public init(remote: String) { self.remote = remote }
+
+    private enum CodingKeys: String, CodingKey {
+        case remote, paused, waitingFiles, waitingBytes, verifiedFiles, failedFiles, oldestWaitingSeconds, current
+        case lastError, lastUploaded, lastRemote, failing
+    }
+
+    // By hand: a key the sender did not write (an older or newer connector) is its default.
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        remote = try c.decode(String.self, forKey: .remote)
+        paused = try c.decodeIfPresent(Bool.self, forKey: .paused) ?? false
+        waitingFiles = try c.decodeIfPresent(Int.self, forKey: .waitingFiles) ?? 0
+        waitingBytes = try c.decodeIfPresent(UInt64.self, forKey: .waitingBytes) ?? 0
+        verifiedFiles = try c.decodeIfPresent(Int.self, forKey: .verifiedFiles) ?? 0
+        failedFiles = try c.decodeIfPresent(Int.self, forKey: .failedFiles) ?? 0
+        oldestWaitingSeconds = try c.decodeIfPresent(Double.self, forKey: .oldestWaitingSeconds)
+        current = try c.decodeIfPresent(Current.self, forKey: .current)
+        lastError = try c.decodeIfPresent(String.self, forKey: .lastError)
+        lastUploaded = try c.decodeIfPresent(String.self, forKey: .lastUploaded)
+        lastRemote = try c.decodeIfPresent(String.self, forKey: .lastRemote)
+        failing = try c.decodeIfPresent(Bool.self, forKey: .failing) ?? false
+    }
 }

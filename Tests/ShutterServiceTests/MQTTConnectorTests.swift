@@ -90,13 +90,14 @@ final class MQTTConnectorTests: XCTestCase {
         }
     }
 
-    /// With MQTT off there is nothing to connect: the connector ends at once, with 0.
+    /// With MQTT, uploads and the webhook off there is nothing to connect: the connector ends
+    /// at once, with 0.
     func testWithMQTTOffTheConnectorEnds() throws {
         let d = try DaemonHarness(config: #"{"mqtt": {"enabled": false}}"#, extraArgs: ["--no-connector"])
         let c = try connector(d, log: d.dir + "/connector.log")
         c.waitUntilExit()
         XCTAssertEqual(c.terminationStatus, 0)
         let text = try String(contentsOfFile: d.dir + "/connector.log", encoding: .utf8)
-        XCTAssertTrue(text.contains("nothing to connect: mqtt.enabled is false"), text)
+        XCTAssertTrue(text.contains("nothing to connect: mqtt.enabled, upload.enabled and webhook.enabled are false"), text)
     }
 }

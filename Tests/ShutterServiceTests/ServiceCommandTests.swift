@@ -38,6 +38,8 @@ final class ServiceCommandTests: XCTestCase {
             "delete": #"{"cmd":"delete","file":"last"}"#, "web-token": #"{"cmd":"web-token","action":"list"}"#,
             "mqtt": #"{"cmd":"mqtt","action":"forget"}"#,
             "trouble": #"{"cmd":"trouble","name":"MQTT","value":"no connection to mqtt://nas:1883"}"#,
+            "upload": #"{"cmd":"upload","action":"status"}"#,
+            "upload-report": #"{"cmd":"upload-report","value":{"remote":"nas:camera","events":[{"event":"uploaded","file":"x"}]}}"#,
         ]
         for name in ControlRequest.commands {
             let json = examples[name] ?? "{\"cmd\":\"\(name)\"}"

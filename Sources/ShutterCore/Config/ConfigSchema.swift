@@ -11,6 +11,8 @@ public enum ConfigSchema {
         case bool
         case string(allowEmpty: Bool)
         case choice([String])
+        /// A list of some of these, each at most once (may be empty).
+        case choiceList([String])
         /// A board name: used as a file name, so a safe one.
         case identifier
         /// A GPIO line: a name, or an offset written as a number or digits.
@@ -54,6 +56,7 @@ public enum ConfigSchema {
             case .bool: return "true or false"
             case .string(let allowEmpty): return allowEmpty ? "a string" : "a non-empty string"
             case .choice(let c): return "one of " + c.map { "\"\($0)\"" }.joined(separator: ", ")
+            case .choiceList(let c): return "a list of " + c.map { "\"\($0)\"" }.joined(separator: ", ") + ", each at most once"
             case .identifier: return "a name of letters, digits, '-' and '_'"
             case .gpioLine(let allowEmpty):
                 return "a line name (\"GPIO17\") or offset (17)\(allowEmpty ? ", or \"\" for none" : "")"
@@ -201,6 +204,12 @@ public enum ConfigSchema {
         Key(path: "upload.layout", kind: .choice(ShutterConfig.Upload.Layout.allCases.map(\.rawValue))),
         Key(path: "upload.keepDays", kind: .int(0...3650)),
         Key(path: "upload.alertMinutes", kind: .int(1...10080)),
+        Key(path: "webhook.enabled", kind: .bool),
+        Key(path: "webhook.url", kind: .string(allowEmpty: true)),
+        Key(path: "webhook.events", kind: .choiceList(["photo", "clip"])),
+        Key(path: "webhook.attach", kind: .choice(ShutterConfig.Webhook.Attach.allCases.map(\.rawValue))),
+        Key(path: "webhook.timeoutSeconds", kind: .int(1...120)),
+        Key(path: "webhook.curl", kind: .string(allowEmpty: false)),
     ]
 
     public static let byPath: [String: Key] = Dictionary(uniqueKeysWithValues: keys.map { ($0.path, $0) })
@@ -297,6 +306,17 @@ public enum ConfigSchema {
                 throw Violation(code: .notAllowed, keyPath: key.path,
                                 message: "\"\(key.path)\" is \"\(s)\"; allowed: \(key.kind.allowed)"
                                     + suggestion(for: s, among: choices))
+            }
+            return value
+        case (.choiceList(let choices), .array(let items)):
+            var seen = Set<String>()
+            for item in items {
+                guard case .string(let s) = item else { throw wrongType() }
+                guard choices.contains(s), seen.insert(s).inserted else {
+                    throw Violation(code: .notAllowed, keyPath: key.path,
+                                    message: "\"\(key.path)\" has \"\(s)\"; allowed: \(key.kind.allowed)"
+                                        + suggestion(for: s, among: choices))
+                }
             }
             return value
         case (.identifier, .string(let s)):
@@ -507,8 +527,8 @@ public enum ConfigSchema {
             }
         case .string, .choice, .identifier, .gpioLine, .frameSize, .listenAddress, .passwordHash, .brokerURL, .topicName, .topic:
             value = .string(text)
-        case .sizeList:
-            // JSON, or "1920x1080,1280x720" as a shell user would type it.
+        case .sizeList, .choiceList:
+            // JSON, or "1920x1080,1280x720" ("photo,clip") as a shell user would type it.
             if let parsed = try? JSONParser.parse(text).value {
                 value = parsed
             } else {
@@ -550,6 +570,10 @@ public enum ConfigSchema {
                                  message: "\"upload.remote\" is \"\(remote)\"; uploads need an rclone remote and path, "
                                     + "\"NAME:PATH\" (\"nas:camera/garden\"), NAME a section of upload.rcloneConfig")
             }
+        }
+        if config.webhook.enabled, !(config.webhook.url.hasPrefix("http://") || config.webhook.url.hasPrefix("https://")) {
+            return Violation(code: .outOfRange, keyPath: "webhook.url",
+                             message: "\"webhook.url\" is \"\(config.webhook.url)\"; the webhook needs an http:// or https:// URL")
         }
         if config.video.segmentSeconds > config.video.maxSeconds {
             return Violation(code: .outOfRange, keyPath: "video.segmentSeconds",

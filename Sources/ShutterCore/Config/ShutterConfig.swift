@@ -24,6 +24,7 @@ public struct ShutterConfig: Codable, Equatable, Sendable {
     public var mqtt = MQTT()
     public var live = Live()
     public var upload = Upload()
+    public var webhook = Webhook()
 
     public init() {}
 
@@ -331,6 +332,31 @@ public struct ShutterConfig: Codable, Equatable, Sendable {
         /// Say uploads fail (status, the MQTT problem sensor) when none has worked for this
         /// long while files wait. Default 30, 1...10080 minutes.
         public var alertMinutes = 30
+    }
+
+    /// An HTTP POST for each photo and clip (docs/webhook.md), from a durable queue on the
+    /// card; off unless enabled.
+    public struct Webhook: Codable, Equatable, Sendable {
+        public enum Attach: String, Codable, Sendable, CaseIterable {
+            /// The event as JSON only.
+            case none
+            /// multipart/form-data: the event, and the photo's EXIF thumbnail (a clip's poster).
+            case thumbnail
+            /// multipart/form-data: the event, and the photo itself (a clip's poster).
+            case photo
+        }
+        /// POST each event. Default false.
+        public var enabled = false
+        /// "http://..." or "https://..." (certificates checked against the system's CAs); needed when enabled.
+        public var url = ""
+        /// Which captures post: "photo", "clip". Default both.
+        public var events = ["photo", "clip"]
+        /// "none", "thumbnail" or "photo". Default "none".
+        public var attach = Attach.none
+        /// The longest one POST may take, 1...120 s. Default 10.
+        public var timeoutSeconds = 10
+        /// The curl program (it speaks HTTP and TLS for the webhook). Default "/usr/bin/curl".
+        public var curl = "/usr/bin/curl"
     }
 
     /// Live H.264 from the service's own encoder (docs/home-automation.md "Live video"):

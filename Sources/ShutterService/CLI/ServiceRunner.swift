@@ -60,18 +60,22 @@ enum ServiceRunner {
                         + "connect and get nothing; set live.rtsp.enabled, or `sudo systemctl disable --now shutterd-rtsp.socket`")
         }
         if let mqtt { parts.append(mqtt) }
-        if config.upload.enabled {
-            // The queue's folder on the card, made by its owner: the connector's unit may write only there.
+        // The queues' folders on the card, made by their owner: the connector's unit may write only there.
+        let queues: [(on: Bool, folder: String, what: String, part: any ServicePart)] = [
+            (config.upload.enabled, UploadRecords.folder, "uploads", UploadPart(config: config)),
+            (config.webhook.enabled, WebhookQueue.folder, "the webhook", WebhookPart(config: config)),
+        ]
+        for q in queues where q.on {
+            let folder = RecordFolder<WebhookEvent>(root: config.storage.root, name: q.folder)
             do {
-                try UploadRecords.prepare(root: config.storage.root)
+                try folder.prepare()
             } catch {
-                log.error("uploads: cannot make \(UploadRecords.directory(root: config.storage.root)) (\(error)); "
-                          + "the uploader cannot keep its queue")
+                log.error("\(q.what): cannot make \(folder.directory) (\(error)); its queue cannot be kept")
             }
             if connectorElsewhere {
-                log.notice("uploads run in the connector (shutterd --connector)")
+                log.notice("\(q.what) run in the connector (shutterd --connector)")
             } else {
-                parts.append(UploadPart(config: config))
+                parts.append(q.part)
             }
         }
         if roles.sim != nil, isatty(0) == 1 {

@@ -14,9 +14,9 @@ import ShutterStorage
 enum ConnectorRunner {
     static func run(config: ShutterConfig) async -> Int32 {
         let log = Log("shutter.connector")
-        guard config.mqtt.enabled || config.upload.enabled else {
-            log.notice("nothing to connect: mqtt.enabled and upload.enabled are false (the connector runs what connects "
-                       + "out of the camera: MQTT, uploads); it ends")
+        guard config.mqtt.enabled || config.upload.enabled || config.webhook.enabled else {
+            log.notice("nothing to connect: mqtt.enabled, upload.enabled and webhook.enabled are false (the connector runs "
+                       + "what connects out of the camera: MQTT, uploads, the webhook); it ends")
             return 0
         }
         let storage = Storage(config: config)
@@ -39,15 +39,26 @@ enum ConnectorRunner {
             link.close()
             return ConfigError.exitCode
         }
-        log.notice("connector: \([mqtt.map { _ in "MQTT" }, uploads.map { _ in "uploads" }].compactMap { $0 }.joined(separator: " and ")) "
+        let webhook = config.webhook.enabled ? WebhookPart(config: config) : nil
+        if let webhook, case .failed(let why) = webhook.start(link: link, storage: storage) {
+            log.error("the webhook not started: \(why)")
+            uploads?.stop()
+            mqtt?.stop()
+            link.close()
+            return ConfigError.exitCode
+        }
+        let names = [mqtt.map { _ in "MQTT" }, uploads.map { _ in "uploads" }, webhook.map { _ in "the webhook" }]
+        log.notice("connector: \(names.compactMap { $0 }.joined(separator: ", ")) "
                    + "for the camera on \(config.control.socketPath)")
         let signals = SignalHandlers()
         await withTaskGroup(of: Void.self) { group in
             if let mqtt { group.addTask { await mqtt.run() } }
             if let uploads { group.addTask { await uploads.run() } }
+            if let webhook { group.addTask { await webhook.run() } }
             for await s in signals.stream where s == .stop { break }
             group.cancelAll()
         }
+        webhook?.stop()
         uploads?.stop()
         mqtt?.stop()  // `offline`, then the disconnect
         link.close()
