@@ -91,6 +91,12 @@ final class UploadTests: XCTestCase {
                     """
                 let (_, out, err) = try runTool("python3", ["-c", script, try WebScripts.url(d), token])
                 XCTAssertEqual(out.trimmingCharacters(in: .whitespacesAndNewlines), "[true, true, true, true, true]", err)
+                // A file deleted on the card: its record goes, its copy stays on the remote.
+                XCTAssertEqual(try d.ctl("delete", "1000001").0, 0)
+                try d.waitFor("the record of a deleted file gone", timeout: 30) {
+                    !FileManager.default.fileExists(atPath: d.storage + "/.upload/1000001.json")
+                }
+                XCTAssertEqual(try remote.files().final.count, 5, "nothing deleted on the remote")
             }
             print("upload \(kind): 5 files verified \(String(format: "%.1f", took)) s after the clip; remote \(remote.remote)")
             d.checkNoCritical()

@@ -181,6 +181,17 @@ final class Uploader: Sendable {
             fresh[item.number] = r
         }
         state.withLock { $0.records = fresh }
+        forgetGone(keeping: Set(fresh.keys.map { "\($0.webNumber)" }))
+    }
+
+    /// Records of files no longer on the card (deleted by a person or a policy) are removed:
+    /// a file that comes back under the number is another one, queued anew.
+    private func forgetGone(keeping: Set<String>) {
+        let records = UploadRecords.records(root: root)
+        for key in records.keys() where !keeping.contains(key) {
+            guard let r = records.read(key), access(PlainIO.path(root, r.file), F_OK) != 0 else { continue }
+            unlink(records.path(key))
+        }
     }
 
     /// A record a kill left `uploading`: begun again.
