@@ -43,3 +43,26 @@ final class UploadDiscoveryTests: XCTestCase {
         XCTAssertEqual(up["lastError"], .string(report.lastError!))
     }
 }
+
+/// Found by the real Home Assistant (issue 41): two entities were both "Recording"; the
+/// device's model was the board's long description; the event's url named a page that did
+/// not start (no password).
+final class DiscoveryNamesTests: XCTestCase {
+    func testNamesModelAndTheLinkToThePage() throws {
+        var config = ShutterConfig()
+        config.mqtt.enabled = true
+        config.mqtt.name = "porch"
+        config.web.enabled = true
+        var s = try MQTTSettings(config: config, board: "Raspberry Pi 5 Model B Rev 1.0", hostName: "pi")
+        XCTAssertNil(s.webURL, "no page without a password, so no link to it")
+        let configs = MQTTDiscovery.configs(s)
+        let names = configs.compactMap { c -> String? in if case .string(let n)? = c.json["name"] { return n } else { return nil } }
+        XCTAssertEqual(names.count, Set(names).count, "every entity's name once: \(names)")
+        guard case .object(let device)? = configs[0].json["device"] else { return XCTFail("no device") }
+        XCTAssertEqual(device["model"], .string("Shutter camera"))
+        XCTAssertEqual(device["hw_version"], .string("Raspberry Pi 5 Model B Rev 1.0"))
+        config.web.passwordHash = "$argon2id$v=19$m=65536,t=2,p=1$c2FsdHNhbHQ$aGFzaGhhc2hoYXNoaGFzaA"
+        s = try MQTTSettings(config: config, board: "rpi5", hostName: "pi")
+        XCTAssertEqual(s.webURL, "http://pi:8080")
+    }
+}

@@ -52,7 +52,7 @@ FINDINGS_FAIL = True
 ABOUT_SHUTTER = re.compile(r"shutter|garden|mqtt", re.IGNORECASE)
 
 # The entities Shutter's discovery announces (docs/home-automation.md), by object id.
-EXPECTED = ["button.{d}_take_photo", "switch.{d}_recording", "binary_sensor.{d}_recording",
+EXPECTED = ["button.{d}_take_photo", "switch.{d}_recording", "binary_sensor.{d}_recording_in_progress",
             "sensor.{d}_state", "sensor.{d}_free_space", "image.{d}_last_photo",
             "event.{d}_capture"]
 
@@ -319,7 +319,7 @@ def follows(ha, d, card):
 
     def states_are(state, on):
         s = ha.states()
-        got = (s[f"sensor.{d}_state"]["state"], s[f"binary_sensor.{d}_recording"]["state"],
+        got = (s[f"sensor.{d}_state"]["state"], s[f"binary_sensor.{d}_recording_in_progress"]["state"],
                s[f"switch.{d}_recording"]["state"])
         return got if got == (state, on, on) else None
 
@@ -332,7 +332,7 @@ def follows(ha, d, card):
         else:
             s = ha.states()
             problems.append(f"{what}: state {s[f'sensor.{d}_state']['state']!r}, binary sensor "
-                            f"{s[f'binary_sensor.{d}_recording']['state']!r}, switch "
+                            f"{s[f'binary_sensor.{d}_recording_in_progress']['state']!r}, switch "
                             f"{s[f'switch.{d}_recording']['state']!r}, not {state!r}/{on!r}")
     check("before", "ready", "off")
     ha.call("POST", "/api/services/switch/turn_on", {"entity_id": f"switch.{d}_recording"})

@@ -20,7 +20,9 @@ enum MQTTDiscovery {
             "identifiers": .array([.string("shutter_\(s.name)")]),
             "name": .string("Shutter \(s.name)"),
             "manufacturer": .string("Shutter"),
-            "model": .string(s.board),
+            // The product, not the board: the board's long description is its hardware.
+            "model": .string("Shutter camera"),
+            "hw_version": .string(s.board),
             "sw_version": .string(ShutterVersion.string),
         ]
         if let url = s.webURL { d["configuration_url"] = .string(url + "/") }
@@ -91,7 +93,9 @@ enum MQTTDiscovery {
                 "value_template": .string(recordingTemplate), "state_on": .string("ON"), "state_off": .string("OFF"),
                 "qos": .int(1), "retain": .bool(false), "icon": .string("mdi:record-rec"),
             ]),
-            entity("binary_sensor", "recording_sensor", "Recording", [
+            // Named apart from the switch (two entities "Recording" were one name twice in
+            // Home Assistant); the id stays, so its history does.
+            entity("binary_sensor", "recording_sensor", "Recording in progress", [
                 "state_topic": .string(s.state), "value_template": .string(recordingTemplate),
                 "payload_on": .string("ON"), "payload_off": .string("OFF"),
             ]),

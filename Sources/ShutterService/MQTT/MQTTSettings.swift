@@ -58,7 +58,8 @@ struct MQTTSettings: Sendable {
         certFile = m.certFile.isEmpty ? nil : m.certFile
         keyFile = m.keyFile.isEmpty ? nil : m.keyFile
         self.board = board
-        if config.web.enabled, let listen = ListenAddress(parsing: config.web.listen) {
+        // The page starts only with a password (web.passwordHash): no link to one that is not there.
+        if config.web.enabled, !config.web.passwordHash.isEmpty, let listen = ListenAddress(parsing: config.web.listen) {
             let scheme = config.web.tlsCertificate.isEmpty ? "http" : "https"
             let wildcard = listen.host == "0.0.0.0" || listen.host == "::"
             let host = wildcard ? hostName : (listen.host.contains(":") ? "[\(listen.host)]" : listen.host)
