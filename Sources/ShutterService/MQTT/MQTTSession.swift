@@ -173,6 +173,9 @@ final class MQTTSession: Sendable {
         publishDiscovery(clear: !settings.discovery || s.forgotten, &s)
         for r in s.retained { client.publish(r.topic, r.payload, qos: 1, retain: true) }
         client.subscribe(settings.command)
+        // Home Assistant says "online" on <prefix>/status when it starts (or its MQTT
+        // integration reloads): the configs go again, as its documentation asks.
+        if settings.discovery { client.subscribe(settings.haStatus) }
         pump(&s)
     }
 
@@ -327,6 +330,14 @@ final class MQTTSession: Sendable {
     // MARK: Commands
 
     private func command(_ m: MQTTIncoming, _ s: inout State) {
+        if m.topic == settings.haStatus {
+            if String(decoding: m.payload, as: UTF8.self) == "online", settings.discovery, !s.forgotten {
+                log.info("MQTT: Home Assistant is online: discovery sent again")
+                publishDiscovery(clear: false, &s)
+                for r in s.retained { s.client?.publish(r.topic, r.payload, qos: 1, retain: true) }
+            }
+            return
+        }
         guard m.topic == settings.command else { return }
         if m.retained {
             // A retained command would fire at every start: never taken.

@@ -86,6 +86,8 @@ struct MQTTSettings: Sendable {
     var status: String { "\(topic)/status" }
     var thumbnail: String { "\(topic)/thumbnail" }
     var command: String { "\(topic)/command" }
+    /// Home Assistant's birth message: "online" when it (or its MQTT integration) starts.
+    var haStatus: String { "\(discoveryPrefix)/status" }
 
     /// `<prefix>/<component>/<name>/<object>/config`.
     func discoveryTopic(component: String, object: String) -> String {
