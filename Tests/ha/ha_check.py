@@ -73,7 +73,7 @@ def requirements():
     wanted = (set(bootstrap.CORE_INTEGRATIONS) | set(bootstrap.LOGGING_INTEGRATIONS) - {"sentry"}
               | set(bootstrap.DEFAULT_INTEGRATIONS)
               | {"api", "http", "onboarding", "mqtt", "button", "switch", "binary_sensor", "sensor",
-                 "image", "event", "device_automation"})
+                 "image", "event", "device_automation", "automation", "notify", "file"})
     seen, reqs, todo = set(), set(), list(wanted)
     while todo:
         domain = todo.pop()
@@ -313,6 +313,27 @@ def press(ha, d, card):
     return problems
 
 
+def notifications(config_dir):
+    """The recipe's messages, as the file notifier standing for the phone wrote them."""
+    path = os.path.join(config_dir, "notify.txt")
+    if not os.path.exists(path):
+        return []
+    with open(path, encoding="utf-8") as f:
+        return [line.strip() for line in f if line.startswith("New photo")]
+
+
+def recipe(ha, d, card, config_dir):
+    """docs/home-automation.md's recipe (deploy/ha/test-ha.sh pasted it): a second photo in a
+    row notifies too (a trigger on the Event type attribute did not)."""
+    problems = press(ha, d, card)
+    got = wait("two notifications", 30, lambda: (lambda n: n if len(n) >= 2 else None)(notifications(config_dir)))
+    if got:
+        say(f"ha-test: ok   the docs' recipe notified for both photos in a row: {got}")
+    else:
+        problems.append(f"the docs' recipe notified {notifications(config_dir)} for two photos in a row")
+    return problems
+
+
 def follows(ha, d, card):
     """The state sensor, binary sensor and switch follow a clip started and stopped from HA."""
     problems = []
@@ -380,6 +401,12 @@ class Shutterd:
 RESTARTS = 5
 
 
+def camera_entity(entity_id, d):
+    """An entity of the camera's device (not the recipe's automation, whose id starts alike)."""
+    domain, rest = entity_id.split(".", 1)
+    return rest.startswith(d) and domain != "automation"
+
+
 def restart(ha, d, camera, n):
     """The camera restarts while Home Assistant watches: its entities go unavailable on the
     clean stop, and come back with the camera's state."""
@@ -387,7 +414,7 @@ def restart(ha, d, camera, n):
     t = time.monotonic()
     code = camera.stop()
     gone = wait("the entities unavailable", 20, lambda: all(
-        s["state"] == "unavailable" for k, s in ha.states().items() if k.split(".", 1)[1].startswith(d)))
+        s["state"] == "unavailable" for k, s in ha.states().items() if camera_entity(k, d)))
     if gone:
         say(f"ha-test: ok   restart {n}: shutterd stopped (SIGTERM, exit status {code}), every entity "
             f"of the camera unavailable after {time.monotonic() - t:.2f} s")
@@ -398,7 +425,7 @@ def restart(ha, d, camera, n):
     back = wait("the camera back", 60, lambda: (lambda s: s if s and s["state"] == "ready" else None)(
         ha.state(f"sensor.{d}_state")))
     if back:
-        states = {k: s["state"] for k, s in ha.states().items() if k.split(".", 1)[1].startswith(d)}
+        states = {k: s["state"] for k, s in ha.states().items() if camera_entity(k, d)}
         still = sorted(k for k, v in states.items() if v == "unavailable")
         say(f"ha-test: ok   restart {n}: shutterd started again, state 'ready' in Home Assistant after "
             f"{time.monotonic() - t:.2f} s" + (f"; still unavailable: {still}" if still else ""))
@@ -444,7 +471,12 @@ def run(a):
         say(f"ha-test: shutterd started: {' '.join(a.shutterd)}")
         d = discover(ha, a.name)
         problems += press(ha, d, a.card)
+        problems += recipe(ha, d, a.card, a.config_dir)
         problems += follows(ha, d, a.card)
+        if len(notifications(a.config_dir)) != 2:
+            problems.append(f"the docs' recipe notified for the clip too: {notifications(a.config_dir)}")
+        else:
+            say("ha-test: ok   the recipe did not notify for the clip")
         for n in range(1, RESTARTS + 1):
             problems += restart(ha, d, camera, n)
         say("ha-test: entities at the end:")

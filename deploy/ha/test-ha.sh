@@ -125,7 +125,16 @@ http:
   server_host: 127.0.0.1
   server_port: $ha_port
 api:
+automation: !include automations.yaml
+notify:
+  - name: mobile_app_your_phone
+    platform: file
+    filename: notify.txt
 EOF
+# docs/home-automation.md's recipe, as a person pastes it; the phone's notifier is a file.
+awk '/<!-- ha-test: recipe/ { on = 1; next } on && /^```yaml/ { inblock = 1; next } inblock && /^```/ { exit }
+     inblock { print }' "$root/docs/home-automation.md" > "$work/ha/automations.yaml"
+grep -q "platform: state" "$work/ha/automations.yaml" || { echo "ha-test: FAIL no recipe in docs/home-automation.md"; exit 1; }
 s=$(date +%s)
 nice -n 10 "$venv/bin/hass" -c "$work/ha" > "$work/hass.out" 2>&1 &
 hass_pid=$!
