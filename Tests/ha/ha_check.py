@@ -472,6 +472,16 @@ def run(a):
         d = discover(ha, a.name)
         problems += press(ha, d, a.card)
         problems += recipe(ha, d, a.card, a.config_dir)
+        free = ha.state(f"sensor.{d}_free_space") or {}
+        unit = free.get("attributes", {}).get("unit_of_measurement")
+        try:
+            shown = float(free.get("state", "x"))
+        except ValueError:
+            shown = -1
+        if unit == "GB" and 0 < shown < 100000:
+            say(f"ha-test: ok   Free space shows {shown} {unit}")
+        else:
+            problems.append(f"Free space shows {free.get('state')!r} {unit!r}, not GB")
         problems += follows(ha, d, a.card)
         if len(notifications(a.config_dir)) != 2:
             problems.append(f"the docs' recipe notified for the clip too: {notifications(a.config_dir)}")

@@ -107,8 +107,11 @@ enum MQTTDiscovery {
                 // The status sent before the card is checked has no freeBytes: "None" is Home
                 // Assistant's unknown, without its template warning (found by make ha-test).
                 "state_topic": .string(s.status),
-                "value_template": .string("{{ value_json.freeBytes if value_json.freeBytes is defined else None }}"),
-                "unit_of_measurement": .string("B"), "device_class": .string("data_size"),
+                // In GB to two places (Home Assistant 2024.3's MQTT sensor has no suggested unit:
+                // bytes showed as a 12-digit number).
+                "value_template": .string("{{ (value_json.freeBytes / 1000000000) | round(2) "
+                                          + "if value_json.freeBytes is defined else None }}"),
+                "unit_of_measurement": .string("GB"), "device_class": .string("data_size"),
                 "state_class": .string("measurement"), "entity_category": .string("diagnostic"),
             ]),
             entity("image", "last_photo", "Last photo", [
