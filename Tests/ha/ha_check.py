@@ -54,7 +54,7 @@ ABOUT_SHUTTER = re.compile(r"shutter|garden|mqtt", re.IGNORECASE)
 # The entities Shutter's discovery announces (docs/home-automation.md), by object id.
 EXPECTED = ["button.{d}_take_photo", "switch.{d}_recording", "binary_sensor.{d}_recording_in_progress",
             "sensor.{d}_state", "sensor.{d}_free_space", "image.{d}_last_photo",
-            "event.{d}_capture"]
+            "event.{d}_capture", "select.{d}_flash", "button.{d}_next_camera"]
 
 
 class Failure(Exception):
@@ -73,7 +73,7 @@ def requirements():
     wanted = (set(bootstrap.CORE_INTEGRATIONS) | set(bootstrap.LOGGING_INTEGRATIONS) - {"sentry"}
               | set(bootstrap.DEFAULT_INTEGRATIONS)
               | {"api", "http", "onboarding", "mqtt", "button", "switch", "binary_sensor", "sensor",
-                 "image", "event", "device_automation", "automation", "notify", "file"})
+                 "image", "event", "device_automation", "automation", "notify", "file", "select"})
     seen, reqs, todo = set(), set(), list(wanted)
     while todo:
         domain = todo.pop()
@@ -334,6 +334,20 @@ def recipe(ha, d, card, config_dir):
     return problems
 
 
+def flash_select(ha, d):
+    """The Flash select sets flash.mode on the camera and shows what the camera says."""
+    problems = []
+    for option in ["off", "on", "auto"]:
+        ha.call("POST", "/api/services/select/select_option", {"entity_id": f"select.{d}_flash", "option": option})
+        got = wait(f"the Flash select at {option}", 15,
+                   lambda: (ha.state(f"select.{d}_flash") or {}).get("state") == option or None)
+        if got:
+            say(f"ha-test: ok   select.{d}_flash → {option}, and the camera's status says {option}")
+        else:
+            problems.append(f"select.{d}_flash shows {(ha.state(f'select.{d}_flash') or {}).get('state')!r} after {option!r}")
+    return problems
+
+
 def follows(ha, d, card):
     """The state sensor, binary sensor and switch follow a clip started and stopped from HA."""
     problems = []
@@ -472,6 +486,7 @@ def run(a):
         d = discover(ha, a.name)
         problems += press(ha, d, a.card)
         problems += recipe(ha, d, a.card, a.config_dir)
+        problems += flash_select(ha, d)
         free = ha.state(f"sensor.{d}_free_space") or {}
         unit = free.get("attributes", {}).get("unit_of_measurement")
         try:

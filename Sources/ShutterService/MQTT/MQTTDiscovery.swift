@@ -114,6 +114,17 @@ enum MQTTDiscovery {
                 "unit_of_measurement": .string("GB"), "device_class": .string("data_size"),
                 "state_class": .string("measurement"), "entity_category": .string("diagnostic"),
             ]),
+            entity("select", "flash_mode", "Flash", [
+                "command_topic": .string(s.command), "command_template": .string("set flash.mode {{ value }}"),
+                "state_topic": .string(s.status),
+                "value_template": .string("{{ value_json.flashMode if value_json.flashMode is defined else None }}"),
+                "options": .array(ShutterConfig.Flash.Mode.allCases.map { .string($0.rawValue) }),
+                "qos": .int(1), "retain": .bool(false), "icon": .string("mdi:flash"), "entity_category": .string("config"),
+            ]),
+            entity("button", "next_camera", "Next camera", [
+                "command_topic": .string(s.command), "payload_press": .string("camera next"), "qos": .int(1),
+                "retain": .bool(false), "icon": .string("mdi:camera-switch"), "entity_category": .string("config"),
+            ]),
             entity("image", "last_photo", "Last photo", [
                 "image_topic": .string(s.thumbnail), "content_type": .string("image/jpeg"),
             ]),

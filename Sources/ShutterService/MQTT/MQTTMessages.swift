@@ -62,7 +62,7 @@ enum MQTTMessages {
             "camera": .string(settings.name), "state": .string(s.state), "board": .string(s.board),
             "cameraModel": .string(s.camera.model), "photos": .int(s.counters.photos), "clips": .int(s.counters.clips),
             "errors": .int(s.counters.errors), "refusedPresses": .int(s.counters.refusedPresses),
-            "uptimeSeconds": .int(Int(s.uptimeSeconds)),
+            "uptimeSeconds": .int(Int(s.uptimeSeconds)), "flashMode": .string(s.flashMode),
             "mqtt": .object(["queuedEvents": .int(queued), "droppedEvents": .int(dropped)]),
         ]
         if let f = s.freeBytes { o["freeBytes"] = .int(Int(clamping: f)) }

@@ -303,6 +303,8 @@ final class MQTTSession: Sendable {
                         keep(settings.thumbnail, thumb, &s)
                     }
                     statusWake.yield()
+                } else if ["setting", "camera", "uploaded", "upload-failed"].contains(e.type) {
+                    statusWake.yield()  // the status carries them (flash mode, camera, the upload queue)
                 }
             }
         }
