@@ -54,7 +54,7 @@ ABOUT_SHUTTER = re.compile(r"shutter|garden|mqtt", re.IGNORECASE)
 # The entities Shutter's discovery announces (docs/home-automation.md), by object id.
 EXPECTED = ["button.{d}_take_photo", "switch.{d}_recording", "binary_sensor.{d}_recording_in_progress",
             "sensor.{d}_state", "sensor.{d}_free_space", "image.{d}_last_photo",
-            "event.{d}_capture", "select.{d}_flash", "button.{d}_next_camera"]
+            "event.{d}_capture", "select.{d}_flash", "button.{d}_next_camera", "event.{d}_button"]
 
 
 class Failure(Exception):
@@ -334,6 +334,22 @@ def recipe(ha, d, card, config_dir):
     return problems
 
 
+def gesture(ha, d, argv):
+    """A tap of the button (a client's own press and release) in the Button event entity."""
+    ctl = os.path.join(os.path.dirname(argv[0]), "shutterctl")
+    sock = argv[argv.index("--control-socket") + 1]
+    before = (ha.state(f"event.{d}_button") or {}).get("state")
+    subprocess.run([ctl, "--socket", sock, "press"], capture_output=True, timeout=30)
+    time.sleep(0.2)
+    subprocess.run([ctl, "--socket", sock, "release"], capture_output=True, timeout=60)
+    got = wait("the Button event", 15, lambda: (lambda s: s if s and s.get("state") != before else None)(
+        ha.state(f"event.{d}_button")))
+    if got and got["attributes"].get("event_type") == "tap":
+        say(f"ha-test: ok   a tap of the button: event.{d}_button event_type 'tap' ({got['state']})")
+        return []
+    return [f"event.{d}_button after a tap: {got!r}"]
+
+
 def flash_select(ha, d):
     """The Flash select sets flash.mode on the camera and shows what the camera says."""
     problems = []
@@ -487,6 +503,7 @@ def run(a):
         problems += press(ha, d, a.card)
         problems += recipe(ha, d, a.card, a.config_dir)
         problems += flash_select(ha, d)
+        problems += gesture(ha, d, a.shutterd)
         free = ha.state(f"sensor.{d}_free_space") or {}
         unit = free.get("attributes", {}).get("unit_of_measurement")
         try:
@@ -498,10 +515,11 @@ def run(a):
         else:
             problems.append(f"Free space shows {free.get('state')!r} {unit!r}, not GB")
         problems += follows(ha, d, a.card)
-        if len(notifications(a.config_dir)) != 2:
-            problems.append(f"the docs' recipe notified for the clip too: {notifications(a.config_dir)}")
+        shots = sorted(os.path.basename(p) for p in photos(a.card))
+        if sorted(n.split()[-1] for n in notifications(a.config_dir)) != shots:
+            problems.append(f"the docs' recipe notified {notifications(a.config_dir)}; the photos are {shots}")
         else:
-            say("ha-test: ok   the recipe did not notify for the clip")
+            say(f"ha-test: ok   the recipe notified once for each of the {len(shots)} photos and not for the clip")
         for n in range(1, RESTARTS + 1):
             problems += restart(ha, d, camera, n)
         say("ha-test: entities at the end:")

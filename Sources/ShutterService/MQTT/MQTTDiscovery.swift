@@ -131,8 +131,18 @@ enum MQTTDiscovery {
             entity("event", "capture", "Capture", [
                 "state_topic": .string(s.event), "event_types": .array(["photo", "clip", "deleted"].map(JSONValue.string)),
             ]),
+            // Every gesture of the button as an event entity (the button topic's plain words as
+            // Home Assistant's event JSON), and a device trigger for each of the four.
+            entity("event", "button", "Button", [
+                "state_topic": .string(s.button), "device_class": .string("button"),
+                "value_template": .string("{\"event_type\": \"{{ value }}\"}"),
+                "event_types": .array(["tap", "double-tap", "hold-start", "hold-end", "shutdown-countdown", "shutdown"]
+                    .map(JSONValue.string)),
+            ]),
             trigger("tap", type: "button_short_press", payload: "tap"),
+            trigger("double_tap", type: "button_double_press", payload: "double-tap"),
             trigger("hold", type: "button_long_press", payload: "hold-start"),
+            trigger("hold_end", type: "button_long_release", payload: "hold-end"),
         ] + (stream.map { [$0] } ?? []) + uploads
     }
 }
