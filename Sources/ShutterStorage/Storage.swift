@@ -76,9 +76,10 @@ public final class Storage: Sendable {
                   let at = r.verifiedAt, at < cutoff else { continue }
             let path = PlainIO.path(PlainIO.path(dcim, item.number.directoryName), item.fileName)
             guard unlink(path) == 0 else { continue }
+            unlinkPoster(of: path)
             deleted.append(path)
         }
-        if let last = deleted.last { try? fsyncDirectory(PlainIO.deletingLastComponent(last)) }
+        for folder in Set(deleted.map(PlainIO.deletingLastComponent)) { try? fsyncDirectory(folder) }
         if !deleted.isEmpty { deletions.withLock { $0 }?(deleted, "upload.keepDays: its copy was verified over that long ago") }
         return deleted
     }
@@ -162,6 +163,7 @@ public final class Storage: Sendable {
             guard unlink(video.path) == 0 || errno == ENOENT else {
                 throw StorageError(SystemError(errno: errno, call: "unlink", path: video.path))
             }
+            unlinkPoster(of: video.path)
             try sys { () throws(SystemError) in try fsyncDirectory(PlainIO.deletingLastComponent(video.path)) }
             deleted.append(video.path)
             space = try sys { () throws(SystemError) in try FileSystemSpace.of(root) }
@@ -202,6 +204,12 @@ public final class Storage: Sendable {
 
     /// Finished videos (not being recorded), lowest number first. The number,
     /// not the file time, says which is oldest: the wall clock may have jumped.
+    /// A clip's poster frame (`SHTR0002.THM` beside `SHTR0002.MP4`) goes with it.
+    private func unlinkPoster(of path: String) {
+        guard PlainIO.pathExtension(path).uppercased() == "MP4" else { return }
+        unlink(String(path.dropLast(3)) + "THM")
+    }
+
     /// What the low-space policy may delete, in its order. With uploads on, only files whose
     /// copy is verified (their record on the card says so and still names them): videos
     /// first, then photos (`delete-uploaded` only), each oldest first.

@@ -56,6 +56,10 @@ enum ConnectorRunner {
             if let uploads { group.addTask { await uploads.run() } }
             if let webhook { group.addTask { await webhook.run() } }
             for await s in signals.stream where s == .stop { break }
+            // The parts' own stops first (they end an rclone or curl under way), then the
+            // tasks: a cycle waiting for a long copy would outlast TimeoutStopSec.
+            webhook?.stop()
+            uploads?.stop()
             group.cancelAll()
         }
         webhook?.stop()

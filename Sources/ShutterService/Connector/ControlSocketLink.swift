@@ -86,7 +86,11 @@ final class ControlSocketLink: CameraLink {
 
     /// No more events (the connector stops); the thread ends at shutterd's next line or
     /// within the wait between tries.
-    func close() { closed.store(true, ordering: .sequentiallyConsistent) }
+    /// What was queued for shutterd (a report of a part that could not start) is sent first.
+    func close() {
+        requests.sync {}
+        closed.store(true, ordering: .sequentiallyConsistent)
+    }
 
     private func followEvents() {
         var wait = 1

@@ -51,10 +51,25 @@ public final class ChildProcess: Sendable {
         posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
         posix_spawn_file_actions_adddup2(&actions, out[1], 1)
         posix_spawn_file_actions_adddup2(&actions, err[1], 2)
+        // The child starts with the default signal actions and none blocked: the service
+        // ignores SIGTERM, SIGINT and SIGHUP for its own handlers, which a child would inherit
+        // (and then not end at `stop()`'s SIGTERM).
+        var attributes = posix_spawnattr_t()
+        posix_spawnattr_init(&attributes)
+        defer { posix_spawnattr_destroy(&attributes) }
+        var defaults = sigset_t(), none = sigset_t()
+        sigemptyset(&defaults)
+        for s in [SIGTERM, SIGINT, SIGHUP, SIGPIPE, SIGUSR1, SIGUSR2] { sigaddset(&defaults, s) }
+        sigemptyset(&none)
+        posix_spawnattr_setsigdefault(&attributes, &defaults)
+        posix_spawnattr_setsigmask(&attributes, &none)
+        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK))
         var pid: pid_t = 0
+        // `stopped` is looked at under the same lock `stop()` takes: no child starts after a stop.
         let spawned = running.withLock { current -> Int32 in
+            if stopped.load(ordering: .acquiring) { return ECANCELED }
             let r = Self.withCStrings(argv) { a in Self.withCStrings(environment) { e in
-                posix_spawn(&pid, argv[0], &actions, nil, a, e)
+                posix_spawn(&pid, argv[0], &actions, &attributes, a, e)
             } }
             if r == 0 { current = pid }
             return r
@@ -62,6 +77,7 @@ public final class ChildProcess: Sendable {
         close(out[1]); close(err[1])
         guard spawned == 0 else {
             close(out[0]); close(err[0])
+            if spawned == ECANCELED { throw SpawnError(description: "stopped") }
             throw SpawnError(description: "cannot run \(argv[0]): \(String(cString: strerror(spawned)))")
         }
         if background {
@@ -72,9 +88,13 @@ public final class ChildProcess: Sendable {
         var stdout: [UInt8] = [], stderr: [UInt8] = []
         Self.drain(out[0], err[0], limit: limit, into: &stdout, &stderr, line: line)
         close(out[0]); close(err[0])
+        // Waited for without reaping, forgotten under the lock, then reaped: `stop()` never
+        // signals a pid the kernel may have given to another process.
+        var info = siginfo_t()
+        while waitid(P_PID, id_t(pid), &info, WEXITED | WNOWAIT) == -1 && errno == EINTR {}
+        running.withLock { $0 = 0 }
         var status: Int32 = 0
         while waitpid(pid, &status, 0) == -1 && errno == EINTR {}
-        running.withLock { $0 = 0 }
         let signal = status & 0x7f
         return Outcome(status: signal == 0 ? (status >> 8) & 0xff : nil, signal: signal == 0 ? nil : signal,
                        stdout: stdout, stderr: String(decoding: stderr.suffix(8192), as: UTF8.self))

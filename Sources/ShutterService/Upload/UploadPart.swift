@@ -27,8 +27,9 @@ final class UploadPart: ServicePart {
 
     private let config: ShutterConfig
     private let running = Mutex<Running?>(nil)
-    /// The last report sent (a report goes only when it changed, or with events).
-    private let sent = Mutex<UploadReport?>(nil)
+    /// The last report sent, and when (a report goes when it changed, with events, and at
+    /// least every 30 s: one shutterd did not get, restarting, is sent again).
+    private let sent = Mutex<(report: UploadReport?, at: UInt64)>((nil, 0))
     private let timer = Mutex<(any DispatchSourceTimer)?>(nil)
     private let wake = Wakeup()
     private let queue = DispatchQueue(label: "shutter.upload")
@@ -73,13 +74,17 @@ final class UploadPart: ServicePart {
             switch event.type {
             case "file": wake.notify()
             case Self.commandEvent:
-                switch event.data["action"] {
-                case .string("pause")?: uploader.pause()
-                case .string("resume")?: uploader.resume()
-                case .string("retry")?: uploader.retry()
-                default: break
+                // Not here: this runs under the events' lock, and pausing waits for rclone to end.
+                let action = event.data["action"]
+                DispatchQueue.global().async {
+                    switch action {
+                    case .string("pause")?: uploader.pause()
+                    case .string("resume")?: uploader.resume()
+                    case .string("retry")?: uploader.retry()
+                    default: break
+                    }
+                    wake.notify()
                 }
-                wake.notify()
             default: break
             }
         }
@@ -111,11 +116,13 @@ final class UploadPart: ServicePart {
         guard let r = running.withLock({ $0 }) else { return }
         let report = r.uploader.report()
         let events = r.uploader.takeHappenings().map(Self.event)
-        let changed = sent.withLock { last -> Bool in
-            defer { last = report }
-            return last != report
+        let now = DispatchTime.now().uptimeNanoseconds
+        let due = sent.withLock { last -> Bool in
+            let due = last.report != report || now - last.at >= 30_000_000_000
+            if due || !events.isEmpty { last = (report, now) }
+            return due
         }
-        if changed || !events.isEmpty { r.link.report(upload: report, events: events) }
+        if due || !events.isEmpty { r.link.report(upload: report, events: events) }
     }
 
     func stop() {

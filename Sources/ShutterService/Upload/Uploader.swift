@@ -163,7 +163,10 @@ final class Uploader: Sendable {
                 fresh[item.number] = r
                 continue
             }
-            if let r = UploadRecords.read(root: root, item.number), r.matches(item) {
+            if var r = UploadRecords.read(root: root, item.number), r.matches(item) {
+                if r.state != .verified, !(r.remote ?? "").hasPrefix(setup.remote("")) {
+                    r.remote = setup.remote(folder(for: item) + "/" + item.fileName)  // upload.remote changed since
+                }
                 fresh[item.number] = r.state == .uploading ? Self.restarted(r) : r
                 continue
             }
@@ -229,6 +232,9 @@ final class Uploader: Sendable {
                 .sorted { $0.number < $1.number }
         }
         guard let first = due.first else { return [] }
+        // A file that failed goes alone: one bad file (a read error, a size the remote refuses)
+        // must not hold back the others it was sent with.
+        if first.record.state == .failed { return [first] }
         var batch: [Item] = []
         var bytes: UInt64 = 0
         for item in due where item.localFolder == first.localFolder && item.remoteFolder == first.remoteFolder {
@@ -286,7 +292,10 @@ final class Uploader: Sendable {
             var plain: [Item] = []
             for var item in good {
                 guard let taken = there[item.name] else { plain.append(item); continue }
-                if Self.differs(taken, item.record, kind: kind, localHash: local[item.name]) == nil {
+                // Ours already (a try cut short after its move) only on a hash both sides have:
+                // DCF names repeat (each card folder counts from 1), and a size alone proves nothing.
+                if Self.sameByHash(taken, kind: kind, localHash: local[item.name]),
+                   Self.differs(taken, item.record, kind: kind, localHash: local[item.name]) == nil {
                     try? rclone.deleteFile(incoming + "/" + item.name)
                     plain.append(item)  // verified below, as it is
                     continue
@@ -300,8 +309,17 @@ final class Uploader: Sendable {
             if !moving.isEmpty { try rclone.move(moving, from: incoming, to: finalFolder) }
             try verify(plain, in: finalFolder, kind: kind, local: local)
         } catch {
+            let paused = state.withLock { $0.paused }
             for item in batch where state.withLock({ $0.records[item.number]?.state == .uploading }) {
-                fail(item, "\(error)")
+                if paused {
+                    // Stopped by `upload pause`: sent again on resume, not a failed try.
+                    var r = item.record
+                    r.state = .pending
+                    r.attempts = max(0, r.attempts - 1)
+                    save(Item(number: item.number, record: r))
+                } else {
+                    fail(item, "\(error)")
+                }
             }
         }
     }
@@ -319,7 +337,7 @@ final class Uploader: Sendable {
             var r = item.record
             r.state = .verified
             r.remote = folder + "/" + name
-            r.check = kind.map { "\($0) \(final[name]?.hashes[$0] ?? "")" } ?? "size"
+            r.check = kind.flatMap { k in final[name]?.hashes[k].map { "\(k) \($0)" } } ?? "size"
             r.reason = nil
             r.nextTry = nil
             r.verifiedAt = now
@@ -350,6 +368,12 @@ final class Uploader: Sendable {
     /// The hash both sides can give, best first; nil when the remote has none (size only).
     static func hashType(_ remote: [String: String]) -> String? {
         ["md5", "sha1", "sha256"].first { remote[$0] != nil }
+    }
+
+    /// Whether the remote file and the card's have the same hash (both known).
+    static func sameByHash(_ copy: Rclone.Listed, kind: String?, localHash: String?) -> Bool {
+        guard let kind, let theirs = copy.hashes[kind], let ours = localHash, !ours.isEmpty else { return false }
+        return theirs == ours
     }
 
     /// Why a listed copy is not the card's file, or nil when it is.

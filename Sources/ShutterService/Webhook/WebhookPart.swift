@@ -35,6 +35,8 @@ final class WebhookPart: ServicePart {
     private let timer = Mutex<(any DispatchSourceTimer)?>(nil)
     private let wake = Wakeup()
     private let jobs = DispatchQueue(label: "shutter.webhook")
+    /// Where a capture seen is written to the queue at once, not behind the posts under way.
+    private let keeping = DispatchQueue(label: "shutter.webhook.keep")
     private let log = Log("shutter.webhook")
 
     init(config: ShutterConfig) { self.config = config }
@@ -73,7 +75,10 @@ final class WebhookPart: ServicePart {
                                        time: Double(wall.secondsSinceEpoch) + Double(wall.nanoseconds) / 1e9,
                                        timeTrusted: wall.isTrusted))
             }
-            wake.notify()
+            self?.keeping.async { [weak self] in
+                self?.keepSeen()
+                wake.notify()
+            }
         }
         timer.withLock { $0 = Self.ticks(wake) }
         running.withLock {
@@ -93,10 +98,8 @@ final class WebhookPart: ServicePart {
         let attach = config.webhook.attach, camera = Self.cameraName(config)
         var said: String?
         while !Task.isCancelled {
-            let problem: String? = await Blocking.run(on: jobs) { [weak self] in
-                let fresh: [WebhookEvent] = self?.seen.withLock { s in defer { s.removeAll() }; return s } ?? []
-                Self.keep(fresh, in: r)
-                return Self.deliverDue(r, attach: attach, camera: camera)
+            let problem: String? = await Blocking.run(on: jobs) {
+                Self.deliverDue(r, attach: attach, camera: camera)
             }
             if problem != said {
                 if let problem {
@@ -119,6 +122,13 @@ final class WebhookPart: ServicePart {
         r.link.stopWatching(r.watch)
         r.sender.process.stop()
         rmdir(r.sender.scratch)
+    }
+
+    /// The captures seen so far, into the queue.
+    private func keepSeen() {
+        guard let r = running.withLock({ $0 }) else { return }
+        let fresh: [WebhookEvent] = seen.withLock { s in defer { s.removeAll() }; return s }
+        Self.keep(fresh, in: r)
     }
 
     /// The seen captures, durably in the queue (with their size, the file being whole now).
@@ -146,6 +156,14 @@ final class WebhookPart: ServicePart {
             if let why = r.sender.post(id: key, body: body, attachment: attachment(e, attach, r)) {
                 e.attempts += 1
                 e.lastError = why
+                // A refusal that trying again will not change (a 4xx but 408 and 429: a wrong
+                // URL, a body too large): three tries, then the event is dropped and said, so
+                // it does not hold back every later one.
+                if Self.permanent(why), e.attempts >= 3 {
+                    Log("shutter.webhook").error("webhook: dropped the event of \(e.file) after \(e.attempts) tries: \(why)")
+                    try? r.queue.records.remove(key, sync: r.queue.sync)
+                    continue
+                }
                 e.nextTry = now + min(60, 5 * Double(1 << min(6, e.attempts - 1)))
                 try? r.queue.records.write(e, key, durable: false, sync: r.queue.sync)
                 return why
@@ -157,6 +175,12 @@ final class WebhookPart: ServicePart {
             }
         }
         return nil
+    }
+
+    /// "HTTP 404 from …": a 4xx other than 408 (timeout) and 429 (too many requests).
+    static func permanent(_ why: String) -> Bool {
+        guard why.hasPrefix("HTTP 4"), let code = Int(why.dropFirst(5).prefix(3)) else { return false }
+        return code != 408 && code != 429
     }
 
     /// What is posted: the capture, in the order fields are documented (docs/webhook.md).
