@@ -41,7 +41,7 @@ final class LiveFiguresTests: XCTestCase {
         let before = try ticks(pid), start = Date()
         usleep(UInt32(seconds * 1_000_000))  // the measuring window itself
         let after = try ticks(pid), elapsed = Date().timeIntervalSince(start)
-        let rss = Double(try LiveViewersTests.resident(d)) / 1_048_576
+        let rss = Double(try XCTUnwrap((try d.status()["memory"] as? [String: Any])?["residentBytes"] as? Int)) / 1_048_576
         return ((after - before) / Double(sysconf(Int32(_SC_CLK_TCK))) / elapsed * 100, rss)
     }
 
