@@ -20,6 +20,8 @@ final class UploadRemote {
     /// What `upload.remote` names.
     let remote: String
     private var process: Process?
+    /// More arguments for `rclone serve` (sftp, webdav) at the next `start()`: `--read-only`.
+    var serveArgs: [String] = []
 
     init(_ kind: Kind) throws {
         guard FileManager.default.isExecutableFile(atPath: Self.rclone) else {
@@ -59,7 +61,7 @@ final class UploadRemote {
         switch kind {
         case .sftp, .webdav:
             p.executableURL = URL(fileURLWithPath: Self.rclone)
-            p.arguments = ["serve", kind.rawValue, served, "--addr", "127.0.0.1:\(port)", "--user", "cam", "--pass", "p4ss"]
+            p.arguments = ["serve", kind.rawValue, served, "--addr", "127.0.0.1:\(port)", "--user", "cam", "--pass", "p4ss"] + serveArgs
         case .s3:
             let (code, out, err) = try runTool("/bin/sh", [Self.repo + "/deploy/upload/s3-server.sh"])
             let server = out.trimmingCharacters(in: .whitespacesAndNewlines)

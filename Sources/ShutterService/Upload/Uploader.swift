@@ -268,8 +268,9 @@ final class Uploader: Sendable {
                 switch progress {
                 case .sent(let fraction): self.state.withLock { $0.current?.sentBytes = UInt64(Double(bytes) * fraction) }
                 case .error(let why):
-                    self.note(error: "rclone cannot copy to the remote \"\(self.setup.remoteName)\" now (\(why)); the files "
-                              + "wait on the card and are sent again")
+                    let advice = Self.advice(for: why, remote: self.setup.remoteName).map { "; \($0)" } ?? ""
+                    self.note(error: "rclone cannot copy to the remote \"\(self.setup.remoteName)\" now (\(why)\(advice)); the "
+                              + "files wait on the card and are sent again")
                 }
                 self.changed()
             }
@@ -394,8 +395,25 @@ final class Uploader: Sendable {
         let wait = min(settings.maxBackoffSeconds, 5 * Double(1 << min(10, max(0, r.attempts - 1))))
         r.nextTry = now + wait
         save(Item(number: item.number, record: r))
-        note(error: "\(r.file) not uploaded to the remote \"\(setup.remoteName)\": \(reason); trying again in \(Int(wait)) s")
+        let advice = Self.advice(for: reason, remote: setup.remoteName).map { " (\($0))" } ?? ""
+        note(error: "\(r.file) not uploaded to the remote \"\(setup.remoteName)\": \(reason)\(advice); trying again in \(Int(wait)) s")
         state.withLock { $0.happenings.append(.failed(file: r.file, reason: reason, attempts: r.attempts)) }
+    }
+
+    /// What the user can do about a refusal rclone reported, when its words say which.
+    static func advice(for reason: String, remote: String) -> String? {
+        let r = reason.lowercased()
+        if r.contains("unable to authenticate") || r.contains("401") || r.contains("403") || r.contains("accessdenied")
+            || r.contains("invalidaccesskeyid") || r.contains("signaturedoesnotmatch") {
+            return "the server refused the login: check the user, password or keys of [\(remote)] in upload.rcloneConfig"
+        }
+        if r.contains("read only file system") || r.contains("read-only") || r.contains("permission denied") {
+            return "the server does not let this user write there: check its permissions or pick another upload.remote"
+        }
+        if r.contains("disk space") || r.contains("no space left") || r.contains("quota") || r.contains("insufficient storage") {
+            return "the remote is full: make room there; the files wait on the card until then"
+        }
+        return nil
     }
 
     private func note(error: String) {
