@@ -32,6 +32,9 @@ public struct UploadRecord: Codable, Equatable, Sendable {
     public var check: String?
     public var attempts: Int
     public var reason: String?
+    /// The last failure was the file's own (not an unreachable remote): it goes alone next,
+    /// so it cannot hold back others. nil (older records) is taken as true.
+    public var alone: Bool?
     /// Wall-clock seconds since 1970.
     public var nextTry: Double?
     public var verifiedAt: Double?

@@ -178,11 +178,11 @@ final class UploadTests: XCTestCase {
     }
 
     /// `shutterd --connector` for `d`.
-    func startConnector(_ d: DaemonHarness) throws -> Process {
+    func startConnector(_ d: DaemonHarness, _ extra: [String] = []) throws -> Process {
         let p = Process()
         p.executableURL = URL(fileURLWithPath: DaemonHarness.binDir + "/shutterd")
         p.arguments = ["--connector", "--config", d.dir + "/shutter.json",
-                       "--storage", d.storage, "--control-socket", d.socket]
+                       "--storage", d.storage, "--control-socket", d.socket] + extra
         let log = FileHandle(forWritingAtPath: d.dir + "/connector.log") ?? {
             _ = FileManager.default.createFile(atPath: d.dir + "/connector.log", contents: nil)
             return FileHandle(forWritingAtPath: d.dir + "/connector.log")!

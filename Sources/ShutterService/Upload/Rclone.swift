@@ -7,6 +7,7 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
+import Dispatch
 import ShutterCore
 
 /// The rclone commands the uploader needs, each run to its end (blocking: on the uploads'
@@ -31,6 +32,8 @@ struct Rclone: Sendable {
         let description: String
         /// rclone's exit status 3 or 4: the directory or file is not there.
         var notFound = false
+        /// The remote could not be reached at all (no file of the batch is to blame).
+        var unreachable = false
     }
 
     /// What a line of a copy's output tells as it goes.
@@ -45,7 +48,9 @@ struct Rclone: Sendable {
     /// `progress` as it goes. A remote that stops answering fails it within about a minute
     /// (`--timeout`), one that refuses at once within seconds (one low-level retry).
     func copy(_ names: [String], from: String, to: String, progress: @escaping (Progress) -> Void) throws(Failure) {
-        var args = ["copy", from, to, "--transfers", "2", "--retries", "1", "--low-level-retries", "1", "--no-traverse",
+        // Not --no-traverse: it stats each file on both sides, one round trip per file (43
+        // files on loopback SFTP: 1.03 s against 0.34 s listing the two folders once).
+        var args = ["copy", from, to, "--transfers", "2", "--retries", "1", "--low-level-retries", "1",
                     "--contimeout", "15s", "--timeout", "60s",
                     "--stats", "1s", "--stats-one-line", "--stats-log-level", "NOTICE"]
         if !bandwidth.isEmpty { args += ["--bwlimit", bandwidth] }
@@ -61,9 +66,10 @@ struct Rclone: Sendable {
         }
     }
 
-    /// Moves `names` from one remote folder to another (on the server where it can).
+    /// Moves `names` from one remote folder to another (on the server where it can). Both
+    /// folders are listed once (see `copy`: 1.46 s for 43 files with --no-traverse, 0.48 s without).
     func move(_ names: [String], from: String, to: String) throws(Failure) {
-        _ = try run(["move", from, to, "--retries", "1", "--low-level-retries", "3", "--no-traverse"], names: names)
+        _ = try run(["move", from, to, "--retries", "1", "--low-level-retries", "3"], names: names)
     }
 
     /// Moves one remote file to another name.
@@ -128,15 +134,23 @@ struct Rclone: Sendable {
         }
         defer { if let list { unlink(list) } }
         let outcome: ChildProcess.Outcome
+        let started = DispatchTime.now().uptimeNanoseconds
         do {
             outcome = try process.run(argv, environment: ["PATH=/usr/bin:/bin", "HOME=\(scratch)", "LANG=C.UTF-8"],
                                       line: line)
         } catch {
             throw Failure(description: error.description)
         }
+        let took = Double(DispatchTime.now().uptimeNanoseconds - started) / 1e9
+        Log("shutter.upload").debug("rclone \(args.first ?? "") (\(names?.count ?? 1) files): "
+                                    + "\(outcome.succeeded ? "done" : "failed") in \((took * 1000).rounded() / 1000) s")
         if outcome.succeeded { return outcome.stdout }
         let notFound = outcome.status == 3 || outcome.status == 4
-        throw Failure(description: Self.reason(outcome, command: args.first ?? "rclone"), notFound: notFound)
+        let text = outcome.stderr.lowercased()
+        let unreachable = ["failed to create file system", "couldn't connect", "connection refused", "i/o timeout",
+                           "no such host", "network is unreachable", "no route to host"].contains { text.contains($0) }
+        throw Failure(description: Self.reason(outcome, command: args.first ?? "rclone"), notFound: notFound,
+                      unreachable: unreachable)
     }
 
     /// The line of rclone's errors that says what went wrong, without its date and level.

@@ -232,12 +232,14 @@ final class Uploader: Sendable {
                 .sorted { $0.number < $1.number }
         }
         guard let first = due.first else { return [] }
-        // A file that failed goes alone: one bad file (a read error, a size the remote refuses)
-        // must not hold back the others it was sent with.
-        if first.record.state == .failed { return [first] }
+        // A file that failed by itself goes alone: one bad file (a read error, a size the remote
+        // refuses) must not hold back the others it was sent with. Files that failed because
+        // the remote was unreachable go together again.
+        func alone(_ i: Item) -> Bool { i.record.state == .failed && i.record.alone != false }
+        if alone(first) { return [first] }
         var batch: [Item] = []
         var bytes: UInt64 = 0
-        for item in due where item.localFolder == first.localFolder && item.remoteFolder == first.remoteFolder {
+        for item in due where item.localFolder == first.localFolder && item.remoteFolder == first.remoteFolder && !alone(item) {
             if !batch.isEmpty && (batch.count >= settings.batchFiles || bytes + item.record.bytes > settings.batchBytes) { break }
             batch.append(item)
             bytes += item.record.bytes
@@ -319,7 +321,7 @@ final class Uploader: Sendable {
                     r.attempts = max(0, r.attempts - 1)
                     save(Item(number: item.number, record: r))
                 } else {
-                    fail(item, "\(error)")
+                    fail(item, "\(error)", alone: !((error as? Rclone.Failure)?.unreachable ?? false))
                 }
             }
         }
@@ -388,10 +390,11 @@ final class Uploader: Sendable {
         return nil
     }
 
-    private func fail(_ item: Item, _ reason: String) {
+    private func fail(_ item: Item, _ reason: String, alone: Bool = true) {
         var r = state.withLock { $0.records[item.number] } ?? item.record
         r.state = .failed
         r.reason = reason
+        r.alone = alone
         let wait = min(settings.maxBackoffSeconds, 5 * Double(1 << min(10, max(0, r.attempts - 1))))
         r.nextTry = now + wait
         save(Item(number: item.number, record: r))
