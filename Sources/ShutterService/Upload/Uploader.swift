@@ -406,7 +406,8 @@ final class Uploader: Sendable {
     /// What the user can do about a refusal rclone reported, when its words say which.
     static func advice(for reason: String, remote: String) -> String? {
         let r = reason.lowercased()
-        if r.contains("unable to authenticate") || r.contains("401") || r.contains("403") || r.contains("accessdenied")
+        // Words, not bare status numbers: a reason names files ("SHTR0401.JPG") and byte counts.
+        if r.contains("unable to authenticate") || r.contains("unauthorized") || r.contains("forbidden") || r.contains("accessdenied")
             || r.contains("invalidaccesskeyid") || r.contains("signaturedoesnotmatch") {
             return "the server refused the login: check the user, password or keys of [\(remote)] in upload.rcloneConfig"
         }
