@@ -123,4 +123,56 @@ extension UploadTests {
         print("upload: a clip cut by kill -9 3 s in: not sent while fragmented; after the restart \(copy) on the "
               + "remote, regular, byte-identical to the card's")
     }
+
+    /// A copy the remote lost after it was verified (what a power cut does to a server, or to a
+    /// disk of this machine, that had not yet written it) is found when the uploader starts
+    /// again, and sent again: it is never left "verified" for a deletion to trust.
+    func testACopyLostAfterItsCheckIsSentAgainAfterARestart() throws {
+        let remote = try UploadRemote(.sftp)
+        let d = try daemon(remote)
+        defer { d.stop() }
+        for _ in 0..<3 { XCTAssertEqual(try d.ctl("tap").0, 0) }
+        try waitVerified(d, 3)
+        d.stop()
+        // What the cut left: the name, committed, over data that never reached the disk.
+        let (finals, _) = try remote.files()
+        let lost = try XCTUnwrap(finals.keys.sorted().last)
+        let path = remote.served + "/camera/garden/" + lost
+        XCTAssertEqual(truncate(path, 0), 0, "truncate \(path)")
+        try d.start()
+        try d.waitFor("the lost copy sent again", timeout: 120) {
+            (try? UploadRemote.sha256(path)) == (try card(d))[URL(fileURLWithPath: lost).lastPathComponent]
+        }
+        try waitVerified(d, 3)
+        XCTAssertEqual(try assertFinalsAreWhole(remote, try card(d), "after the restart"), 3, "under the same names")
+        let log = d.log()
+        XCTAssertTrue(log.contains("\(lost) has") && log.contains("when looked at again after a restart"),
+                      "the log names the copy that was not whole")
+        XCTAssertTrue(log.contains("1 not whole, sent again"), "the log counts it")
+        print("upload: a verified copy truncated to 0 bytes while the service was stopped: found at the start, "
+              + "\(lost) sent again and verified")
+    }
+
+    /// A remote that is a folder of this machine (rclone's local backend, e.g. a USB disk):
+    /// the copies are verified there, written to the disk before (the debug log says so).
+    func testALocalFolderRemote() throws {
+        let dir = try DaemonHarness.makeTempDir()
+        let config = dir + "/rclone.conf"
+        try "[usb]\ntype = local\n".write(toFile: config, atomically: true, encoding: .utf8)
+        let d = try DaemonHarness(config: """
+            {"upload": {"enabled": true, "remote": "usb:\(dir)/camera", "rcloneConfig": "\(config)"},
+             "video": {"prerollSeconds": 0, "width": 640, "height": 360}}
+            """, extraArgs: ["--log-level", "debug"])
+        try d.start()
+        defer { d.stop() }
+        for _ in 0..<2 { XCTAssertEqual(try d.ctl("tap").0, 0) }
+        try waitVerified(d, 2)
+        for (name, sha) in try card(d) {
+            let copies = (FileManager.default.enumerator(atPath: dir + "/camera")?.allObjects as? [String] ?? [])
+                .filter { $0.hasSuffix("/" + name) && !$0.contains(".shutter-incoming") }
+            XCTAssertEqual(copies.count, 1, "\(name) once under camera/")
+            XCTAssertEqual(try UploadRemote.sha256(dir + "/camera/" + (copies.first ?? "")), sha)
+        }
+        XCTAssertTrue(d.log().contains("written to the disk"), "the copies on the local remote were synced")
+    }
 }

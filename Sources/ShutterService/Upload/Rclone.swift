@@ -104,6 +104,31 @@ struct Rclone: Sendable {
         return found
     }
 
+    /// The folder on this machine a remote path is, when the remote is rclone's local backend
+    /// (an alias of one included); nil for any other backend.
+    func localFolder(of remote: String) throws(Failure) -> String? {
+        let out = try run(["backend", "features", remote], names: nil)
+        guard case .object(let o)? = try? JSONParser.parse(String(decoding: out, as: UTF8.self)).value,
+              case .string(let what)? = o["String"], what.hasPrefix("Local file system at "),
+              case .string(let root)? = o["Root"], root.hasPrefix("/") else { return nil }
+        return root
+    }
+
+    /// Writes the files in a local remote's `folder` and the folder itself to the disk. rclone's
+    /// local backend does not: a power cut after a move can leave the final names committed
+    /// by the file system's journal over data that never reached the disk (0-byte files).
+    static func syncLocal(_ names: [String], in folder: String) throws(Failure) {
+        for name in names + ["."] {
+            let path = PlainIO.path(folder, name)
+            let fd = open(path, O_RDONLY | O_CLOEXEC)
+            guard fd >= 0 else { throw Failure(description: "cannot open \(path) to write it to the disk: \(errnoText())") }
+            defer { close(fd) }
+            guard fsync(fd) == 0 else { throw Failure(description: "cannot write \(path) to the disk: \(errnoText())") }
+        }
+    }
+
+    private static func errnoText() -> String { String(cString: strerror(errno)) }
+
     /// The local files' hashes of `type` ("md5", "sha1", ...), by name.
     func hashes(_ names: [String], in folder: String, type: String) throws(Failure) -> [String: String] {
         let out = try run(["hashsum", type.uppercased() == "SHA1" ? "SHA-1" : type.uppercased(), folder], names: names)

@@ -47,7 +47,17 @@ final class Uploader: Sendable {
         /// When an upload last worked (or the queue was last empty), wall seconds.
         var lastGood: Double?
         var happenings: [Happening] = []
+        /// The copies verified last before the start were looked at again (`recheck`).
+        var rechecked = false
+        /// Where the remote is on this machine when it is rclone's local backend: .some(nil)
+        /// for any other backend, nil until asked.
+        var localRoot: String??
     }
+
+    /// Copies verified this long before the last one verified are looked at again after a
+    /// start: a power cut can take what a server (or a disk on this machine) had not yet
+    /// written, after its check here passed (the kernel writes dirty data within ~30 s).
+    static let recheckSeconds: Double = 120
 
     private let setup: UploadSetup
     private let rclone: Rclone
@@ -137,6 +147,7 @@ final class Uploader: Sendable {
     func cycle() -> Bool {
         scan()
         guard !state.withLock({ $0.paused }) else { return false }
+        if !state.withLock({ $0.rechecked }) { guard recheck() else { return false } }
         let batch = nextBatch()
         guard !batch.isEmpty else {
             state.withLock { s in if !s.records.values.contains(where: { $0.state != .verified }) { s.lastGood = now } }
@@ -305,11 +316,13 @@ final class Uploader: Sendable {
                 }
                 let renamed = try freeName(for: item.name, in: finalFolder)
                 try rclone.moveTo(incoming + "/" + item.name, finalFolder + "/" + renamed)
+                try syncIfLocal([renamed], in: finalFolder)
                 item.record.remote = finalFolder + "/" + renamed
                 try verify([item], in: finalFolder, kind: kind, local: [renamed: local[item.name] ?? ""])
             }
             let moving = plain.filter { there[$0.name] == nil }.map(\.name)
             if !moving.isEmpty { try rclone.move(moving, from: incoming, to: finalFolder) }
+            try syncIfLocal(plain.map(\.name), in: finalFolder)
             try verify(plain, in: finalFolder, kind: kind, local: local)
         } catch {
             let paused = state.withLock { $0.paused }
@@ -325,6 +338,87 @@ final class Uploader: Sendable {
                 }
             }
         }
+    }
+
+    /// On a remote that is a folder of this machine, the moved files and their folder are
+    /// written to the disk before they are called verified (`Rclone.syncLocal`).
+    private func syncIfLocal(_ names: [String], in remoteFolder: String) throws(Rclone.Failure) {
+        guard !names.isEmpty else { return }
+        let known = state.withLock { $0.localRoot }
+        let root: String?
+        if let known {
+            root = known
+        } else {
+            root = try rclone.localFolder(of: setup.remote(""))
+            state.withLock { $0.localRoot = .some(root) }
+        }
+        guard let root else { return }
+        let base = setup.remote("")
+        let rest = remoteFolder.hasPrefix(base) ? String(remoteFolder.dropFirst(base.count)) : ""
+        let folder = rest.isEmpty ? root : PlainIO.path(root, rest)
+        try Rclone.syncLocal(names, in: folder)
+        log.debug("\(names.count) copies in \(folder) written to the disk (a remote on this machine)")
+    }
+
+    /// After a start, the copies verified last before it are listed again and compared with
+    /// what their records say was checked (size and hash); one that is no longer whole (a
+    /// power cut took what the remote had not written) is sent again. False while the
+    /// remote cannot be asked: nothing is uploaded, and it is asked again next cycle.
+    private func recheck() -> Bool {
+        let verified = state.withLock { s in s.records.filter { $0.value.state == .verified } }
+        let newest = verified.values.compactMap(\.verifiedAt).max() ?? 0
+        let recent = verified.filter { ($0.value.verifiedAt ?? 0) >= newest - Self.recheckSeconds }
+            .map { Item(number: $0.key, record: $0.value) }
+        var bad = 0
+        for folder in Set(recent.map(\.remoteFolder)).sorted() {
+            let items = recent.filter { $0.remoteFolder == folder }
+            let listed: [String: Rclone.Listed]
+            do {
+                listed = try rclone.list(items.map { PlainIO.lastComponent($0.record.remote ?? $0.name) }, in: folder)
+            } catch {
+                note(error: "cannot look again at the copies in \(folder) after the start: \(error); uploads wait until it answers")
+                return false
+            }
+            for item in items {
+                let name = PlainIO.lastComponent(item.record.remote ?? item.name)
+                guard let problem = Self.notAsChecked(listed[name], item.record) else { continue }
+                // Our own copy, broken: away, so that the one sent again takes its name.
+                if listed[name] != nil {
+                    do {
+                        try rclone.deleteFile(folder + "/" + name)
+                    } catch {
+                        note(error: "cannot delete the broken copy \(folder)/\(name): \(error); uploads wait until it can")
+                        return false
+                    }
+                }
+                bad += 1
+                var r = item.record
+                r.state = .pending
+                r.verifiedAt = nil
+                r.check = nil
+                r.reason = "the copy \(folder)/\(name) \(problem) when looked at again after a restart"
+                save(Item(number: item.number, record: r))
+                log.warning("\(r.file): \(r.reason!) (a power cut took what the remote had not written); it is sent again")
+                state.withLock { $0.happenings.append(.failed(file: r.file, reason: r.reason!, attempts: r.attempts)) }
+            }
+        }
+        if !recent.isEmpty {
+            log.info("looked again at the \(recent.count) copies verified last before the start: "
+                     + (bad == 0 ? "all whole" : "\(bad) not whole, sent again"))
+        }
+        state.withLock { $0.rechecked = true }
+        return true
+    }
+
+    /// Why a listed copy is not what the record says was verified ("md5 <hex>" or "size").
+    static func notAsChecked(_ copy: Rclone.Listed?, _ record: UploadRecord) -> String? {
+        guard let copy else { return "is not there" }
+        if copy.size != record.bytes { return "has \(copy.size) bytes, the card's file \(record.bytes)" }
+        let parts = (record.check ?? "size").split(separator: " ")
+        if parts.count == 2, let theirs = copy.hashes[String(parts[0])], theirs != String(parts[1]) {
+            return "has \(parts[0]) \(theirs), \(parts[1]) when it was verified"
+        }
+        return nil
     }
 
     /// Lists the final copies and marks each verified, or failed.
