@@ -11,15 +11,19 @@ import Dispatch
 import ShutterCore
 
 /// The rclone commands the uploader needs, each run to its end (blocking: on the uploads'
-/// queue), at the lowest CPU and I/O priority. A batch is named by a list of file names
-/// (`--files-from-raw`), so one command serves many files: rclone's start-up is paid once a
-/// batch, not once a file.
+/// queue) by one long-lived `rclone rcd` (`RcloneDaemon`) at the lowest CPU and I/O priority.
+/// A batch is named by a list of file names (`FilesFromRaw`), so one command serves many files.
 struct Rclone: Sendable {
     let setup: UploadSetup
-    let bandwidth: String
-    let process: ChildProcess
+    let daemon: RcloneDaemon
     /// A folder for the lists and rclone's HOME (its cache), the service's temporary one.
     let scratch: String
+
+    init(setup: UploadSetup, bandwidth: String, scratch: String) {
+        self.setup = setup
+        self.scratch = scratch
+        daemon = RcloneDaemon(setup: setup, bandwidth: bandwidth, scratch: scratch)
+    }
 
     /// A remote file as `lsjson --hash` lists it.
     struct Listed: Sendable, Equatable {
@@ -30,13 +34,13 @@ struct Rclone: Sendable {
 
     struct Failure: Error, Sendable, CustomStringConvertible {
         let description: String
-        /// rclone's exit status 3 or 4: the directory or file is not there.
+        /// The directory or file is not there.
         var notFound = false
         /// The remote could not be reached at all (no file of the batch is to blame).
         var unreachable = false
     }
 
-    /// What a line of a copy's output tells as it goes.
+    /// What a copy tells as it goes.
     enum Progress {
         /// The fraction sent (rclone's stats, each second).
         case sent(Double)
@@ -46,52 +50,56 @@ struct Rclone: Sendable {
 
     /// Copies `names` from the local folder `from` to the remote folder `to`, telling
     /// `progress` as it goes. A remote that stops answering fails it within about a minute
-    /// (`--timeout`), one that refuses at once within seconds (one low-level retry).
+    /// (the daemon's `--timeout`), one that refuses at once within seconds.
     func copy(_ names: [String], from: String, to: String, progress: @escaping (Progress) -> Void) throws(Failure) {
-        // Not --no-traverse: it stats each file on both sides, one round trip per file (43
-        // files on loopback SFTP: 1.03 s against 0.34 s listing the two folders once).
-        var args = ["copy", from, to, "--transfers", "2", "--retries", "1", "--low-level-retries", "1",
-                    "--contimeout", "15s", "--timeout", "60s",
-                    "--stats", "1s", "--stats-one-line", "--stats-log-level", "NOTICE"]
-        if !bandwidth.isEmpty { args += ["--bwlimit", bandwidth] }
-        _ = try run(args, names: names) { line in
-            if line.contains(" ERROR : ") {
-                progress(.error(Self.reason(line)))
-                return
+        var said = ""
+        _ = try withList(names) { list throws(Failure) in
+            try daemon.call("sync/copy", ["srcFs": .string(from), "dstFs": .string(to), "_filter": list]) { stats in
+                if case .string(let error)? = stats["lastError"], !error.isEmpty, error != said {
+                    said = error
+                    progress(.error(String(error.prefix(400))))
+                }
+                guard let sent = stats["bytes"]?.number, let total = stats["totalBytes"]?.number, total > 0 else { return }
+                progress(.sent(min(1, max(0, sent / total))))
             }
-            // "... NOTICE:   1.2 MiB / 3.4 MiB, 36%, 100 KiB/s, ETA 22s"
-            guard let pct = line.split(separator: ",").dropFirst().first?.trimmedWhitespace,
-                  pct.hasSuffix("%"), let p = Double(pct.dropLast()) else { return }
-            progress(.sent(min(1, max(0, p / 100))))
         }
     }
 
-    /// Moves `names` from one remote folder to another (on the server where it can). Both
-    /// folders are listed once (see `copy`: 1.46 s for 43 files with --no-traverse, 0.48 s without).
+    /// Moves `names` from one remote folder to another (on the server where it can).
     func move(_ names: [String], from: String, to: String) throws(Failure) {
-        _ = try run(["move", from, to, "--retries", "1", "--low-level-retries", "3"], names: names)
+        _ = try withList(names) { list throws(Failure) in
+            try daemon.call("sync/move", ["srcFs": .string(from), "dstFs": .string(to), "_filter": list,
+                                          "_config": .object(["LowLevelRetries": .int(3)])])
+        }
     }
 
     /// Moves one remote file to another name.
     func moveTo(_ from: String, _ to: String) throws(Failure) {
-        _ = try run(["moveto", from, to, "--retries", "1", "--low-level-retries", "3"], names: nil)
+        let (fromFolder, fromName) = Self.split(from), (toFolder, toName) = Self.split(to)
+        _ = try daemon.call("operations/movefile", ["srcFs": .string(fromFolder), "srcRemote": .string(fromName),
+                                                    "dstFs": .string(toFolder), "dstRemote": .string(toName),
+                                                    "_config": .object(["LowLevelRetries": .int(3)])])
     }
 
     func deleteFile(_ path: String) throws(Failure) {
-        _ = try run(["deletefile", path, "--retries", "1"], names: nil)
+        let (folder, name) = Self.split(path)
+        _ = try daemon.call("operations/deletefile", ["fs": .string(folder), "remote": .string(name)])
     }
 
-    /// What of `names` is in the remote folder `folder`, with the hashes the remote has.
-    func list(_ names: [String], in folder: String) throws(Failure) -> [String: Listed] {
-        let out: [UInt8]
-        do {
-            out = try run(["lsjson", folder, "--hash", "--files-only", "--no-mimetype"], names: names)
+    /// What of `names` is in the folder `folder` (a remote's or the card's), with its `hash`
+    /// ("md5", ...) where the remote has it.
+    func list(_ names: [String], in folder: String, hash: String?) throws(Failure) -> [String: Listed] {
+        var opt: JSONObject = ["filesOnly": .bool(true), "noMimeType": .bool(true), "noModTime": .bool(true)]
+        if let hash { opt["showHash"] = .bool(true); opt["hashTypes"] = .array([.string(hash)]) }
+        let out: JSONObject
+        do throws(Failure) {
+            out = try withList(names) { list throws(Failure) in
+                try daemon.call("operations/list", ["fs": .string(folder), "remote": .string(""), "opt": .object(opt), "_filter": list])
+            }
         } catch where error.notFound {
             return [:]
         }
-        guard case .array(let items)? = try? JSONParser.parse(String(decoding: out, as: UTF8.self)).value else {
-            throw Failure(description: "rclone lsjson printed no list")
-        }
+        guard case .array(let items)? = out["list"] else { throw Failure(description: "rclone operations/list gave no list") }
         var found: [String: Listed] = [:]
         for case .object(let o) in items {
             guard case .string(let path)? = o["Path"], let size = o["Size"]?.number else { continue }
@@ -104,14 +112,43 @@ struct Rclone: Sendable {
         return found
     }
 
-    /// The folder on this machine a remote path is, when the remote is rclone's local backend
-    /// (an alias of one included); nil for any other backend.
-    func localFolder(of remote: String) throws(Failure) -> String? {
-        let out = try run(["backend", "features", remote], names: nil)
-        guard case .object(let o)? = try? JSONParser.parse(String(decoding: out, as: UTF8.self)).value,
-              case .string(let what)? = o["String"], what.hasPrefix("Local file system at "),
-              case .string(let root)? = o["Root"], root.hasPrefix("/") else { return nil }
-        return root
+    /// The local files' hashes of `type` ("md5", "sha1", ...), by name.
+    func hashes(_ names: [String], in folder: String, type: String) throws(Failure) -> [String: String] {
+        try list(names, in: folder, hash: type).compactMapValues { $0.hashes[type] }
+    }
+
+    /// What a remote is: the hashes it can tell ("md5", ...), and the folder on this machine
+    /// it is when it is rclone's local backend (an alias of one included).
+    struct Info: Sendable {
+        var hashes: [String]
+        var localRoot: String?
+    }
+
+    func info(of remote: String) throws(Failure) -> Info {
+        let o = try daemon.call("operations/fsinfo", ["fs": .string(remote)])
+        var info = Info(hashes: [], localRoot: nil)
+        if case .array(let h)? = o["Hashes"] { info.hashes = h.compactMap { if case .string(let t) = $0 { t.lowercased() } else { nil } } }
+        if case .string(let what)? = o["String"], what.hasPrefix("Local file system at "),
+           case .string(let root)? = o["Root"], root.hasPrefix("/") {
+            info.localRoot = root
+        }
+        return info
+    }
+
+    /// "nas:camera/x" and "a.jpg" of "nas:camera/x/a.jpg".
+    static func split(_ path: String) -> (String, String) {
+        (PlainIO.deletingLastComponent(path), PlainIO.lastComponent(path))
+    }
+
+    /// `body` given the filter that names `names` only (a list file in the scratch folder).
+    private func withList<T>(_ names: [String], _ body: (JSONValue) throws(Failure) -> T) throws(Failure) -> T {
+        let path = PlainIO.path(scratch, "files-\(getpid())-\(UInt32.random(in: 0...UInt32.max)).txt")
+        let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
+        guard fd >= 0 else { throw Failure(description: "cannot write the list of files \(path): \(Self.errnoText())") }
+        PlainIO.write(fd, names.joined(separator: "\n") + "\n")
+        close(fd)
+        defer { unlink(path) }
+        return try body(.object(["FilesFromRaw": .array([.string(path)])]))
     }
 
     /// Writes the files in a local remote's `folder` and the folder itself to the disk. rclone's
@@ -128,73 +165,4 @@ struct Rclone: Sendable {
     }
 
     private static func errnoText() -> String { String(cString: strerror(errno)) }
-
-    /// The local files' hashes of `type` ("md5", "sha1", ...), by name.
-    func hashes(_ names: [String], in folder: String, type: String) throws(Failure) -> [String: String] {
-        let out = try run(["hashsum", type.uppercased() == "SHA1" ? "SHA-1" : type.uppercased(), folder], names: names)
-        var found: [String: String] = [:]
-        for line in String(decoding: out, as: UTF8.self).split(whereSeparator: \.isNewline) {
-            let parts = line.split(separator: " ", maxSplits: 1, omittingEmptySubsequences: true)
-            guard parts.count == 2 else { continue }
-            found[String(parts[1]).trimmedWhitespace] = parts[0].lowercased()
-        }
-        return found
-    }
-
-    /// Runs rclone with `args` (and the list of `names`, when given); its stdout, or why it failed.
-    private func run(_ args: [String], names: [String]?, line: ((String) -> Void)? = nil) throws(Failure) -> [UInt8] {
-        var argv = [setup.rclone, "--config", setup.rcloneConfig] + args
-        var list: String?
-        if let names {
-            let path = PlainIO.path(scratch, "files-\(getpid())-\(UInt32.random(in: 0...UInt32.max)).txt")
-            let text = names.joined(separator: "\n") + "\n"
-            let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
-            guard fd >= 0 else {
-                throw Failure(description: "cannot write the list of files \(path): \(String(cString: strerror(errno)))")
-            }
-            PlainIO.write(fd, text)
-            close(fd)
-            list = path
-            argv += ["--files-from-raw", path]
-        }
-        defer { if let list { unlink(list) } }
-        let outcome: ChildProcess.Outcome
-        let started = DispatchTime.now().uptimeNanoseconds
-        do {
-            outcome = try process.run(argv, environment: ["PATH=/usr/bin:/bin", "HOME=\(scratch)", "LANG=C.UTF-8"],
-                                      line: line)
-        } catch {
-            throw Failure(description: error.description)
-        }
-        let took = Double(DispatchTime.now().uptimeNanoseconds - started) / 1e9
-        Log("shutter.upload").debug("rclone \(args.first ?? "") (\(names?.count ?? 1) files): "
-                                    + "\(outcome.succeeded ? "done" : "failed") in \((took * 1000).rounded() / 1000) s")
-        if outcome.succeeded { return outcome.stdout }
-        let notFound = outcome.status == 3 || outcome.status == 4
-        let text = outcome.stderr.lowercased()
-        let unreachable = ["failed to create file system", "couldn't connect", "connection refused", "i/o timeout",
-                           "no such host", "network is unreachable", "no route to host"].contains { text.contains($0) }
-        throw Failure(description: Self.reason(outcome, command: args.first ?? "rclone"), notFound: notFound,
-                      unreachable: unreachable)
-    }
-
-    /// The line of rclone's errors that says what went wrong, without its date and level.
-    static func reason(_ outcome: ChildProcess.Outcome, command: String) -> String {
-        if let signal = outcome.signal { return "rclone \(command) was stopped (signal \(signal))" }
-        let lines = outcome.stderr.split(whereSeparator: \.isNewline).map(String.init)
-        let errorLine = lines.last { $0.contains("ERROR") || $0.contains("Failed to") || $0.contains("CRITICAL") } ?? lines.last
-        return "rclone \(command) failed (exit status \(outcome.status ?? -1)): \(reason(errorLine ?? "no message"))"
-    }
-
-    /// A line of rclone's log without its date and level.
-    static func reason(_ line: String) -> String {
-        var text = line
-        for marker in ["ERROR : ", "CRITICAL: ", "NOTICE: ", "Failed to "] {
-            if let r = text.firstRange(of: marker) {
-                text = marker == "Failed to " ? String(text[r.lowerBound...]) : String(text[r.upperBound...])
-                break
-            }
-        }
-        return String(text.prefix(400))
-    }
 }

@@ -64,7 +64,7 @@ final class UploadPart: ServicePart {
             return .failed(problem.description)
         case .success(let s): setup = s
         }
-        let rclone = Rclone(setup: setup, bandwidth: config.upload.bandwidth, process: ChildProcess(), scratch: scratch)
+        let rclone = Rclone(setup: setup, bandwidth: config.upload.bandwidth, scratch: scratch)
         let settings = Uploader.Settings(what: config.upload.what, layout: config.upload.layout,
                                          alertSeconds: Double(config.upload.alertMinutes) * 60)
         let uploader = Uploader(setup: setup, rclone: rclone, storage: storage, settings: settings,

@@ -49,9 +49,8 @@ final class Uploader: Sendable {
         var happenings: [Happening] = []
         /// The copies verified last before the start were looked at again (`recheck`).
         var rechecked = false
-        /// Where the remote is on this machine when it is rclone's local backend: .some(nil)
-        /// for any other backend, nil until asked.
-        var localRoot: String??
+        /// What the remote is (its hashes; a folder of this machine?), once asked.
+        var remoteInfo: Rclone.Info?
     }
 
     /// Copies verified this long before the last one verified are looked at again after a
@@ -89,11 +88,11 @@ final class Uploader: Sendable {
 
     func pause() {
         state.withLock { $0.paused = true }
-        rclone.process.stop()
+        rclone.daemon.stop()
     }
 
     func resume() {
-        rclone.process.resume()
+        rclone.daemon.resume()
         state.withLock { $0.paused = false }
     }
 
@@ -288,8 +287,10 @@ final class Uploader: Sendable {
                 self.changed()
             }
             // The copies as the remote has them, against the card's files hashed the same way.
-            let staged = try rclone.list(names, in: incoming)
-            let kind = Self.hashType(staged.values.first?.hashes ?? [:])
+            let asked = Self.hashType(try remoteInfo().hashes)
+            let staged = try rclone.list(names, in: incoming, hash: asked)
+            // What the remote gave: an SFTP server without md5sum gives none (then by size).
+            let kind = asked.flatMap { a in staged.values.contains { $0.hashes[a] != nil } ? a : nil }
             let local = try kind.map { try rclone.hashes(names, in: localFolder, type: $0) } ?? [:]
             var good: [Item] = []
             for item in batch {
@@ -302,7 +303,7 @@ final class Uploader: Sendable {
             }
             guard !good.isEmpty else { return }
             // Names already taken on the remote: the same file (a try cut short after its move) or another one.
-            let there = try rclone.list(good.map(\.name), in: finalFolder)
+            let there = try rclone.list(good.map(\.name), in: finalFolder, hash: kind)
             var plain: [Item] = []
             for var item in good {
                 guard let taken = there[item.name] else { plain.append(item); continue }
@@ -344,20 +345,20 @@ final class Uploader: Sendable {
     /// written to the disk before they are called verified (`Rclone.syncLocal`).
     private func syncIfLocal(_ names: [String], in remoteFolder: String) throws(Rclone.Failure) {
         guard !names.isEmpty else { return }
-        let known = state.withLock { $0.localRoot }
-        let root: String?
-        if let known {
-            root = known
-        } else {
-            root = try rclone.localFolder(of: setup.remote(""))
-            state.withLock { $0.localRoot = .some(root) }
-        }
-        guard let root else { return }
+        guard let root = try remoteInfo().localRoot else { return }
         let base = setup.remote("")
         let rest = remoteFolder.hasPrefix(base) ? String(remoteFolder.dropFirst(base.count)) : ""
         let folder = rest.isEmpty ? root : PlainIO.path(root, rest)
         try Rclone.syncLocal(names, in: folder)
         log.debug("\(names.count) copies in \(folder) written to the disk (a remote on this machine)")
+    }
+
+    /// What the remote is, asked once.
+    private func remoteInfo() throws(Rclone.Failure) -> Rclone.Info {
+        if let known = state.withLock({ $0.remoteInfo }) { return known }
+        let info = try rclone.info(of: setup.remote(""))
+        state.withLock { $0.remoteInfo = info }
+        return info
     }
 
     /// After a start, the copies verified last before it are listed again and compared with
@@ -374,7 +375,8 @@ final class Uploader: Sendable {
             let items = recent.filter { $0.remoteFolder == folder }
             let listed: [String: Rclone.Listed]
             do {
-                listed = try rclone.list(items.map { PlainIO.lastComponent($0.record.remote ?? $0.name) }, in: folder)
+                let hash = items.compactMap { $0.record.check?.split(separator: " ").first.map(String.init) }.first { $0 != "size" }
+                listed = try rclone.list(items.map { PlainIO.lastComponent($0.record.remote ?? $0.name) }, in: folder, hash: hash)
             } catch {
                 note(error: "cannot look again at the copies in \(folder) after the start: \(error); uploads wait until it answers")
                 return false
@@ -425,7 +427,7 @@ final class Uploader: Sendable {
     private func verify(_ items: [Item], in folder: String, kind: String?, local: [String: String]) throws(Rclone.Failure) {
         guard !items.isEmpty else { return }
         let names = items.map { PlainIO.lastComponent($0.record.remote ?? $0.name) }
-        let final = try rclone.list(names, in: folder)
+        let final = try rclone.list(names, in: folder, hash: kind)
         for (item, name) in zip(items, names) {
             if let problem = Self.differs(final[name], item.record, kind: kind, localHash: local[name]) {
                 fail(item, "the copy \(folder)/\(name) \(problem)")
@@ -455,7 +457,7 @@ final class Uploader: Sendable {
         let ext = PlainIO.pathExtension(name)
         let stem = String(name.dropLast(ext.isEmpty ? 0 : ext.count + 1))
         let candidates = (2...50).map { "\(stem)-\($0)" + (ext.isEmpty ? "" : ".\(ext)") }
-        let taken = try rclone.list(candidates, in: folder)
+        let taken = try rclone.list(candidates, in: folder, hash: nil)
         guard let free = candidates.first(where: { taken[$0] == nil }) else {
             throw Rclone.Failure(description: "\(folder) already has \(name) and 49 other files of that name")
         }
@@ -463,8 +465,8 @@ final class Uploader: Sendable {
     }
 
     /// The hash both sides can give, best first; nil when the remote has none (size only).
-    static func hashType(_ remote: [String: String]) -> String? {
-        ["md5", "sha1", "sha256"].first { remote[$0] != nil }
+    static func hashType(_ remote: [String]) -> String? {
+        ["md5", "sha1", "sha256"].first { remote.contains($0) }
     }
 
     /// Whether the remote file and the card's have the same hash (both known).
