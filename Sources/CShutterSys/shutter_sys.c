@@ -134,3 +134,9 @@ int shutter_ioprio_idle(int pid)
 {
     return (int)syscall(SYS_ioprio_set, 1 /* IOPRIO_WHO_PROCESS */, pid, 3 << 13 /* IOPRIO_CLASS_IDLE */);
 }
+
+// syncfs(2): glibc declares it only under _GNU_SOURCE, which Swift's Glibc module does not set.
+int shutter_syncfs(int fd)
+{
+    return syncfs(fd);
+}

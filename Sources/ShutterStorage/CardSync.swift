@@ -2,6 +2,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import CShutterSys
 
 /// How Shutter fsyncs a file or folder on the card. `Storage` carries one
 /// (`Storage.cardSync`), and every sync of the card's files goes through it, so a
@@ -20,5 +21,11 @@ public struct CardSync: Sendable {
     public func fsync(_ fd: Int32, path: String) -> Int32 {
         hold?(path)
         return Glibc.fsync(fd)
+    }
+
+    /// syncfs(2): everything written to the file system of `fd` (the folder `path`), after the hold.
+    public func syncfs(_ fd: Int32, path: String) -> Int32 {
+        hold?(path)
+        return shutter_syncfs(fd)
     }
 }

@@ -71,6 +71,32 @@ public struct RecordFolder<Record: Codable & Sendable>: Sendable {
         try typedEINTR("rename", path: final) { rename(tmp, final) }
     }
 
+    /// Replaces several records durably with two syncs of the card in all, where `write`
+    /// takes two each (43 records of a batch: 0.42 s of fsyncs, on a card more): the files
+    /// written, the card's file system synced, renamed into place, the folder synced.
+    public func writeDurably(_ records: [(Record, String)], sync: CardSync = CardSync()) throws {
+        guard !records.isEmpty else { return }
+        if access(directory, F_OK) != 0 { try prepare() }
+        var written: [(String, String)] = []
+        defer { for (tmp, _) in written { unlink(tmp) } }
+        for (record, key) in records {
+            let bytes = try PlainJSON.encode(record)
+            let tmp = PlainIO.path(directory, ".\(key).json.tmp-\(getpid())")
+            let fd = try typedEINTR("open", path: tmp) { open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o640) }
+            written.append((tmp, path(key)))
+            defer { close(fd) }
+            try bytes.withUnsafeBytes { raw in try AtomicFile.writeAll(fd: fd, bytes: raw, path: tmp) }
+        }
+        let dir = try typedEINTR("open", path: directory) { open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC) }
+        defer { close(dir) }
+        try typedEINTR("syncfs", path: directory) { sync.syncfs(dir, path: directory) }
+        while let (tmp, final) = written.first {
+            try typedEINTR("rename", path: final) { rename(tmp, final) }
+            written.removeFirst()
+        }
+        try typedEINTR("fsync", path: directory) { sync.fsync(dir, path: directory) }
+    }
+
     /// Removes the record, durably (the folder synced): what is done is not done again.
     public func remove(_ key: String, sync: CardSync = CardSync()) throws {
         guard unlink(path(key)) == 0 || errno == ENOENT else {

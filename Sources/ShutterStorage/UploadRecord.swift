@@ -74,6 +74,11 @@ public enum UploadRecords {
         try records(root: root).write(record, "\(number.webNumber)", durable: durable, sync: sync)
     }
 
+    /// Replaces several records durably at once (a batch's verified copies).
+    public static func writeDurably(_ records: [(UploadRecord, DCFNumber)], root: String, sync: CardSync = CardSync()) throws {
+        try Self.records(root: root).writeDurably(records.map { ($0.0, "\($0.1.webNumber)") }, sync: sync)
+    }
+
     /// Whether `item` has a verified copy (its record is verified and names it as it is).
     public static func isVerified(_ item: MediaItem, root: String) -> Bool {
         guard let r = read(root: root, item.number) else { return false }

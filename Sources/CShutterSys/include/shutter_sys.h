@@ -53,6 +53,9 @@ int shutter_v4l2_set_control(const char *path, unsigned int id, int value);
 // The idle I/O class for process `pid` (ioprio_set); -1 and errno on failure.
 int shutter_ioprio_idle(int pid);
 
+// syncfs(2) of the file system holding `fd`; -1 and errno on failure.
+int shutter_syncfs(int fd);
+
 #ifdef __cplusplus
 }
 #endif

@@ -16,7 +16,8 @@ import Synchronization
 /// line). Six rclone starts a batch, each with its SSH handshake or TLS session, cost 1-2 s
 /// whatever the batch's size; one daemon keeps its connections and answers a list in
 /// milliseconds. Started at the first call, at the lowest CPU and I/O priority, and again after
-/// it ended; `stop()` ends it (and whatever it was doing) until `resume()`.
+/// it ended. `pause()` stops its jobs and refuses new ones until `resume()`, and keeps it (and
+/// its connections) ready; `shutdown()` ends it.
 final class RcloneDaemon: Sendable {
     private let argv: [String]
     private let environment: [String]
@@ -29,6 +30,9 @@ final class RcloneDaemon: Sendable {
         var port: Int?
         /// Its last line on stderr (why it did not start).
         var lastLine = ""
+        var paused = false
+        /// The jobs under way (`pause()` stops them).
+        var jobs: Set<Int> = []
     }
     private let state = Mutex(State())
 
@@ -48,26 +52,53 @@ final class RcloneDaemon: Sendable {
         authorization = "Basic " + Data("shutter:\(password)".utf8).base64EncodedString()
     }
 
-    func stop() { process.stop() }
+    /// Stops the jobs under way (their calls fail) and refuses new ones until `resume()`.
+    func pause() {
+        let (jobs, port) = state.withLock { s in
+            s.paused = true
+            return (s.jobs, s.port)
+        }
+        guard let port else { return }
+        for id in jobs { _ = try? post(port, "job/stop", ["jobid": .int(id)]) }
+    }
 
-    func resume() { process.resume() }
+    func resume() { state.withLock { $0.paused = false } }
+
+    /// Ends the daemon and what it was doing, for good.
+    func shutdown() {
+        state.withLock { $0.paused = true }
+        process.stop()
+    }
 
     /// Runs `command` ("sync/copy", "operations/list", ...) as a job and waits for its end,
     /// telling `progress` its stats (`core/stats` of the job) about each second. Its output.
     func call(_ command: String, _ params: JSONObject,
               progress: ((JSONObject) -> Void)? = nil) throws(Rclone.Failure) -> JSONObject {
+        let began = DispatchTime.now().uptimeNanoseconds
         let port = try ensureRunning()
+        defer {
+            let took = Double(DispatchTime.now().uptimeNanoseconds - began) / 1e9
+            Log("shutter.upload").debug("rclone \(command): \((took * 1000).rounded() / 1000) s")
+        }
         var params = params
         params["_async"] = .bool(true)
+        if state.withLock({ $0.paused }) { throw Rclone.Failure(description: "rclone \(command): uploads paused") }
         let started = try post(port, command, params)
         guard case .int(let id)? = started["jobid"] else {
             throw Rclone.Failure(description: "rclone \(command): no job (\(JSONValue.object(started).rendered(pretty: false)))")
         }
-        var pause: UInt32 = 5_000
+        // A pause between the check above and here: this job is stopped too.
+        let paused = state.withLock { s in
+            s.jobs.insert(id)
+            return s.paused
+        }
+        defer { state.withLock { _ = $0.jobs.remove(id) } }
+        if paused { _ = try? post(port, "job/stop", ["jobid": .int(id)]) }
+        var pause: UInt32 = 2_000
         var lastStats = DispatchTime.now().uptimeNanoseconds
         while true {
             usleep(pause)
-            pause = min(pause * 2, 250_000)
+            pause = min(pause * 2, 50_000)
             let status = try post(port, "job/status", ["jobid": .int(id)])
             if case .bool(true)? = status["finished"] {
                 if case .bool(true)? = status["success"] {

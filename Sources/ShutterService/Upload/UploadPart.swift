@@ -129,7 +129,7 @@ final class UploadPart: ServicePart {
         timer.withLock { $0?.cancel(); $0 = nil }
         guard let r = running.withLock({ s in defer { s = nil }; return s }) else { return }
         r.link.stopWatching(r.watch)
-        r.uploader.pause()  // ends a copy under way; its files are sent again at the next start
+        r.uploader.shutdown()  // ends a copy under way; its files are sent again at the next start
         unlink(PlainIO.path(r.scratch, "rclone.conf"))
         rmdir(r.scratch)
     }

@@ -5,6 +5,7 @@ import Glibc
 import ShutterControl
 import ShutterCore
 import ShutterStorage
+import Dispatch
 import Synchronization
 
 /// The upload queue and its worker. The queue is the card itself: every finished photo and
@@ -88,7 +89,13 @@ final class Uploader: Sendable {
 
     func pause() {
         state.withLock { $0.paused = true }
-        rclone.daemon.stop()
+        rclone.daemon.pause()
+    }
+
+    /// Ends rclone for good (the service stops): a copy under way is sent again at the next start.
+    func shutdown() {
+        pause()
+        rclone.daemon.shutdown()
     }
 
     func resume() {
@@ -366,6 +373,8 @@ final class Uploader: Sendable {
     /// power cut took what the remote had not written) is sent again. False while the
     /// remote cannot be asked: nothing is uploaded, and it is asked again next cycle.
     private func recheck() -> Bool {
+        // Asked now, once: rclone's daemon starts and reaches the remote before the first batch.
+        _ = try? remoteInfo()
         let verified = state.withLock { s in s.records.filter { $0.value.state == .verified } }
         let newest = verified.values.compactMap(\.verifiedAt).max() ?? 0
         let recent = verified.filter { ($0.value.verifiedAt ?? 0) >= newest - Self.recheckSeconds }
@@ -428,6 +437,7 @@ final class Uploader: Sendable {
         guard !items.isEmpty else { return }
         let names = items.map { PlainIO.lastComponent($0.record.remote ?? $0.name) }
         let final = try rclone.list(names, in: folder, hash: kind)
+        var verified: [Item] = []
         for (item, name) in zip(items, names) {
             if let problem = Self.differs(final[name], item.record, kind: kind, localHash: local[name]) {
                 fail(item, "the copy \(folder)/\(name) \(problem)")
@@ -440,15 +450,28 @@ final class Uploader: Sendable {
             r.reason = nil
             r.nextTry = nil
             r.verifiedAt = now
-            save(Item(number: item.number, record: r))
-            log.info("uploaded \(r.file) to \(r.remote!) (\(r.check!))")
+            verified.append(Item(number: item.number, record: r))
+        }
+        // What deletion trusts: on the card before anyone is told.
+        let began = DispatchTime.now().uptimeNanoseconds
+        do {
+            try UploadRecords.writeDurably(verified.map { ($0.record, $0.number) }, root: root, sync: storage.cardSync)
+        } catch {
+            for item in verified { fail(item, "its copy was verified, but its record could not be written on the card: \(error)") }
+            return
+        }
+        log.debug("\(verified.count) records written in \(Double(DispatchTime.now().uptimeNanoseconds - began) / 1e9) s")
+        for item in verified {
+            let r = item.record
             state.withLock { s in
+                s.records[item.number] = r
                 s.lastError = nil
                 s.lastGood = now
                 s.lastUploaded = r.file
                 s.lastRemote = r.remote
                 s.happenings.append(.uploaded(file: r.file, remote: r.remote!, bytes: r.bytes, check: r.check!))
             }
+            log.info("uploaded \(r.file) to \(r.remote!) (\(r.check!))")
         }
     }
 
