@@ -49,19 +49,32 @@ struct Rclone: Sendable {
     }
 
     /// Copies `names` from the local folder `from` to the remote folder `to`, telling
-    /// `progress` as it goes. A remote that stops answering fails it within about a minute
-    /// (the daemon's `--timeout`), one that refuses at once within seconds.
-    func copy(_ names: [String], from: String, to: String, progress: @escaping (Progress) -> Void) throws(Failure) {
+    /// `progress` as it goes, and hashes them on the card (`hashing`: "md5", ...) meanwhile;
+    /// those hashes. A remote that stops answering fails it within about a minute (the
+    /// daemon's `--timeout`), one that refuses at once within seconds.
+    func copy(_ names: [String], from: String, to: String, hashing: String?,
+              progress: @escaping (Progress) -> Void) throws(Failure) -> [String: String] {
         var said = ""
-        _ = try withList(names) { list throws(Failure) in
-            try daemon.call("sync/copy", ["srcFs": .string(from), "dstFs": .string(to), "_filter": list]) { stats in
-                if case .string(let error)? = stats["lastError"], !error.isEmpty, error != said {
-                    said = error
-                    progress(.error(String(error.prefix(400))))
-                }
-                guard let sent = stats["bytes"]?.number, let total = stats["totalBytes"]?.number, total > 0 else { return }
-                progress(.sent(min(1, max(0, sent / total))))
+        return try withList(names) { list throws(Failure) in
+            let hashJob = try hashing.map { h throws(Failure) in
+                try daemon.start("operations/list", ["fs": .string(from), "remote": .string(""), "opt": .object(Self.listOptions(h)),
+                                                     "_filter": list])
             }
+            do throws(Failure) {
+                _ = try daemon.call("sync/copy", ["srcFs": .string(from), "dstFs": .string(to), "_filter": list]) { stats in
+                    if case .string(let error)? = stats["lastError"], !error.isEmpty, error != said {
+                        said = error
+                        progress(.error(String(error.prefix(400))))
+                    }
+                    guard let sent = stats["bytes"]?.number, let total = stats["totalBytes"]?.number, total > 0 else { return }
+                    progress(.sent(min(1, max(0, sent / total))))
+                }
+            } catch {
+                if let hashJob { daemon.abandon(hashJob) }
+                throw error
+            }
+            guard let hashJob, let hashing else { return [:] }
+            return try Self.listed(try daemon.wait(hashJob)).compactMapValues { $0.hashes[hashing] }
         }
     }
 
@@ -89,8 +102,7 @@ struct Rclone: Sendable {
     /// What of `names` is in the folder `folder` (a remote's or the card's), with its `hash`
     /// ("md5", ...) where the remote has it.
     func list(_ names: [String], in folder: String, hash: String?) throws(Failure) -> [String: Listed] {
-        var opt: JSONObject = ["filesOnly": .bool(true), "noMimeType": .bool(true), "noModTime": .bool(true)]
-        if let hash { opt["showHash"] = .bool(true); opt["hashTypes"] = .array([.string(hash)]) }
+        let opt = Self.listOptions(hash)
         let out: JSONObject
         do throws(Failure) {
             out = try withList(names) { list throws(Failure) in
@@ -99,6 +111,18 @@ struct Rclone: Sendable {
         } catch where error.notFound {
             return [:]
         }
+        return try Self.listed(out)
+    }
+
+    /// operations/list's options: files only, with `hash` when given.
+    static func listOptions(_ hash: String?) -> JSONObject {
+        var opt: JSONObject = ["filesOnly": .bool(true), "noMimeType": .bool(true), "noModTime": .bool(true)]
+        if let hash { opt["showHash"] = .bool(true); opt["hashTypes"] = .array([.string(hash)]) }
+        return opt
+    }
+
+    /// The files of an operations/list output, by name.
+    static func listed(_ out: JSONObject) throws(Failure) -> [String: Listed] {
         guard case .array(let items)? = out["list"] else { throw Failure(description: "rclone operations/list gave no list") }
         var found: [String: Listed] = [:]
         for case .object(let o) in items {
@@ -110,11 +134,6 @@ struct Rclone: Sendable {
             found[path] = Listed(size: UInt64(max(0, size)), hashes: hashes)
         }
         return found
-    }
-
-    /// The local files' hashes of `type` ("md5", "sha1", ...), by name.
-    func hashes(_ names: [String], in folder: String, type: String) throws(Failure) -> [String: String] {
-        try list(names, in: folder, hash: type).compactMapValues { $0.hashes[type] }
     }
 
     /// What a remote is: the hashes it can tell ("md5", ...), and the folder on this machine

@@ -70,16 +70,24 @@ final class RcloneDaemon: Sendable {
         process.stop()
     }
 
-    /// Runs `command` ("sync/copy", "operations/list", ...) as a job and waits for its end,
-    /// telling `progress` its stats (`core/stats` of the job) about each second. Its output.
+    /// A job under way in the daemon.
+    struct Job: Sendable {
+        let id: Int
+        let command: String
+        let port: Int
+        let began: UInt64
+    }
+
+    /// Runs `command` ("sync/copy", "operations/list", ...) as a job and waits for its end.
     func call(_ command: String, _ params: JSONObject,
               progress: ((JSONObject) -> Void)? = nil) throws(Rclone.Failure) -> JSONObject {
+        try wait(try start(command, params), progress: progress)
+    }
+
+    /// Starts `command` as a job of the daemon (two may run at once: a copy and a hash).
+    func start(_ command: String, _ params: JSONObject) throws(Rclone.Failure) -> Job {
         let began = DispatchTime.now().uptimeNanoseconds
         let port = try ensureRunning()
-        defer {
-            let took = Double(DispatchTime.now().uptimeNanoseconds - began) / 1e9
-            Log("shutter.upload").debug("rclone \(command): \((took * 1000).rounded() / 1000) s")
-        }
         var params = params
         params["_async"] = .bool(true)
         if state.withLock({ $0.paused }) { throw Rclone.Failure(description: "rclone \(command): uploads paused") }
@@ -92,14 +100,24 @@ final class RcloneDaemon: Sendable {
             s.jobs.insert(id)
             return s.paused
         }
-        defer { state.withLock { _ = $0.jobs.remove(id) } }
         if paused { _ = try? post(port, "job/stop", ["jobid": .int(id)]) }
+        return Job(id: id, command: command, port: port, began: began)
+    }
+
+    /// Waits for the end of `job`, telling `progress` its stats (`core/stats` of the job) about
+    /// each second. Its output, or why it failed.
+    func wait(_ job: Job, progress: ((JSONObject) -> Void)? = nil) throws(Rclone.Failure) -> JSONObject {
+        defer {
+            state.withLock { _ = $0.jobs.remove(job.id) }
+            let took = Double(DispatchTime.now().uptimeNanoseconds - job.began) / 1e9
+            Log("shutter.upload").debug("rclone \(job.command): \((took * 1000).rounded() / 1000) s")
+        }
         var pause: UInt32 = 2_000
         var lastStats = DispatchTime.now().uptimeNanoseconds
         while true {
             usleep(pause)
             pause = min(pause * 2, 50_000)
-            let status = try post(port, "job/status", ["jobid": .int(id)])
+            let status = try post(job.port, "job/status", ["jobid": .int(job.id)])
             if case .bool(true)? = status["finished"] {
                 if case .bool(true)? = status["success"] {
                     if case .object(let out)? = status["output"] { return out }
@@ -107,14 +125,20 @@ final class RcloneDaemon: Sendable {
                 }
                 let error: String
                 if case .string(let e)? = status["error"] { error = e } else { error = "no reason given" }
-                throw Self.failure(command, error)
+                throw Self.failure(job.command, error)
             }
             let now = DispatchTime.now().uptimeNanoseconds
             if let progress, now - lastStats >= 1_000_000_000 {
                 lastStats = now
-                progress(try post(port, "core/stats", ["group": .string("job/\(id)")]))
+                progress(try post(job.port, "core/stats", ["group": .string("job/\(job.id)")]))
             }
         }
+    }
+
+    /// Stops `job` and forgets it (its caller failed before waiting for it).
+    func abandon(_ job: Job) {
+        _ = try? post(job.port, "job/stop", ["jobid": .int(job.id)])
+        state.withLock { _ = $0.jobs.remove(job.id) }
     }
 
     static func failure(_ command: String, _ error: String) -> Rclone.Failure {

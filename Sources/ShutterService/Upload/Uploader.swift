@@ -282,8 +282,10 @@ final class Uploader: Sendable {
             changed()
         }
         let names = batch.map(\.name)
-        do {
-            try rclone.copy(names, from: localFolder, to: incoming) { progress in
+        do throws(Rclone.Failure) {
+            // The card's files hashed as the remote hashes, while they are copied.
+            let asked = Self.hashType(try remoteInfo().hashes)
+            let hashed = try rclone.copy(names, from: localFolder, to: incoming, hashing: asked) { progress in
                 switch progress {
                 case .sent(let fraction): self.state.withLock { $0.current?.sentBytes = UInt64(Double(bytes) * fraction) }
                 case .error(let why):
@@ -293,12 +295,11 @@ final class Uploader: Sendable {
                 }
                 self.changed()
             }
-            // The copies as the remote has them, against the card's files hashed the same way.
-            let asked = Self.hashType(try remoteInfo().hashes)
+            // The copies as the remote has them.
             let staged = try rclone.list(names, in: incoming, hash: asked)
             // What the remote gave: an SFTP server without md5sum gives none (then by size).
             let kind = asked.flatMap { a in staged.values.contains { $0.hashes[a] != nil } ? a : nil }
-            let local = try kind.map { try rclone.hashes(names, in: localFolder, type: $0) } ?? [:]
+            let local = kind == nil ? [:] : hashed
             var good: [Item] = []
             for item in batch {
                 if let problem = Self.differs(staged[item.name], item.record, kind: kind, localHash: local[item.name]) {
@@ -342,7 +343,7 @@ final class Uploader: Sendable {
                     r.attempts = max(0, r.attempts - 1)
                     save(Item(number: item.number, record: r))
                 } else {
-                    fail(item, "\(error)", alone: !((error as? Rclone.Failure)?.unreachable ?? false))
+                    fail(item, "\(error)", alone: !error.unreachable)
                 }
             }
         }
