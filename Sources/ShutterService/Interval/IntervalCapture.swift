@@ -32,7 +32,9 @@ final class IntervalCapture {
     /// Ticks do nothing before the record is read (`load`).
     private var loaded = false
     /// Slots from here on are taken or counted as skipped; earlier ones passed while the
-    /// service was not running, paused or waiting (counted as neither). Per clock.
+    /// service was not running, paused or waiting (counted as neither). Per clock. It
+    /// reaches back by the grace, so a slot a restart interrupted is still taken, late,
+    /// unless the record says it was taken already.
     private var countFrom: (clock: Clock, seconds: Int64)?
     /// The interval's photo asked for and not yet saved or failed: its request, then its capture.
     private var pending: (request: RequestID, capture: CaptureID?)?
@@ -41,8 +43,8 @@ final class IntervalCapture {
     private var saidWaiting: String?
     private var saidClock: Clock?
 
-    /// A slot is taken this late at most (the loop stalled, the camera slow to come back):
-    /// later, it counts as skipped.
+    /// A slot is taken this late at most (or `everySeconds`, when shorter): a loop that
+    /// stalled, a camera slow to come back, a restart. Later, it counts as skipped.
     static let grace: Int64 = 10
 
     init(ctx: ServiceContext, jobs: Jobs) {
@@ -98,7 +100,8 @@ final class IntervalCapture {
             let d = Duration.seconds(next - t) - .nanoseconds(r.nanoseconds)
             nextDeadline = now + max(d, .milliseconds(1))
         }
-        if countFrom?.clock != r.clock { countFrom = ready ? (r.clock, t) : nil }
+        let grace = min(plan.everySeconds, Self.grace)
+        if countFrom?.clock != r.clock { countFrom = ready ? (r.clock, t - grace + 1) : nil }
         guard let from = countFrom, let slot = plan.latestSlot(atOrBefore: t), slot >= from.seconds else { return false }
         let last = lastSlot(on: r.clock, notAfter: t)
         if let last, slot <= last { return false }
@@ -111,7 +114,7 @@ final class IntervalCapture {
         let skip: String?
         if !ready { skip = "the camera is not ready" }
         else if pending != nil || !canCapture { skip = "a capture is in progress" }
-        else if late >= min(plan.everySeconds, Self.grace) { skip = "\(late) s late" }
+        else if late >= grace { skip = "\(late) s late" }
         else { skip = nil }
         if let skip {
             record.skipped += 1
