@@ -83,6 +83,14 @@ final class IntervalCaptureTests: XCTestCase {
         // A clip of 5 s: the slots while it records are skipped and counted, not queued.
         let ready = try await interval(r)
         let hold = r.send(ControlRequest(cmd: "hold", seconds: 5))
+        try await r.wait(for: "recording")
+        let recording = try await interval(r)
+        await r.advance(by: .seconds(4))
+        let during = try await interval(r)
+        let state = await r.status().state
+        XCTAssertEqual(state, "recording")
+        XCTAssertEqual(during.taken, recording.taken, "no slot's photo asked for while the clip records: \(during)")
+        XCTAssertEqual(during.skipped - recording.skipped, 2, "the 2 slots in 4 s of the clip: \(during)")
         try await r.advance(until: "the hold's answer") { hold.reply != nil }
         XCTAssertTrue(hold.reply?.ok == true, "\(String(describing: hold.reply))")
         await r.advance(by: .seconds(4))
@@ -92,6 +100,9 @@ final class IntervalCaptureTests: XCTestCase {
         XCTAssertEqual((end.taken - ready.taken) + (end.skipped - ready.skipped), slots,
                        "every slot taken or skipped, once: \(ready) → \(end)")
         XCTAssertGreaterThan(end.taken, ready.taken, "slots after the clip are taken again: \(end)")
+        // Skipped before asking, not asked and refused: no press of anyone's counts as refused.
+        let refused = await r.status().counters.refusedPresses
+        XCTAssertEqual(refused, 0, "an interval slot during a clip is skipped, not a refused request")
         try await r.advance(until: "every photo saved") { r.files("JPG").count == end.taken + 1 }
         XCTAssertEqual(r.files("MP4").count, 1)
     }
