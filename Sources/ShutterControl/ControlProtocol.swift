@@ -68,7 +68,7 @@ public struct ControlRequest: Codable, Sendable, Equatable {
 
     public static let commands = ["status", "tap", "hold", "press", "release", "photo", "record", "sim",
                                   "set", "get", "reset", "focus", "camera", "events", "web-token", "files",
-                                  "delete", "mqtt", "trouble", "upload", "upload-report"]
+                                  "delete", "mqtt", "trouble", "upload", "upload-report", "interval"]
 
     private enum CodingKeys: String, CodingKey {
         case cmd, seconds, action, fault, lux, ledFailing, key, value
@@ -311,6 +311,8 @@ public struct ServiceStatus: Codable, Sendable, Equatable {
     public var memory: MemoryFigures? = nil
     /// The upload queue (`upload.enabled`), as the uploader last reported it; absent with uploads off.
     public var upload: UploadReport? = nil
+    /// Interval capture (`interval.enabled`): its schedule, clock and counts; absent when off.
+    public var interval: IntervalReport? = nil
     /// The version of the shutterd that answers (`shutterd --version`); absent from one
     /// older than versions.
     public var version: String? = ShutterVersion.string
@@ -419,6 +421,8 @@ public struct ControlReply: Codable, Sendable, Equatable {
     public var note: String?
     /// `upload status`: the queue as the uploader last reported it.
     public var upload: UploadReport?
+    /// `interval status|pause|resume|reset`: interval capture as it stands after the command.
+    public var interval: IntervalReport?
     /// set / get KEY / reset KEY: the setting (flat: `"key"`, `"value"`, `"source"`, `"effective"`).
     public var key: String?
     public var value: JSONValue?
@@ -464,7 +468,7 @@ public struct ControlReply: Codable, Sendable, Equatable {
         case pressToExposureMs, releaseToDurableMs, moment
         case key, value, source, effective, settings
         case cameras, camera
-        case token, tokens, items, deleted, notFound, upload
+        case token, tokens, items, deleted, notFound, upload, interval
     }
 
     // By hand for `value` and `effective`: a JSON null there is a value (`camera.roi`: null).
@@ -494,6 +498,7 @@ public struct ControlReply: Codable, Sendable, Equatable {
         deleted = try c.decodeIfPresent(MediaEntry.self, forKey: .deleted)
         notFound = try c.decodeIfPresent(Bool.self, forKey: .notFound)
         upload = try c.decodeIfPresent(UploadReport.self, forKey: .upload)
+        interval = try c.decodeIfPresent(IntervalReport.self, forKey: .interval)
     }
 }
 

@@ -39,6 +39,7 @@ final class ServiceCommandTests: XCTestCase {
             "mqtt": #"{"cmd":"mqtt","action":"forget"}"#,
             "trouble": #"{"cmd":"trouble","name":"MQTT","value":"no connection to mqtt://nas:1883"}"#,
             "upload": #"{"cmd":"upload","action":"status"}"#,
+            "interval": #"{"cmd":"interval","action":"pause"}"#,
             "upload-report": #"{"cmd":"upload-report","value":{"remote":"nas:camera","events":[{"event":"uploaded","file":"x"}]}}"#,
         ]
         for name in ControlRequest.commands {

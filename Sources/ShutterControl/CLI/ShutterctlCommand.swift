@@ -49,6 +49,9 @@ public enum ShutterctlCommand {
           upload status|pause|resume|retry
                                  the upload queue (files and bytes waiting, the batch being sent,
                                  the last error), hold it, let it go on, try failed files now
+          interval status|pause|resume|reset
+                                 interval capture (interval.*): its clock, next slot, photos taken
+                                 and slots skipped; hold it, let it go on, start the count again
           mqtt forget            remove this camera from Home Assistant: empty retained discovery
                                  configs on the broker (until the next start with mqtt.discovery)
           gestures FILE [--config CFG]
@@ -117,6 +120,11 @@ public enum ShutterctlCommand {
                 return fail("upload takes status, pause, resume or retry: `shutterctl upload status`", code: 64)
             }
             request = ControlRequest(cmd: "upload", action: rest[0])
+        case "interval":
+            guard rest.count == 1, ["status", "pause", "resume", "reset"].contains(rest[0]) else {
+                return fail("interval takes status, pause, resume or reset: `shutterctl interval status`", code: 64)
+            }
+            request = ControlRequest(cmd: "interval", action: rest[0])
         case "mqtt":
             guard rest == ["forget"] else { return fail("mqtt takes forget: `shutterctl mqtt forget`", code: 64) }
             request = ControlRequest(cmd: "mqtt", action: "forget")
@@ -156,7 +164,7 @@ public enum ShutterctlCommand {
                 // As sent: values are JSON of any shape (null included).
                 print(String(decoding: raw, as: UTF8.self).trimmedWhitespace)
             } else {
-                if let d = try? PlainJSON.encode(reply, pretty: cmd == "status" || cmd == "files" || cmd == "upload") {
+                if let d = try? PlainJSON.encode(reply, pretty: ["status", "files", "upload", "interval"].contains(cmd)) {
                     print(String(decoding: d, as: UTF8.self))
                 }
             }

@@ -45,6 +45,8 @@ public enum ConfigSchema {
         /// An MQTT topic to publish under: levels of printable characters without the
         /// wildcards + and # or a leading or trailing "/"; "" allowed when `allowEmpty` (a default).
         case topic(allowEmpty: Bool)
+        /// Daily windows "HH:MM-HH:MM,HH:MM-HH:MM" (IntervalPlan.windows); "" = all day.
+        case dailyWindows
 
         /// What is allowed, in words, for error messages.
         public var allowed: String {
@@ -90,6 +92,8 @@ public enum ConfigSchema {
             case .topic(let allowEmpty):
                 return (allowEmpty ? "\"\" (the default) or " : "") + "an MQTT topic without + or #, "
                     + "empty levels or a leading or trailing '/', at most 200 characters"
+            case .dailyWindows:
+                return IntervalPlan.windowsHelp
             }
         }
 
@@ -210,6 +214,10 @@ public enum ConfigSchema {
         Key(path: "webhook.attach", kind: .choice(ShutterConfig.Webhook.Attach.allCases.map(\.rawValue))),
         Key(path: "webhook.timeoutSeconds", kind: .int(1...120)),
         Key(path: "webhook.curl", kind: .string(allowEmpty: false)),
+        Key(path: "interval.enabled", kind: .bool),
+        Key(path: "interval.everySeconds", kind: .int(1...86400)),
+        Key(path: "interval.windows", kind: .dailyWindows),
+        Key(path: "interval.count", kind: .int(0...1_000_000)),
     ]
 
     public static let byPath: [String: Key] = Dictionary(uniqueKeysWithValues: keys.map { ($0.path, $0) })
@@ -393,6 +401,13 @@ public enum ConfigSchema {
         case (.topic(let allowEmpty), .string(let s)):
             guard s.isEmpty ? allowEmpty : BrokerURL.isPublishTopic(s) else { throw bad(.notAllowed, "\"\(s)\"") }
             return value
+        case (.dailyWindows, .string(let s)):
+            do throws(IntervalPlan.WindowsError) {
+                // Normalized: spaces gone ("22:00 - 06:00" is "22:00-06:00").
+                return .string(try IntervalPlan.windows(s).map(\.description).joined(separator: ","))
+            } catch {
+                throw bad(.notAllowed, "\"\(s)\": \(error.message)")
+            }
         case (.sizeList, .string):
             return try check(.array([value]), for: key)
         case (.sizeList(let w, let h, let even), .array(let items)):
@@ -525,7 +540,8 @@ public enum ConfigSchema {
                 }
                 value = .array([.int(w), .int(h)])
             }
-        case .string, .choice, .identifier, .gpioLine, .frameSize, .listenAddress, .passwordHash, .brokerURL, .topicName, .topic:
+        case .string, .choice, .identifier, .gpioLine, .frameSize, .listenAddress, .passwordHash, .brokerURL, .topicName, .topic,
+             .dailyWindows:
             value = .string(text)
         case .sizeList, .choiceList:
             // JSON, or "1920x1080,1280x720" ("photo,clip") as a shell user would type it.
@@ -574,6 +590,14 @@ public enum ConfigSchema {
         if config.webhook.enabled, !(config.webhook.url.hasPrefix("http://") || config.webhook.url.hasPrefix("https://")) {
             return Violation(code: .outOfRange, keyPath: "webhook.url",
                              message: "\"webhook.url\" is \"\(config.webhook.url)\"; the webhook needs an http:// or https:// URL")
+        }
+        if config.interval.enabled, !config.interval.windows.isEmpty,
+           IntervalPlan(config: config.interval).nextSlot(after: 0) == nil {
+            // Slots are multiples of everySeconds in local time: a window may fall between two.
+            return Violation(code: .outOfRange, keyPath: "interval.windows",
+                             message: "\"interval.windows\" is \"\(config.interval.windows)\", which holds no slot of "
+                                + "interval.everySeconds (\(config.interval.everySeconds): slots are its multiples in local "
+                                + "time, 3600 on the hour); widen a window or take a shorter interval.everySeconds")
         }
         if config.video.segmentSeconds > config.video.maxSeconds {
             return Violation(code: .outOfRange, keyPath: "video.segmentSeconds",

@@ -25,6 +25,7 @@ public struct ShutterConfig: Codable, Equatable, Sendable {
     public var live = Live()
     public var upload = Upload()
     public var webhook = Webhook()
+    public var interval = Interval()
 
     public init() {}
 
@@ -357,6 +358,21 @@ public struct ShutterConfig: Codable, Equatable, Sendable {
         public var timeoutSeconds = 10
         /// The curl program (it speaks HTTP and TLS for the webhook). Default "/usr/bin/curl".
         public var curl = "/usr/bin/curl"
+    }
+
+    /// Interval capture (docs/interval.md): a photo every `everySeconds`, through the same
+    /// capture path as a tap; off unless enabled.
+    public struct Interval: Codable, Equatable, Sendable {
+        /// Take photos at the interval. Default false.
+        public var enabled = false
+        /// Seconds between photos, on a grid aligned to the epoch in local time (60 lands on
+        /// :00). Default 60, 1...86400.
+        public var everySeconds = 60
+        /// Daily windows in local time, "HH:MM-HH:MM" separated by commas; a window may
+        /// cross midnight ("22:00-06:00"); "" = all day. Default "".
+        public var windows = ""
+        /// Photos in all (kept across restarts); 0 = no limit. Default 0, 0...1000000.
+        public var count = 0
     }
 
     /// Live H.264 from the service's own encoder (docs/home-automation.md "Live video"):

@@ -20,4 +20,13 @@ public enum ISO8601Text {
         return cFormat("%04d-%02d-%02dT%02d:%02d:%02dZ", Int(tm.tm_year) + 1900, Int(tm.tm_mon) + 1,
                        Int(tm.tm_mday), Int(tm.tm_hour), Int(tm.tm_min), Int(tm.tm_sec))
     }
+
+    /// Local time as "YYYY-MM-DDTHH:MM:SS+01:00": `secondsSinceEpoch` (UTC) shown with
+    /// `utcOffsetSeconds` (the offset the wall clock reported).
+    public static func local(_ secondsSinceEpoch: Int64, utcOffsetSeconds: Int32) -> String {
+        let utc = Self.utc(Double(secondsSinceEpoch + Int64(utcOffsetSeconds)))
+        guard utc.hasSuffix("Z") else { return utc }
+        let off = Int(utcOffsetSeconds), a = abs(off)
+        return String(utc.dropLast()) + (off < 0 ? "-" : "+") + cFormat("%02d:%02d", a / 3600, a % 3600 / 60)
+    }
 }

@@ -46,12 +46,14 @@ final class LiveReport {
         return r.from + .nanoseconds((elapsed + 1) * second)
     }
 
-    /// Files saved (a photo, a clip's files).
-    func saved(_ paths: [String]) {
+    /// Files saved (a photo, a clip's files); `source` names a way in other than the
+    /// button and requests ("interval").
+    func saved(_ paths: [String], source: String? = nil) {
         for path in paths {
             guard let kind = Self.kind(of: path) else { continue }
-            events.publish(LiveEvent(type: "file", data: ["path": .string(path), "kind": .string(kind),
-                                                           "name": .string(Self.name(of: path))]))
+            var data: JSONObject = ["path": .string(path), "kind": .string(kind), "name": .string(Self.name(of: path))]
+            if let source { data["source"] = .string(source) }
+            events.publish(LiveEvent(type: "file", data: data))
         }
     }
 

@@ -140,6 +140,7 @@ public final class CameraService: Sendable {
         loop.finishRecovered(unfinished)
         if let e = loop.photo.taker.unavailableReason { log.error("still encoder unavailable: \(e)") }
         let pick = await loop.control.load()
+        await loop.interval.load()
         // The control plane owns which camera runs with what; the supervisor is told.
         let first = loop.control.firstTarget(index: await rememberedCamera(pick))
         var exitCode: Int32 = 0

@@ -71,6 +71,8 @@ enum JobResult: Sendable {
     case clipFinished(CaptureID, start: MonotonicTime?, ClipRecorder.Outcome)
     /// The clip's files were made regular MP4s (ClipFinisher); `problems`: those that stay fragmented, and why.
     case clipRegular(CaptureID, start: MonotonicTime?, files: [String], problems: [String])
+    /// Interval capture's record was written (nil) or why not (`IntervalStateFile`).
+    case intervalSaved(problem: String?)
     /// The camera has the controls it was given.
     case controlsApplied
     /// The state file was written (nil) or why not.

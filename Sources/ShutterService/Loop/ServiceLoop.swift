@@ -26,6 +26,7 @@ import ShutterStorage
 /// - `Health`: watchdog, READY/STATUS, the card;
 /// - `RequestBook`: which request waits for which capture;
 /// - `CardFiles`: listing and deleting the card's files;
+/// - `IntervalCapture`: the interval's slots, each a tap's photo;
 /// - `LiveReport`: what live watchers are told.
 final class ServiceLoop {
     let ctx: ServiceContext
@@ -38,6 +39,7 @@ final class ServiceLoop {
     let control: CameraControlPlane
     let health: Health
     let files: CardFiles
+    let interval: IntervalCapture
     var journal = Journal()
     let live: LiveReport
     /// The last few video frames by reference: the press frame has passed by the time a press is known.
@@ -73,6 +75,7 @@ final class ServiceLoop {
         control = CameraControlPlane(ctx: ctx, jobs: jobs, supervisor: supervisor, live: live, reloadConfig: reloadConfig)
         health = Health(ctx: ctx, jobs: jobs, supervisor: supervisor)
         files = CardFiles(ctx: ctx, jobs: jobs)
+        interval = IntervalCapture(ctx: ctx, jobs: jobs)
         // Enough frames to reach back past the stability filter to the press.
         let period = 1000 / max(c.video.fps, 1)
         recent = RecentFrames(capacity: min(4, 2 + c.button.stabilityMs / max(period, 1)))
@@ -172,7 +175,7 @@ final class ServiceLoop {
     var nextWake: MonotonicTime {
         var next = health.nextDeadline
         for d in [button.nextDeadline, machine.nextDeadline, clip.nextDeadline, requests.nextDeadline,
-                  control.operations.nextDeadline, LiveReport.nextSecond(of: machine.recordingSpan, after: ctx.now)] {
+                  control.operations.nextDeadline, interval.nextDeadline, LiveReport.nextSecond(of: machine.recordingSpan, after: ctx.now)] {
             if let d, d < next { next = d }
         }
         // Not clamped to now: a deadline that stays due keeps its time, so the inbox can
@@ -198,6 +201,7 @@ final class ServiceLoop {
         health.probeStorageIfDue(now: now)
         watchdog(now)
         clip.finishIfStopped(now: now, lastFrame: nil)
+        intervalTick()
         if let s = stopping, !clip.isIdle, s.lastExtension.map({ now - $0 >= .seconds(5) }) ?? true,
            now < s.deadline {
             // A long clip is still being finalised: systemd waits 10 s more each time.
@@ -347,6 +351,7 @@ final class ServiceLoop {
             photo.pin(origin, at: at, frames: recent.all, camera: control.inUse.camera?.info)
         case let .takePhoto(id, origin, pressedAt, flash, moment):
             requests.bind(origin, to: id)
+            interval.bound(origin, to: id)
             photo.take(id: id, origin: origin, pressedAt: pressedAt, flash: flash, moment: moment,
                        camera: control.inUse.camera)
         case let .takeVideoSnapshot(id, origin, at):
@@ -360,6 +365,7 @@ final class ServiceLoop {
             clip.stop(id, at: min(at, now))
         case let .answers(origin, id):
             requests.bind(origin, to: id)
+            interval.bound(origin, to: id)
         case .led(let indication):
             leds.show(indication)
         case .flashLED(let indication):
@@ -368,6 +374,7 @@ final class ServiceLoop {
             journal.refusedPresses += 1
             let message = refusalMessage(why)
             ctx.log.info("\(origin) refused: \(message)")
+            interval.refused(origin, why: message)
             requests.answer(origin, .refused(message, busy: why == .busy || why == .alreadyRecording))
         case .failed(let e):
             journal.error(e.message)
@@ -475,6 +482,8 @@ final class ServiceLoop {
         case let .clipRegular(id, start, paths, problems):
             for p in problems { journal.error(p) }
             requests.resolve(id, .success(paths), at: now, clipStart: start)
+        case .intervalSaved(let problem):
+            interval.saved(problem: problem)
         case .controlsApplied:
             control.inUse.controlsApplied(now: now)
         case let .settingsSaved(op, note):
@@ -503,10 +512,11 @@ final class ServiceLoop {
     /// and whoever waits are told.
     private func photoDone(_ o: PhotoPath.Outcome) {
         let (input, report) = photo.saved(o)
+        let fromInterval = interval.finished(o.id, ok: (try? o.result.get()) != nil)
         switch o.result {
         case .success(let saved):
             journal.lastFiles = [saved.path]
-            live.saved([saved.path])
+            live.saved([saved.path], source: fromInterval ? "interval" : nil)
             control.inUse.photoSaved()
         case .failure(let e):
             journal.error(e.message)

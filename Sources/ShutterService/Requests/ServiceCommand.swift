@@ -39,6 +39,10 @@ enum ServiceCommand: Sendable, Equatable {
     case upload(UploadAction)
     /// `upload-report`: the uploader (in the connector) says how the queue stands and what happened.
     case uploadReport(UploadReport, events: [LiveEvent])
+    /// `interval status|pause|resume|reset` (`shutterctl interval`).
+    case interval(IntervalAction)
+
+    enum IntervalAction: String, Sendable, Equatable, CaseIterable { case status, pause, resume, reset }
 
     enum UploadAction: String, Sendable, Equatable, CaseIterable { case status, pause, resume, retry }
 
@@ -88,6 +92,7 @@ enum ServiceCommand: Sendable, Equatable {
         case .trouble: return "trouble"
         case .upload: return "upload"
         case .uploadReport: return "upload-report"
+        case .interval: return "interval"
         }
     }
 
@@ -182,6 +187,11 @@ enum ServiceCommand: Sendable, Equatable {
                 return refuse("upload needs \"action\": status, pause, resume or retry")
             }
             return .success(.upload(action))
+        case "interval":
+            guard let action = r.action.flatMap(IntervalAction.init(rawValue:)) else {
+                return refuse("interval needs \"action\": status, pause, resume or reset")
+            }
+            return .success(.interval(action))
         case "upload-report":
             guard case .object(var o)? = r.value else { return refuse("upload-report needs \"value\": the report") }
             var events: [LiveEvent] = []

@@ -56,6 +56,8 @@ extension ServiceLoop {
             reply.send(ControlReply(ok: true))
         case .upload(let action):
             reply.send(upload(action))
+        case .interval(let action):
+            reply.send(interval(action))
         case let .uploadReport(report, events):
             uploaded(report, events)
             reply.send(ControlReply(ok: true))
