@@ -1,9 +1,10 @@
 #!/bin/sh
 # SPDX-License-Identifier: BSD-2-Clause
 # Assembles the emulated-hardware VM's initramfs: busybox, udev, libcamera's vimc IPA,
-# ALSA data, probe tools (cam, gpio*, aplay/arecord), the release shutterd/shutterctl when
-# given, every shared library they need (ldd), the board files, the VM-side scripts (vm/)
-# and a test tone. Usage: make-initramfs.sh OUT.cpio[.gz] [BINDIR-with-shutterd]
+# ALSA data, probe tools (cam, gpio*, aplay/arecord), rclone where the root has it, the
+# release shutterd/shutterctl when given, every shared library they need (ldd), the board
+# files, the VM-side scripts (vm/) and a test tone.
+# Usage: make-initramfs.sh OUT.cpio[.gz] [BINDIR-with-shutterd]
 # SYSROOT=DIR takes every program and library from that root instead of this machine (the
 # second root: Debian trixie with libcamera 0.7.1, deploy/hil/build-trixie-root.sh; BINDIR is
 # then a path inside it) and adds a virtual.yaml with two virtual cameras that the VM's init
@@ -69,6 +70,11 @@ done
 for b in /usr/bin/gpiodetect /usr/bin/gpioinfo /usr/bin/gpioget /usr/bin/gpioset /usr/bin/gpiomon; do
     if [ -n "$foreign" ]; then add_elf "$b"; else add_host_elf "$b"; fi
 done
+
+# rclone for the uploads (scenario power-cut-upload): the root's own, where it has one (this
+# machine's Debian rclone 1.60 on bookworm; the trixie and arm64 roots have none, and their
+# images stay ~54 MB lighter).
+if [ -x "$sys/usr/bin/rclone" ]; then add_elf /usr/bin/rclone; fi
 
 # udev: libcamera enumerates media devices through libudev and finds nothing without udevd.
 add_elf /usr/bin/udevadm

@@ -13,6 +13,14 @@ now_ms() {
 press()   { echo pull-down > "$HIL_GPIO/sim_gpio17/pull"; echo "$(now_ms) press" >> "$HIL_OUT/button.log"; }
 release() { echo pull-up > "$HIL_GPIO/sim_gpio17/pull"; echo "$(now_ms) release" >> "$HIL_OUT/button.log"; }
 
+# tap_exact: a 200 ms press timed by hil-pull: a shell's usleep can stretch past the 1 s hold
+# time when the emulator is starved of CPU, and the photo would become a clip.
+tap_exact() {
+    echo "$(now_ms) press" >> "$HIL_OUT/button.log"
+    hil-pull "$HIL_GPIO/sim_gpio17/pull" down 200 up >> "$HIL_OUT/edges.txt"
+    echo "$(now_ms) release" >> "$HIL_OUT/button.log"
+}
+
 # led_sampler_start: logs "ms status flash" to $HIL_OUT/led.log whenever either LED changes.
 led_sampler_start() {
     (

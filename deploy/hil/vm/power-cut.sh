@@ -16,14 +16,6 @@ clip_durable() {
         END { if (n >= k) print path; else exit 1 }' "$HIL_OUT/shutterd.log"
 }
 
-# tap_exact: a 200 ms press timed by hil-pull: a shell's usleep can stretch past the 1 s hold
-# time when the emulator is starved of CPU, and the photo would become a clip.
-tap_exact() {
-    echo "$(now_ms) press" >> "$HIL_OUT/button.log"
-    hil-pull "$HIL_GPIO/sim_gpio17/pull" down 200 up >> "$HIL_OUT/edges.txt"
-    echo "$(now_ms) release" >> "$HIL_OUT/button.log"
-}
-
 led_sampler_start
 step 240 "power-cut stage $HIL_STAGE: shutterd READY"
 shutterd_start
