@@ -310,6 +310,9 @@ final class Uploader: Sendable {
                 }
             }
             guard !good.isEmpty else { return }
+            // On a folder of this machine the checked copies reach the disk before they are moved:
+            // a cut after the move then finds a final name over whole data, or no final name.
+            try syncIfLocal(good.map(\.name), in: incoming)
             // Names already taken on the remote: the same file (a try cut short after its move) or another one.
             let there = try rclone.list(good.map(\.name), in: finalFolder, hash: kind)
             var plain: [Item] = []
