@@ -35,6 +35,7 @@ public final class CameraService: Sendable {
     /// Set once the loop is done: the status it ended with. A request after that
     /// is answered at once (nobody takes events any more).
     private let ended = Mutex<ServiceStatus?>(nil)
+    private let returned = Mutex<Int32?>(nil)
 
     /// `reloadConfig`: loads the configuration again as at start, for SIGHUP.
     /// `preview`: the web page's live preview and clip posters, when the page is on.
@@ -121,8 +122,14 @@ public final class CameraService: Sendable {
     public func run(signals: AsyncStream<ServiceSignal>? = nil, parts: [any ServicePart] = []) async -> Int32 {
         let token = ctx.work.token()
         defer { token.end() }
-        return await token.run { await serve(signals: signals, parts: parts) }
+        let code = await token.run { await serve(signals: signals, parts: parts) }
+        returned.withLock { $0 = code }
+        return code
     }
+
+    /// What `run` returned, once it has. Set while its work still counts as in flight, so a
+    /// test that waits for none in flight sees the exit with no hop of its own in between.
+    var exited: Int32? { returned.withLock { $0 } }
 
     private func serve(signals: AsyncStream<ServiceSignal>?, parts: [any ServicePart]) async -> Int32 {
         let config = ctx.config, roles = ctx.roles, log = ctx.log
