@@ -4,6 +4,8 @@
 #include "shutter_sys.h"
 
 #include <errno.h>
+#include <signal.h>
+#include <sys/prctl.h>
 #include <fcntl.h>
 #include <malloc.h>
 #include <stdio.h>
@@ -139,4 +141,16 @@ int shutter_ioprio_idle(int pid)
 int shutter_syncfs(int fd)
 {
     return syncfs(fd);
+}
+
+// Becomes argv[0] (execv), killed when the thread that started this process ends: the
+// uploads' rclone daemon never outlives the connector, even one killed with SIGKILL.
+int shutter_exec_tied(char *const argv[])
+{
+    if (prctl(PR_SET_PDEATHSIG, SIGKILL) != 0)
+        return -1;
+    if (getppid() == 1)  // the parent ended before the line above
+        return -1;
+    execv(argv[0], argv);
+    return -1;
 }

@@ -56,6 +56,9 @@ int shutter_ioprio_idle(int pid);
 // syncfs(2) of the file system holding `fd`; -1 and errno on failure.
 int shutter_syncfs(int fd);
 
+// execv(argv[0], argv) with PR_SET_PDEATHSIG SIGKILL set first; returns only on failure (-1, errno).
+int shutter_exec_tied(char *const argv[]);
+
 #ifdef __cplusplus
 }
 #endif

@@ -48,6 +48,8 @@ public enum ShutterdCommand {
 
     /// Exit codes: 0 clean stop, 64 bad usage, 78 bad configuration, others from the watchdog.
     public static func main(_ args: [String]) async -> Int32 {
+        // `shutterd --exec-tied PROGRAM ARGS...`: PROGRAM, killed when its starter ends (RcloneDaemon).
+        if args.first == "--exec-tied", args.count > 1 { return TiedExec.exec(Array(args.dropFirst())) }
         let log = Log("shutter.main")
         var o = Options()
         var i = 0

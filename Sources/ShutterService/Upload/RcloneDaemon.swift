@@ -45,8 +45,7 @@ final class RcloneDaemon: Sendable {
         if !bandwidth.isEmpty { args += ["--bwlimit", bandwidth] }
         // Ended with the thread that started it (which waits for it), so a connector killed
         // with SIGKILL leaves no rclone behind.
-        let setpriv = "/usr/bin/setpriv"
-        argv = access(setpriv, X_OK) == 0 ? [setpriv, "--pdeathsig", "KILL"] + args : args
+        argv = TiedExec.argv(args)
         environment = ["PATH=/usr/bin:/bin", "HOME=\(scratch)", "LANG=C.UTF-8", "RCLONE_RC_USER=shutter",
                        "RCLONE_RC_PASS=\(password)"]
         authorization = "Basic " + Data("shutter:\(password)".utf8).base64EncodedString()
