@@ -153,6 +153,30 @@ extension UploadTests {
               + "\(lost) sent again and verified")
     }
 
+    /// A file under a verified copy's name that is larger than the card's file is not a copy of
+    /// ours cut short: the start's second look leaves it there and sends ours again beside it.
+    func testALargerFileUnderACopysNameIsLeftAndOursSentBesideIt() throws {
+        let remote = try UploadRemote(.sftp)
+        let d = try daemon(remote)
+        defer { d.stop() }
+        XCTAssertEqual(try d.ctl("tap").0, 0)
+        try waitVerified(d, 1)
+        d.stop()
+        let name = try XCTUnwrap(try remote.files().final.keys.first)
+        let path = remote.served + "/camera/garden/" + name
+        // Written through the server, as a person would (behind its back its listing keeps the old size).
+        let theirs = remote.dir + "/theirs.JPG"
+        try (try Data(contentsOf: URL(fileURLWithPath: path)) + Data("not the camera's".utf8)).write(to: URL(fileURLWithPath: theirs))
+        XCTAssertEqual(try remote.rclone(["copyto", theirs, remote.remote + "/" + name]).0, 0)
+        let before = try UploadRemote.sha256(theirs)
+        try d.start()
+        let beside = path.replacingOccurrences(of: ".JPG", with: "-2.JPG")
+        let card = try XCTUnwrap(try card(d).values.first)
+        try d.waitFor("ours sent again beside it", timeout: 120) { (try? UploadRemote.sha256(beside)) == card }
+        try waitVerified(d, 1)
+        XCTAssertEqual(try UploadRemote.sha256(path), before, "the larger file under the name is left as it was")
+    }
+
     /// A remote that is a folder of this machine (rclone's local backend, e.g. a USB disk):
     /// the copies are verified there, written to the disk before (the debug log says so).
     func testALocalFolderRemote() throws {

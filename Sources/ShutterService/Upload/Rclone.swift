@@ -126,7 +126,9 @@ struct Rclone: Sendable {
         guard case .array(let items)? = out["list"] else { throw Failure(description: "rclone operations/list gave no list") }
         var found: [String: Listed] = [:]
         for case .object(let o) in items {
-            guard case .string(let path)? = o["Path"], let size = o["Size"]?.number else { continue }
+            // A size from the network, bounded before it becomes a UInt64 (a conversion that overflows traps).
+            guard case .string(let path)? = o["Path"], let size = o["Size"]?.number, size.isFinite,
+                  size < 9.0e18 else { continue }
             var hashes: [String: String] = [:]
             if case .object(let h)? = o["Hashes"] {
                 for (k, v) in h { if case .string(let hex) = v, !hex.isEmpty { hashes[k.lowercased()] = hex.lowercased() } }

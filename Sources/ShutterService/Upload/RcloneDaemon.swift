@@ -27,7 +27,7 @@ final class RcloneDaemon: Sendable {
     private struct State {
         var running = false
         /// Where it serves, once it said so.
-        var port: Int?
+        var port: UInt16?
         /// Its last line on stderr (why it did not start).
         var lastLine = ""
         var paused = false
@@ -73,7 +73,7 @@ final class RcloneDaemon: Sendable {
     struct Job: Sendable {
         let id: Int
         let command: String
-        let port: Int
+        let port: UInt16
         let began: UInt64
     }
 
@@ -150,7 +150,7 @@ final class RcloneDaemon: Sendable {
     }
 
     /// The port it serves on, starting it when it does not run.
-    private func ensureRunning() throws(Rclone.Failure) -> Int {
+    private func ensureRunning() throws(Rclone.Failure) -> UInt16 {
         let start = state.withLock { s -> Bool in
             if s.running { return false }
             s.running = true
@@ -181,20 +181,21 @@ final class RcloneDaemon: Sendable {
         for _ in 0..<1500 {
             let (running, port, last) = state.withLock { ($0.running, $0.port, $0.lastLine) }
             if let port { return port }
-            if !running { throw Rclone.Failure(description: "rclone rcd did not start (\(last))") }
+            // Not a file's fault: the batch is sent together again (`unreachable`).
+            if !running { throw Rclone.Failure(description: "rclone rcd did not start (\(last))", unreachable: true) }
             usleep(10_000)
         }
-        throw Rclone.Failure(description: "rclone rcd did not start within 15 s")
+        throw Rclone.Failure(description: "rclone rcd did not start within 15 s", unreachable: true)
     }
 
     /// 51234 from "... NOTICE: Serving remote control on http://127.0.0.1:51234/".
-    static func servingPort(_ line: String) -> Int? {
+    static func servingPort(_ line: String) -> UInt16? {
         guard let r = line.firstRange(of: "Serving remote control on http://127.0.0.1:") else { return nil }
-        return Int(line[r.upperBound...].prefix { $0.isNumber })
+        return UInt16(line[r.upperBound...].prefix { $0.isNumber })
     }
 
     /// One HTTP/1.0 POST (a body that ends where the connection does: no chunks to undo).
-    private func post(_ port: Int, _ command: String, _ params: JSONObject) throws(Rclone.Failure) -> JSONObject {
+    private func post(_ port: UInt16, _ command: String, _ params: JSONObject) throws(Rclone.Failure) -> JSONObject {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard fd >= 0 else { throw Rclone.Failure(description: "socket: \(String(cString: strerror(errno)))") }
         defer { close(fd) }
@@ -203,13 +204,14 @@ final class RcloneDaemon: Sendable {
         setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = in_port_t(UInt16(port).bigEndian)
+        address.sin_port = in_port_t(port.bigEndian)
         address.sin_addr.s_addr = in_addr_t(UInt32(0x7f00_0001).bigEndian)
         let connected = withUnsafePointer(to: &address) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
         }
         guard connected == 0 else {
-            throw Rclone.Failure(description: "rclone rcd does not answer on 127.0.0.1:\(port): \(String(cString: strerror(errno)))")
+            throw Rclone.Failure(description: "rclone rcd does not answer on 127.0.0.1:\(port): \(String(cString: strerror(errno)))",
+                                 unreachable: true)
         }
         let body = JSONValue.object(params).rendered(pretty: false)
         let request = "POST /\(command) HTTP/1.0\r\nHost: 127.0.0.1\r\nAuthorization: \(authorization)\r\n"
@@ -221,12 +223,15 @@ final class RcloneDaemon: Sendable {
             let n = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
             if n > 0 { reply += buffer[0..<n]; continue }
             if n < 0 && errno == EINTR { continue }
-            if n < 0 { throw Rclone.Failure(description: "rclone rcd: no answer to \(command): \(String(cString: strerror(errno)))") }
+            if n < 0 {
+                throw Rclone.Failure(description: "rclone rcd: no answer to \(command): \(String(cString: strerror(errno)))",
+                                     unreachable: true)
+            }
             break
         }
         let text = String(decoding: reply, as: UTF8.self)
         guard let split = text.firstRange(of: "\r\n\r\n") else {
-            throw Rclone.Failure(description: "rclone rcd: no answer to \(command) (the daemon ended?)")
+            throw Rclone.Failure(description: "rclone rcd: no answer to \(command) (the daemon ended?)", unreachable: true)
         }
         let statusLine = text[..<split.lowerBound].prefix { $0 != "\r" }
         let code = Int(statusLine.split(separator: " ").dropFirst().first ?? "") ?? 0

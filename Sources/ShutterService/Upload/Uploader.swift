@@ -2,10 +2,10 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import Dispatch
 import ShutterControl
 import ShutterCore
 import ShutterStorage
-import Dispatch
 import Synchronization
 
 /// The upload queue and its worker. The queue is the card itself: every finished photo and
@@ -396,9 +396,13 @@ final class Uploader: Sendable {
             }
             for item in items {
                 let name = PlainIO.lastComponent(item.record.remote ?? item.name)
-                guard let problem = Self.notAsChecked(listed[name], item.record) else { continue }
-                // Our own copy, broken: away, so that the one sent again takes its name.
-                if listed[name] != nil {
+                // Against what the record says was checked ("md5 <hex>", or "size").
+                let check = (item.record.check ?? "size").split(separator: " ").map(String.init)
+                guard let problem = Self.differs(listed[name], item.record, kind: check.count == 2 ? check[0] : nil,
+                                                 localHash: check.count == 2 ? check[1] : nil) else { continue }
+                // Our own copy, cut short: away, so that the one sent again takes its name. A
+                // larger file there is not a cut-short copy of ours: it stays (ours goes to "-2").
+                if let there = listed[name], there.size <= item.record.bytes {
                     do {
                         try rclone.deleteFile(folder + "/" + name)
                     } catch {
@@ -423,17 +427,6 @@ final class Uploader: Sendable {
         }
         state.withLock { $0.rechecked = true }
         return true
-    }
-
-    /// Why a listed copy is not what the record says was verified ("md5 <hex>" or "size").
-    static func notAsChecked(_ copy: Rclone.Listed?, _ record: UploadRecord) -> String? {
-        guard let copy else { return "is not there" }
-        if copy.size != record.bytes { return "has \(copy.size) bytes, the card's file \(record.bytes)" }
-        let parts = (record.check ?? "size").split(separator: " ")
-        if parts.count == 2, let theirs = copy.hashes[String(parts[0])], theirs != String(parts[1]) {
-            return "has \(parts[0]) \(theirs), \(parts[1]) when it was verified"
-        }
-        return nil
     }
 
     /// Lists the final copies and marks each verified, or failed.
