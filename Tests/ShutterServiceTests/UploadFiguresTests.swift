@@ -5,7 +5,9 @@ import XCTest
 /// `make bench` (`--filter UploadTests.testUploadFigures`): the uploads' figures on loopback
 /// against `rclone serve sftp` (40 photos and three 5 s 1080p clips), printed as
 /// `upload-figures` JSON lines: throughput against `rclone copy` of the same files to the
-/// same server in the same run (a small batch unthrottled, where rclone's start-ups show, and
+/// same server in the same run (`throughput_ratio`: each one's own elapsed time, rclone's
+/// stats against the uploader's batch lines, start-ups and status polls left out;
+/// `wall_ratio`: the test's clock around both) (a small batch unthrottled, where rclone's start-ups show, and
 /// at 4 MB/s, a link's pace; a backlog with 20 s clips at 4 MB/s); what shutterd adds in CPU and memory while the connector uploads; and the
 /// time from a photo's durable point to its verified copy (p50, p99) at a photo a second.
 extension UploadTests {
@@ -43,10 +45,14 @@ extension UploadTests {
             var args = ["-n", "19", "ionice", "-c", "3", "/usr/bin/env", "-i", "PATH=/usr/bin:/bin", "HOME=\(remote.dir)",
                         UploadRemote.rclone, "--config", remote.config, "copy", folder, "r:reference", "--transfers", "2"]
             if !limit.isEmpty { args += ["--bwlimit", limit] }
+            // Its own elapsed time too (its stats, as JSON), beside the wall clock's.
+            args += ["--use-json-log", "-v", "--stats-log-level", "NOTICE", "--stats", "1h"]
             let r0 = Date()
             let (code, _, err) = try runTool("/usr/bin/nice", args)
             XCTAssertEqual(code, 0, err)
             let reference = Date().timeIntervalSince(r0)
+            let referenceReported = try XCTUnwrap(Self.rcloneElapsed(err), "rclone copy's stats: \(err.suffix(800))")
+            let logBefore = (try? FileManager.default.attributesOfItem(atPath: d.dir + "/connector.log")[.size] as? Int) ?? 0
             // Ours: from `upload resume` to every file verified.
             let before = try Self.cpuSeconds(d.process!.processIdentifier)
             let rssBefore = try Self.rssMB(d.process!.processIdentifier)
@@ -57,9 +63,18 @@ extension UploadTests {
             let added = try Self.cpuSeconds(d.process!.processIdentifier) - before
             let rssAfter = try Self.rssMB(d.process!.processIdentifier)
             let connectorRSS = try Self.rssMB(c.processIdentifier)
+            // The uploader's own time: its batches' "done in" lines since the resume.
+            let log = try String(contentsOfFile: d.dir + "/connector.log", encoding: .utf8).utf8.dropFirst(logBefore)
+            let oursReported = Self.batchSeconds(String(decoding: log, as: UTF8.self))
+            XCTAssertGreaterThan(oursReported, 0, "the connector logs its batches' times")
+            for line in String(decoding: log, as: UTF8.self).split(separator: "\n") where line.contains(") done in ") {
+                print("upload-figures \(row) \(limit.isEmpty ? "none" : limit): \(line.drop { $0 != "b" })")
+            }
             print("{\"bench\": \"upload-figures\", \"row\": \"\(row)\", \"files\": \(bytes), \"megabytes\": \(String(format: "%.1f", megabytes)), \"bwlimit\": \"\(limit.isEmpty ? "none" : limit)\", "
                   + "\"rclone_copy_s\": \(String(format: "%.2f", reference)), \"shutter_s\": \(String(format: "%.2f", ours)), "
-                  + "\"throughput_ratio\": \(String(format: "%.2f", reference / ours)), "
+                  + "\"wall_ratio\": \(String(format: "%.2f", reference / ours)), "
+                  + "\"rclone_reported_s\": \(String(format: "%.3f", referenceReported)), \"shutter_reported_s\": \(String(format: "%.3f", oursReported)), "
+                  + "\"throughput_ratio\": \(String(format: "%.2f", referenceReported / oursReported)), "
                   + "\"shutterd_added_cpu_s\": \(String(format: "%.2f", added)), "
                   + "\"shutterd_rss_mb\": [\(String(format: "%.1f", rssBefore)), \(String(format: "%.1f", rssAfter))], "
                   + "\"connector_rss_mb\": \(String(format: "%.1f", connectorRSS))}")
@@ -84,6 +99,24 @@ extension UploadTests {
                 print("{\"bench\": \"upload-latency\", \"photos\": \(latencies.count), \"p50_s\": \(String(format: "%.2f", p50)), "
                       + "\"p99_s\": \(String(format: "%.2f", p99))}")
             }
+        }
+    }
+
+    /// rclone's own elapsed seconds: the last `elapsedTime` of its JSON stats lines.
+    static func rcloneElapsed(_ log: String) -> Double? {
+        log.split(separator: "\n").reversed().lazy.compactMap { line -> Double? in
+            guard let data = line.data(using: .utf8),
+                  let o = try? JSONSerialization.jsonObject(with: data) as? [String: Any],
+                  let stats = o["stats"] as? [String: Any] else { return nil }
+            return stats["elapsedTime"] as? Double
+        }.first
+    }
+
+    /// The sum of the uploader's "batch of N files (B bytes) done in T s" lines.
+    static func batchSeconds(_ log: String) -> Double {
+        log.split(separator: "\n").reduce(0) { sum, line in
+            guard let r = line.range(of: ") done in ") else { return sum }
+            return sum + (Double(line[r.upperBound...].prefix { $0 != " " }) ?? 0)
         }
     }
 

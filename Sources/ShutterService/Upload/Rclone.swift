@@ -61,7 +61,10 @@ struct Rclone: Sendable {
                                                      "_filter": list])
             }
             do throws(Failure) {
-                _ = try daemon.call("sync/copy", ["srcFs": .string(from), "dstFs": .string(to), "_filter": list]) { stats in
+                // rclone's own hash check after each file is left out (IgnoreChecksum): ours
+                // follows in `.shutter-incoming`, and on SFTP each check reads the file back.
+                _ = try daemon.call("sync/copy", ["srcFs": .string(from), "dstFs": .string(to), "_filter": list,
+                                                  "_config": .object(["IgnoreChecksum": .bool(true)])]) { stats in
                     if case .string(let error)? = stats["lastError"], !error.isEmpty, error != said {
                         said = error
                         progress(.error(String(error.prefix(400))))
@@ -143,6 +146,15 @@ struct Rclone: Sendable {
     struct Info: Sendable {
         var hashes: [String]
         var localRoot: String?
+        /// Moves a file on the server itself (a rename), not by sending it again.
+        var movesOnServer = false
+        /// Its hashes are computed by reading the file back (SFTP's md5sum, a local disk),
+        /// not kept with it (S3's ETag, WebDAV's checksum property).
+        var slowHash = false
+        /// Whether a copy moved to its final name is hashed again there: not where the move
+        /// is a rename on the server and a hash reads the file back, for the moved file is
+        /// the one whose hash was just checked (the start's second look hashes it again).
+        var rehashAfterMove: Bool { !(movesOnServer && slowHash) }
     }
 
     func info(of remote: String) throws(Failure) -> Info {
@@ -152,6 +164,10 @@ struct Rclone: Sendable {
         if case .string(let what)? = o["String"], what.hasPrefix("Local file system at "),
            case .string(let root)? = o["Root"], root.hasPrefix("/") {
             info.localRoot = root
+        }
+        if case .object(let features)? = o["Features"] {
+            if case .bool(let move)? = features["Move"] { info.movesOnServer = move }
+            if case .bool(let slow)? = features["SlowHash"] { info.slowHash = slow }
         }
         return info
     }

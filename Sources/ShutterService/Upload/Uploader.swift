@@ -282,6 +282,9 @@ final class Uploader: Sendable {
             changed()
         }
         let names = batch.map(\.name)
+        // The batch's steps timed, for the log line that ends it (`make bench` reads it).
+        var steps: [(String, UInt64)] = [("", DispatchTime.now().uptimeNanoseconds)]
+        func mark(_ step: String) { steps.append((step, DispatchTime.now().uptimeNanoseconds)) }
         do throws(Rclone.Failure) {
             // The card's files hashed as the remote hashes, while they are copied.
             let asked = Self.hashType(try remoteInfo().hashes)
@@ -295,6 +298,7 @@ final class Uploader: Sendable {
                 }
                 self.changed()
             }
+            mark("copy")
             // The copies as the remote has them.
             let staged = try rclone.list(names, in: incoming, hash: asked)
             // What the remote gave: an SFTP server without md5sum gives none (then by size).
@@ -310,6 +314,7 @@ final class Uploader: Sendable {
                 }
             }
             guard !good.isEmpty else { return }
+            mark("check")
             // On a folder of this machine the checked copies reach the disk before they are moved:
             // a cut after the move then finds a final name over whole data, or no final name.
             try syncIfLocal(good.map(\.name), in: incoming)
@@ -335,7 +340,12 @@ final class Uploader: Sendable {
             let moving = plain.filter { there[$0.name] == nil }.map(\.name)
             if !moving.isEmpty { try rclone.move(moving, from: incoming, to: finalFolder) }
             try syncIfLocal(plain.map(\.name), in: finalFolder)
+            mark("move")
             try verify(plain, in: finalFolder, kind: kind, local: local)
+            mark("final check and records")
+            let took = zip(steps.dropFirst(), steps).map { "\($0.0) \(Self.seconds($0.1 - $1.1))" }
+            log.info("batch of \(batch.count) files (\(bytes) bytes) done in \(Self.seconds(steps.last!.1 - steps[0].1)) s: "
+                     + took.joined(separator: ", "))
         } catch {
             let paused = state.withLock { $0.paused }
             for item in batch where state.withLock({ $0.records[item.number]?.state == .uploading }) {
@@ -429,21 +439,24 @@ final class Uploader: Sendable {
         return true
     }
 
-    /// Lists the final copies and marks each verified, or failed.
+    /// Lists the final copies and marks each verified, or failed: by size and hash, or by
+    /// size alone after a rename on a remote whose hashes read the file back (`rehashAfterMove`).
     private func verify(_ items: [Item], in folder: String, kind: String?, local: [String: String]) throws(Rclone.Failure) {
         guard !items.isEmpty else { return }
         let names = items.map { PlainIO.lastComponent($0.record.remote ?? $0.name) }
-        let final = try rclone.list(names, in: folder, hash: kind)
+        let rehash = try remoteInfo().rehashAfterMove
+        let final = try rclone.list(names, in: folder, hash: rehash ? kind : nil)
         var verified: [Item] = []
         for (item, name) in zip(items, names) {
-            if let problem = Self.differs(final[name], item.record, kind: kind, localHash: local[name]) {
+            if let problem = Self.differs(final[name], item.record, kind: rehash ? kind : nil, localHash: rehash ? local[name] : nil) {
                 fail(item, "the copy \(folder)/\(name) \(problem)")
                 continue
             }
             var r = item.record
             r.state = .verified
             r.remote = folder + "/" + name
-            r.check = kind.flatMap { k in final[name]?.hashes[k].map { "\(k) \($0)" } } ?? "size"
+            // The hash the copy was checked by (here, or in `.shutter-incoming` before a rename).
+            r.check = kind.flatMap { k in local[name].flatMap { $0.isEmpty ? nil : "\(k) \($0)" } } ?? "size"
             r.reason = nil
             r.nextTry = nil
             r.verifiedAt = now
@@ -470,6 +483,12 @@ final class Uploader: Sendable {
             }
             log.info("uploaded \(r.file) to \(r.remote!) (\(r.check!))")
         }
+    }
+
+    /// Nanoseconds as seconds with three decimals.
+    static func seconds(_ nanoseconds: UInt64) -> String {
+        let ms = (nanoseconds + 500_000) / 1_000_000, rest = String(ms % 1000)
+        return "\(ms / 1000)." + String(repeating: "0", count: 3 - rest.count) + rest
     }
 
     /// "SHTR0001-2.JPG", the first such name not taken in `folder`.
