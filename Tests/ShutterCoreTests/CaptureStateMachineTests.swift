@@ -46,15 +46,59 @@ private struct Rig {
 final class CaptureStateMachineTests: XCTestCase {
     // MARK: - Boot
 
-    func testBootingRefusesPressesUntilReady() {
+    func testBootingKeepsTheFirstPressForTheFirstFrameAndRefusesTheRest() {
         var m = CaptureStateMachine(configuration: .init(stillMoment: .focused))
         XCTAssertEqual(m.state, .booting)
-        XCTAssertEqual(m.handle(.gesture(.pressed(at: t(10))), at: t(10)), [.refused(.notReady, origin: press(10)), .led(.busyRefused)])
-        XCTAssertEqual(m.handle(.gesture(.tap(start: t(10), end: t(100))), at: t(100)), [],
-                       "the refused press's tap is ignored")
+        XCTAssertEqual(m.handle(.gesture(.pressed(at: t(10))), at: t(10)), [], "a press from power-off waits for the first frame")
+        XCTAssertEqual(m.handle(.gesture(.tap(start: t(10), end: t(100))), at: t(100)), [])
+        XCTAssertEqual(m.handle(.gesture(.pressed(at: t(120))), at: t(120)), [.refused(.notReady, origin: press(120)), .led(.busyRefused)],
+                       "one press waits; a second is refused")
+        XCTAssertEqual(m.handle(.gesture(.tap(start: t(120), end: t(140))), at: t(140)), [], "the refused press's tap is ignored")
         XCTAssertEqual(m.handle(.command(.photo, rq(1)), at: t(150)), [.refused(.notReady, origin: .request(rq(1))), .led(.busyRefused)])
-        XCTAssertEqual(m.handle(.ready, at: t(200)), [.led(.ready)])
-        XCTAssertEqual(m.state, .idle)
+        // The first frame: the tap is a photo dated at it (no frame exists from before).
+        XCTAssertEqual(m.handle(.ready, at: t(200)),
+                       [.startAutofocus, .startSpeculativeClip(from: t(200)), .discardSpeculativeClip,
+                        .takePhoto(id: id(1), origin: press(200), pressedAt: t(200), flash: false, moment: .focused), .led(.saving)])
+        XCTAssertEqual(m.state, .takingPhoto(pressedAt: t(200)))
+    }
+
+    func testAPressHeldFromPowerOnIsAClipFromTheFirstFrameToItsRelease() {
+        var m = CaptureStateMachine(configuration: .init(stillMoment: .focused))
+        XCTAssertEqual(m.handle(.gesture(.pressed(at: t(10))), at: t(10)), [])
+        XCTAssertEqual(m.handle(.gesture(.holdStarted(pressedAt: t(10), at: t(510))), at: t(510)), [])
+        let ready = m.handle(.ready, at: t(800))
+        XCTAssertTrue(ready.contains(.startRecording(id: id(1), origin: press(800), from: t(800), torch: false)), "\(ready)")
+        XCTAssertEqual(m.state, .recording(from: t(800)))
+        // The release names the press as the kernel dated it.
+        let released = m.handle(.gesture(.hold(start: t(10), end: t(3000))), at: t(3000))
+        XCTAssertTrue(released.contains(.stopRecording(id: id(1), at: t(3000))), "\(released)")
+    }
+
+    func testAPressStillHeldAtTheFirstFrameIsPressedThenAndItsTapIsAPhoto() {
+        var m = CaptureStateMachine(configuration: .init(stillMoment: .focused))
+        _ = m.handle(.gesture(.pressed(at: t(10))), at: t(10))
+        _ = m.handle(.ready, at: t(200))
+        XCTAssertEqual(m.state, .pressed(at: t(200)))
+        let tapped = m.handle(.gesture(.tap(start: t(10), end: t(300))), at: t(300))
+        XCTAssertTrue(tapped.contains(.takePhoto(id: id(1), origin: press(200), pressedAt: t(200), flash: false, moment: .focused)),
+                      "\(tapped)")
+    }
+
+    func testAHoldReleasedBeforeTheFirstFrameIsAPhotoAndADoubleTapNothing() {
+        var m = CaptureStateMachine(configuration: .init(stillMoment: .focused))
+        _ = m.handle(.gesture(.pressed(at: t(10))), at: t(10))
+        _ = m.handle(.gesture(.holdStarted(pressedAt: t(10), at: t(510))), at: t(510))
+        _ = m.handle(.gesture(.hold(start: t(10), end: t(900))), at: t(900))
+        let ready = m.handle(.ready, at: t(1000))
+        XCTAssertTrue(ready.contains { if case .takePhoto = $0 { true } else { false } }, "\(ready)")
+        XCTAssertFalse(ready.contains { if case .startRecording = $0 { true } else { false } }, "\(ready)")
+
+        var d = CaptureStateMachine(configuration: .init(stillMoment: .focused))
+        _ = d.handle(.gesture(.pressed(at: t(10))), at: t(10))
+        _ = d.handle(.gesture(.tap(start: t(10), end: t(100))), at: t(100))
+        _ = d.handle(.gesture(.pressed(at: t(200))), at: t(200))
+        _ = d.handle(.gesture(.doubleTap(start: t(10), end: t(300))), at: t(300))
+        XCTAssertEqual(d.handle(.ready, at: t(400)), [.led(.ready)], "a double tap changes the flash mode: no capture")
     }
 
     // MARK: - Tap and hold

@@ -102,6 +102,12 @@ public struct CaptureStateMachine: Sendable {
     private var phase: Phase = .booting
     private var faults: Set<CaptureFault> = []
     private var queued: QueuedPress?
+    /// A press made before the camera's first frame (one held at power-on): kept, with what
+    /// it became meanwhile, and taken at the first frame (`.ready`).
+    private var bootPress: QueuedPress?
+    /// The boot press's time, and the first frame's it was taken at: its later gestures
+    /// (the release) are dated by the press they name.
+    private var bootAlias: (from: MonotonicTime, to: MonotonicTime)?
     /// Presses already dealt with (refused, consumed, dropped): their later
     /// gesture events are ignored. Bounded: only recent presses can still have events.
     private var finishedPresses: [MonotonicTime] = []
@@ -207,9 +213,12 @@ public struct CaptureStateMachine: Sendable {
         oneShots = []
         switch input {
         case .ready:
-            if phase == .booting { phase = .idle }
+            if phase == .booting {
+                phase = .idle
+                takeBootPress(now)
+            }
         case .gesture(let g):
-            gesture(g, now)
+            gesture(bootAliased(g), now)
         case .command(let c, let r):
             command(c, .request(r), now)
         case .photoSaved(let id, _):
@@ -259,6 +268,7 @@ public struct CaptureStateMachine: Sendable {
     // MARK: - Gestures
 
     private mutating func gesture(_ g: GestureEvent, _ now: MonotonicTime) {
+        if phase == .booting, bootGesture(g) { return }
         switch g {
         case .pressed(let p):
             press(p, now)
@@ -281,7 +291,12 @@ public struct CaptureStateMachine: Sendable {
 
     private mutating func press(_ p: MonotonicTime, _ now: MonotonicTime) {
         if isFinished(p) || phase == .pressed(at: p) || queued?.isPress(p) == true { return }
-        if phase == .booting { return refuse(.notReady, press: p) }
+        if phase == .booting {
+            // The first press before the first frame waits for it (a press from power-off).
+            if bootPress == nil { bootPress = QueuedPress(at: p, gesture: .pending, origin: .button(press: p)); return }
+            if bootPress?.isPress(p) == true { return }
+            return refuse(.notReady, press: p)
+        }
         if shutdownRequested { return refuse(.shuttingDown, press: p) }
         let origin = CaptureOrigin.button(press: p)
         switch phase {
@@ -302,6 +317,60 @@ public struct CaptureStateMachine: Sendable {
             pin(origin, at: p)
         case .booting, .poweredOff:
             break
+        }
+    }
+
+    // MARK: - A press from power-off
+
+    /// What the boot press became before the first frame; true when `g` was about it.
+    private mutating func bootGesture(_ g: GestureEvent) -> Bool {
+        guard let b = bootPress else { return false }
+        switch g {
+        case .tap(let s, _) where b.isPress(s):
+            bootPress?.gesture = .tap
+        case .holdStarted(let p, _) where b.isPress(p):
+            bootPress?.gesture = .holding
+        case .hold(let s, _) where b.isPress(s):
+            // Released before the camera saw any of it: what it can still give is the photo.
+            bootPress?.gesture = .tap
+        case .doubleTap(let s, let e) where b.at >= s && b.at <= e, .shutdownCountdown(let s, let e) where b.at >= s && b.at <= e:
+            // A flash-mode change or the shutdown gesture, not a capture.
+            bootPress = nil
+            finish(b.at)
+            return false
+        default:
+            return false
+        }
+        return true
+    }
+
+    /// At the first frame: the boot press as pressed now (its frame the first ones, not
+    /// frames before the camera ran), then what it became meanwhile.
+    private mutating func takeBootPress(_ now: MonotonicTime) {
+        guard let b = bootPress else { return }
+        bootPress = nil
+        finish(b.at)
+        bootAlias = (b.at, now)
+        press(now, now)
+        switch b.gesture {
+        case .tap, .held: tap(now, now)
+        case .holding: holdStarted(now, now)
+        case .pending: break
+        }
+    }
+
+    /// A gesture of the boot press, dated by the press it was taken as.
+    private func bootAliased(_ g: GestureEvent) -> GestureEvent {
+        guard let a = bootAlias else { return g }
+        func d(_ t: MonotonicTime) -> MonotonicTime { t == a.from ? a.to : t }
+        switch g {
+        case .pressed(let p): return .pressed(at: d(p))
+        case .holdStarted(let p, let t): return .holdStarted(pressedAt: d(p), at: t)
+        case .tap(let s, let e): return .tap(start: d(s), end: e)
+        case .hold(let s, let e): return .hold(start: d(s), end: e)
+        case .doubleTap(let s, let e): return .doubleTap(start: d(s), end: e)
+        case .shutdownCountdown(let s, let deadline): return .shutdownCountdown(start: d(s), deadline: deadline)
+        case .shutdownCancelled, .shutdown: return g
         }
     }
 

@@ -35,6 +35,8 @@ public final class GPIOButton: ButtonInput {
         var sink: ButtonSink?
         /// The newest edge delivered (a `.caughtUp` is never dated before it).
         var lastTime = MonotonicTime(nanoseconds: 0)
+        /// The line's level was looked at for the first consumer.
+        var levelDelivered = false
     }
 
     public let configuration: Configuration
@@ -65,9 +67,24 @@ public final class GPIOButton: ButtonInput {
     deinit { close() }
 
     /// Edges from now on, to `sink` on the reading queue. A second call replaces the
-    /// first sink: one consumer at a time.
+    /// first sink: one consumer at a time. The first consumer of a button already held
+    /// (a press from power-off) gets a press dated now first: the kernel reports edges,
+    /// not a level that was there before the line was requested.
     public func deliver(to sink: @escaping ButtonSink) {
         line.state.withLock { s in s.sink = s.input == nil ? nil : sink }
+        // On the reading queue, in order with the edges read there.
+        queue.async { [self] in
+            guard line.state.withLock({ s in
+                defer { s.levelDelivered = true }
+                return !s.levelDelivered && s.lastTime == MonotonicTime(nanoseconds: 0)
+            }), (try? isPressed()) == true else { return }
+            let now = SystemClock().now()
+            log("the button is held as the service starts: a press from power-off")
+            line.state.withLock { s in
+                s.lastTime = now
+                _ = s.sink?(.edge(ButtonEdge(pressed: true, time: now)))
+            }
+        }
     }
 
     /// On the reading queue: the time now, then every edge already queued in the
