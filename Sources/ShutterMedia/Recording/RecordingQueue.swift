@@ -72,8 +72,13 @@ final class RecordingQueue: @unchecked Sendable {
     static let audioSeconds = 30
 
     /// `clock`: the encoder's cost is measured on it (wall time; a test's manual clock).
-    init(frameCapacity: Int, clock: any MonotonicClock = SystemClock(), work: InFlight? = nil) {
+    /// The time stamp drawn into each copy (docs/overlay.md).
+    private let overlay: TextOverlay?
+
+    init(frameCapacity: Int, clock: any MonotonicClock = SystemClock(), work: InFlight? = nil,
+         overlay: TextOverlay? = nil) {
         self.frameCapacity = frameCapacity
+        self.overlay = overlay
         self.clock = clock
         self.work = work
         thinning = FrameThinning(capacity: frameCapacity)
@@ -122,6 +127,9 @@ final class RecordingQueue: @unchecked Sendable {
         // The copy runs outside the lock: only this producer owns the buffer now.
         if buffer == nil || buffer!.capacity < needed { buffer = OwnedFrameBuffer(capacity: needed) }
         let queued = QueuedFrame(copying: frame, into: buffer!)
+        // The stamp goes into the copy, never the camera's buffer: that one is mapped
+        // read-only and other consumers (the photo, metering, the preview) read it meanwhile.
+        if let overlay { queued.stamp(overlay) }
         cond.lock()
         queued.queuedAt = clock.now()
         work?.begin()

@@ -1,0 +1,184 @@
+// SPDX-License-Identifier: BSD-2-Clause
+import Dispatch
+import ShutterCore
+import Synchronization
+
+/// The time stamp in the picture (docs/overlay.md): for a frame's exposure start, the stamp
+/// of that second at the frame's size and its place in the corner. The text is rendered
+/// once per second and size (FreeType, `OverlayFont`) and kept; the second after it is
+/// rendered ahead on this type's queue as soon as a second is first asked for, so a frame
+/// only blends a bitmap that is ready (`placed` renders on the caller's thread only on a
+/// miss: the first frame, or after a clock jump; counted in `figures`).
+///
+/// Only a trusted wall clock (NTP, an RTC) dates a picture: untrusted, the time is left
+/// out (the name alone is drawn, if set), as EXIF leaves its dates out: a wrong time
+/// burned in cannot be taken back, and a boot-relative time would be read as a time of day.
+///
+/// Wall time is read once per second (an anchor against the monotonic clock), not per frame.
+public final class TextOverlay: Sendable, Equatable {
+    public struct Style: Sendable, Equatable {
+        public var format: String
+        public var name: String
+        public var position: ShutterConfig.Overlay.Position
+        /// The text's height in percent of the picture's height.
+        public var sizePercent: Int
+        /// How much the box darkens the picture behind the text, 0...255.
+        public var box = 128
+
+        public init(format: String, name: String, position: ShutterConfig.Overlay.Position, sizePercent: Int) {
+            self.format = format
+            self.name = name
+            self.position = position
+            self.sizePercent = sizePercent
+        }
+
+        public init(_ c: ShutterConfig.Overlay) {
+            self.init(format: c.format, name: c.name, position: c.position, sizePercent: c.size)
+        }
+    }
+
+    /// How often a stamp was ready, and how often a frame's thread had to render one.
+    public struct Figures: Sendable, Equatable {
+        public var rendered = 0
+        public var renderedAhead = 0
+        public var misses = 0
+        public var trusted: Bool?
+    }
+
+    private struct Key: Hashable {
+        /// Local seconds, or nil: no time (untrusted clock).
+        var second: Int64?
+        /// The UTC offset then (%z).
+        var utcOffset: Int32
+        var pixelHeight: Int
+        var maxWidth: Int
+    }
+
+    private struct State {
+        var anchor: (mono: MonotonicTime, wall: WallTime)?
+        var stamps: [Key: OverlayStamp] = [:]
+        /// Asked for ahead, on `queue`.
+        var ahead: Set<Key> = []
+        var figures = Figures()
+    }
+
+    public let style: Style
+    private let font: OverlayFont
+    private let clock: any MonotonicClock
+    private let wallClock: any WallClock
+    private let work: InFlight?
+    private let state = Mutex(State())
+    private let queue = DispatchQueue(label: "shutter.overlay", qos: .utility)
+    private let log = Log("shutter.overlay")
+
+    public init(style: Style, font: OverlayFont, clock: any MonotonicClock, wallClock: any WallClock,
+                work: InFlight? = nil) {
+        self.style = style
+        self.font = font
+        self.clock = clock
+        self.wallClock = wallClock
+        self.work = work
+    }
+
+    public static func == (a: TextOverlay, b: TextOverlay) -> Bool { a === b }
+
+    public var figures: Figures { state.withLock { $0.figures } }
+
+    /// The text's pixel height, its box's margin and its distance from the edges in a picture `height` high.
+    public func metrics(height: Int) -> (pixelHeight: Int, pad: Int, margin: Int) {
+        let px = max(8, height * style.sizePercent / 100)
+        return (px, max(2, px / 5), max(2, px / 2))
+    }
+
+    /// The stamp for a frame exposed at `t`, placed in a `width` x `height` picture; nil when
+    /// there is nothing to draw (untrusted clock and no name) or it cannot fit.
+    public func placed(at t: MonotonicTime, width: Int, height: Int) -> OverlayStamp.Placed? {
+        let (px, pad, margin) = metrics(height: height)
+        let maxWidth = width - 2 * (margin & ~1)
+        let now = clock.now()
+        var changed: Bool?
+        let (key, hit, aheadKey) = state.withLock { s -> (Key?, OverlayStamp?, Key?) in
+            if s.anchor == nil || now - s.anchor!.mono >= .seconds(1) || now < s.anchor!.mono {
+                let wall = wallClock.now()
+                if s.figures.trusted != wall.isTrusted { changed = wall.isTrusted }
+                s.figures.trusted = wall.isTrusted
+                s.anchor = (now, wall)
+            }
+            let a = s.anchor!
+            let wall = a.wall.adding(t - a.mono)
+            guard wall.isTrusted || !style.name.isEmpty else { return (nil, nil, nil) }
+            let second = wall.isTrusted ? wall.secondsSinceEpoch + Int64(wall.utcOffsetSeconds) : nil
+            let key = Key(second: second, utcOffset: wall.utcOffsetSeconds, pixelHeight: px, maxWidth: maxWidth)
+            if let stamp = s.stamps[key] { return (key, stamp, nil) }
+            s.figures.misses += 1
+            var next: Key?
+            if let second {
+                let k = Key(second: second + 1, utcOffset: key.utcOffset, pixelHeight: px, maxWidth: maxWidth)
+                if s.stamps[k] == nil, !s.ahead.contains(k) { s.ahead.insert(k); next = k }
+            }
+            return (key, nil, next)
+        }
+        if let changed {
+            log.notice(changed ? "the wall clock is trusted: the time is drawn into pictures"
+                       : "the wall clock is not trusted (no time sync, no RTC): no time is drawn into pictures until it is")
+        }
+        guard let key else { return nil }
+        if let hit {
+            askAhead(after: key)
+            return placed(hit, width: width, height: height, margin: margin)
+        }
+        guard let stamp = render(key, pad: pad) else { return nil }
+        state.withLock { s in
+            s.stamps[key] = stamp
+            s.figures.rendered += 1
+        }
+        if let aheadKey { renderAhead(aheadKey, pad: pad) }
+        return placed(stamp, width: width, height: height, margin: margin)
+    }
+
+    private func placed(_ stamp: OverlayStamp, width: Int, height: Int, margin: Int) -> OverlayStamp.Placed? {
+        stamp.placed(at: style.position, width: width, height: height, margin: margin)
+    }
+
+    /// A hit: the next second rendered ahead, once.
+    private func askAhead(after key: Key) {
+        guard let second = key.second else { return }
+        let next = Key(second: second + 1, utcOffset: key.utcOffset, pixelHeight: key.pixelHeight, maxWidth: key.maxWidth)
+        let ask = state.withLock { s -> Bool in
+            guard s.stamps[next] == nil, !s.ahead.contains(next) else { return false }
+            s.ahead.insert(next)
+            return true
+        }
+        if ask { renderAhead(next, pad: max(2, key.pixelHeight / 5)) }
+    }
+
+    private func renderAhead(_ key: Key, pad: Int) {
+        work?.begin()
+        queue.async { [self] in
+            defer { work?.end() }
+            let stamp = render(key, pad: pad)
+            state.withLock { s in
+                s.ahead.remove(key)
+                if let stamp { s.stamps[key] = stamp; s.figures.renderedAhead += 1 }
+                // Keep this second and the next few: older ones are never asked for again.
+                if let second = key.second {
+                    s.stamps = s.stamps.filter { $0.key.second.map { $0 >= second - 2 } ?? true }
+                }
+            }
+        }
+    }
+
+    /// The key's text, made smaller when it is wider than the picture allows.
+    private func render(_ key: Key, pad: Int) -> OverlayStamp? {
+        let text = OverlayText.text(format: style.format, name: style.name, localSeconds: key.second,
+                                    utcOffsetSeconds: key.utcOffset)
+        guard var stamp = font.render(text, pixelHeight: key.pixelHeight, pad: pad, box: style.box) else { return nil }
+        if stamp.width > key.maxWidth, key.maxWidth > 0 {
+            let px = key.pixelHeight * key.maxWidth / stamp.width
+            guard px >= 6, let smaller = font.render(text, pixelHeight: px, pad: max(2, px / 5), box: style.box),
+                  smaller.width <= key.maxWidth else { return nil }
+            stamp = smaller
+        }
+        return stamp
+    }
+}
