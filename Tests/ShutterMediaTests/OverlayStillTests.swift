@@ -27,7 +27,8 @@ final class OverlayStillTests: XCTestCase {
         let stamped = try encoder.encode(frame, metadata: StillMetadata(), stamp: placed)
         let blank = try encoder.encode(frame, metadata: StillMetadata(), stamp: OverlayFixture.blank(like: placed))
         let plain = try encoder.encode(frame, metadata: StillMetadata())
-        let got = try OverlayFixture.decodeJPEGLuma(stamped.jpeg, width: w, height: h, dir: dir, name: "stamped")
+        let planes = try OverlayFixture.decodeJPEG(stamped.jpeg, dir: dir, name: "stamped")
+        let got = Array(planes.prefix(w * h))
         let without = try OverlayFixture.decodeJPEGLuma(blank.jpeg, width: w, height: h, dir: dir, name: "blank")
         let turbo = try OverlayFixture.decodeJPEGLuma(plain.jpeg, width: w, height: h, dir: dir, name: "plain")
         let want = OverlayFixture.expectedLuma(frame, placed)
@@ -47,6 +48,23 @@ final class OverlayStillTests: XCTestCase {
         } }
         XCTAssertGreaterThan(ink, 500, file: file, line: line)
         XCTAssertGreaterThan(Double(inkBright) / Double(ink), 0.8, "\(format): ink decodes white", file: file, line: line)
+        // No colour under ink: U and V near 128 where all four luma pixels are ink (the scene's U is 60...200).
+        let cw = (w + 1) / 2, ch = (h + 1) / 2
+        var inkChroma = 0, neutral = 0
+        for r in (placed.y / 2)..<((placed.y + placed.stamp.height) / 2) {
+            for c in (placed.x / 2)..<((placed.x + placed.stamp.width) / 2) {
+                let ar = 2 * r - placed.y, ac = 2 * c - placed.x, sw = placed.stamp.width
+                let a = placed.stamp.alpha
+                guard a[ar * sw + ac] == 255, a[ar * sw + ac + 1] == 255, a[(ar + 1) * sw + ac] == 255,
+                      a[(ar + 1) * sw + ac + 1] == 255 else { continue }
+                inkChroma += 1
+                let u = Int(planes[w * h + r * cw + c]), v = Int(planes[w * h + cw * ch + r * cw + c])
+                if abs(u - 128) <= 12 && abs(v - 128) <= 12 { neutral += 1 }
+            }
+        }
+        XCTAssertGreaterThan(inkChroma, 50, file: file, line: line)
+        XCTAssertGreaterThan(Double(neutral) / Double(max(1, inkChroma)), 0.8, "\(format): ink has no colour",
+                             file: file, line: line)
 
         // Outside the JPEG blocks the stamp touches (16-pixel MCUs): the same decoded pixels, exactly.
         let bx = (placed.x / 16 * 16)..<min(w, (placed.x + placed.stamp.width + 15) / 16 * 16)

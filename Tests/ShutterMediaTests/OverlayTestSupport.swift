@@ -39,31 +39,35 @@ enum OverlayFixture {
         return out
     }
 
-    /// `frame`'s luma with the stamp blended in, on a copy (the renderer's own output, placed).
+    /// `frame`'s luma with the stamp's bitmap laid over it as docs/overlay.md says (written
+    /// here again, not the service's blend): the box keeps (255 - box) / 255 of the luma,
+    /// then ink of coverage a moves it a / 255 of the way to white (235).
     static func expectedLuma(_ f: Frame, _ p: OverlayStamp.Placed) -> [UInt8] {
-        let copy = OwnedFrameBuffer(capacity: f.planes.reduce(0) { $0 + $1.length })
-        var offset = 0
-        var bases: [UnsafeMutableRawPointer] = []
-        for plane in f.planes {
-            (copy.bytes + offset).copyMemory(from: plane.base, byteCount: plane.length)
-            bases.append(copy.bytes + offset)
-            offset += plane.length
-        }
-        OverlayStamp.draw(p, format: f.format, planes: bases, strides: f.planes.map(\.stride))
-        var out = [UInt8](repeating: 0, count: f.width * f.height)
-        for r in 0..<f.height {
-            for x in 0..<f.width { out[r * f.width + x] = copy.bytes.load(fromByteOffset: r * f.planes[0].stride + x, as: UInt8.self) }
+        var out = luma(f)
+        let s = p.stamp
+        for r in 0..<s.height {
+            for c in 0..<s.width {
+                let i = (p.y + r) * f.width + p.x + c
+                let a = Int(s.alpha[r * s.width + c])
+                let boxed = (Int(out[i]) * (255 - s.box) + 127) / 255
+                out[i] = UInt8(boxed + ((235 - boxed) * a + 127) / 255)
+            }
         }
         return out
     }
 
     /// A JPEG's luma as ffmpeg decodes it (yuvj420p: the planes as stored, no conversion).
     static func decodeJPEGLuma(_ jpeg: [UInt8], width: Int, height: Int, dir: String, name: String) throws -> [UInt8] {
+        Array(try decodeJPEG(jpeg, dir: dir, name: name).prefix(width * height))
+    }
+
+    /// All three planes (Y, then U, then V) as ffmpeg decodes the JPEG.
+    static func decodeJPEG(_ jpeg: [UInt8], dir: String, name: String) throws -> [UInt8] {
         let path = dir + "/\(name).jpg"
         try Data(jpeg).write(to: URL(fileURLWithPath: path))
         let r = try StillTools.run(["ffmpeg", "-v", "error", "-i", path, "-f", "rawvideo", "-pix_fmt", "yuvj420p", "-"])
         XCTAssertEqual(r.status, 0, r.err)
-        return [UInt8](r.out.prefix(width * height))
+        return [UInt8](r.out)
     }
 
     /// Mean absolute difference over a rectangle (or everywhere outside it).

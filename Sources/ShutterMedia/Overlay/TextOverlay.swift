@@ -96,10 +96,12 @@ public final class TextOverlay: Sendable, Equatable {
         let (px, pad, margin) = metrics(height: height)
         let maxWidth = width - 2 * (margin & ~1)
         let now = clock.now()
+        // The wall clock (a few syscalls for the system's) once a second, outside the lock.
+        let stale = state.withLock { s in s.anchor.map { now - $0.mono >= .seconds(1) || now < $0.mono } ?? true }
+        let fresh = stale ? wallClock.now() : nil
         var changed: Bool?
         let (key, hit, aheadKey) = state.withLock { s -> (Key?, OverlayStamp?, Key?) in
-            if s.anchor == nil || now - s.anchor!.mono >= .seconds(1) || now < s.anchor!.mono {
-                let wall = wallClock.now()
+            if let wall = fresh {
                 if s.figures.trusted != wall.isTrusted { changed = wall.isTrusted }
                 s.figures.trusted = wall.isTrusted
                 s.anchor = (now, wall)
