@@ -3,7 +3,8 @@
 // frame, the stamp of a second already rendered (the lookup and the blend into the
 // encoder's copy) against copying the frame (what every encoder's queue does per frame
 // anyway); a second's render (FreeType, once per second, ahead of its frames) against the
-// same copy; per 12 MP still, the JPEG with the stamp against the same JPEG without it.
+// same copy; per 12 MP still, the JPEG with the stamp against the same JPEG without it, and
+// the stamp's blend alone against that JPEG.
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -85,6 +86,22 @@ enum OverlayBench {
             stampedMs.append(Double(t2 - t1) / 1e6)
         }
         out.append(line("overlay_still_12mp", median(stampedMs), "ms", median(plainMs)))
+        // The stamp's own work in a still, alone: its blend into a copy of the 12 MP frame.
+        let big = OwnedFrameBuffer(capacity: still.planes.reduce(0) { $0 + $1.length })
+        var bases: [UnsafeMutableRawPointer] = []
+        var offset = 0
+        for plane in still.planes {
+            (big.bytes + offset).copyMemory(from: plane.base, byteCount: plane.length)
+            bases.append(big.bytes + offset)
+            offset += plane.length
+        }
+        var blendUs: [Double] = []
+        for _ in 0..<50 {
+            let t0 = clock()
+            OverlayStamp.draw(stamp, format: still.format, planes: bases, strides: still.planes.map(\.stride))
+            blendUs.append(Double(clock() - t0) / 1e3)
+        }
+        out.append(line("overlay_blend_12mp", median(blendUs), "us", median(plainMs) * 1000))
         return out
     }
 

@@ -66,7 +66,7 @@ public final class OverlayStamp: Sendable {
     /// Blends into a whole 4:2:0 picture whose planes start at `planes` (Y, then U and V or UV).
     public static func draw(_ p: Placed, format: PixelFormat, planes: [UnsafeMutableRawPointer], strides: [Int]) {
         switch format {
-        case .i420 where planes.count >= 3:
+        case .i420 where planes.count >= 3 && strides[1] == strides[2]:  // one chroma stride (the blend's)
             blend(p, y: (planes[0] + p.y * strides[0]).assumingMemoryBound(to: UInt8.self), yStride: strides[0],
                   u: (planes[1] + p.y / 2 * strides[1]).assumingMemoryBound(to: UInt8.self),
                   v: (planes[2] + p.y / 2 * strides[2]).assumingMemoryBound(to: UInt8.self), cStride: strides[1],
