@@ -83,6 +83,9 @@ final class OverlayServiceTests: XCTestCase {
             let r = try await d.ask(ControlRequest(cmd: "tap"))
             XCTAssertTrue(r.ok, "\(r)")
             photos.append(try decode(try XCTUnwrap(r.files?.first), width: 1280, height: 720))
+            let overlay = await d.status().overlay
+            XCTAssertEqual(overlay?.timeDrawn, on ? true : nil, "status.overlay: absent when off")
+            if on { XCTAssertGreaterThan(overlay?.renderedAhead ?? 0, 0, "seconds rendered ahead of their frames") }
         }
         let (stamped, plain) = (photos[0], photos[1])
         XCTAssertEqual(stamped.label.frame, plain.label.frame, "the same frame with and without the overlay")
@@ -114,6 +117,8 @@ final class OverlayServiceTests: XCTestCase {
     func testAnUntrustedClockDrawsTheNameButNoTime() async throws {
         let d = try await rig(overlay: true, trusted: false)
         let r = try await d.ask(ControlRequest(cmd: "tap"))
+        let status = await d.status()
+        XCTAssertEqual(status.overlay?.timeDrawn, false, "status says the time is not drawn")
         let photo = try decode(try XCTUnwrap(r.files?.first), width: 1280, height: 720)
         var config = ShutterConfig().overlay.named("Shed", size: 6)
         config.format = "%Y"
