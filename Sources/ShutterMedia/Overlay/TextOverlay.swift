@@ -67,6 +67,7 @@ public final class TextOverlay: Sendable, Equatable {
     private let clock: any MonotonicClock
     private let wallClock: any WallClock
     private let work: InFlight?
+    // Shared by every frame's thread (the encoders', the photo queue) and `queue`: a cache.
     private let state = Mutex(State())
     private let queue = DispatchQueue(label: "shutter.overlay", qos: .utility)
     private let log = Log("shutter.overlay")

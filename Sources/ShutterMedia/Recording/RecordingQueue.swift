@@ -127,9 +127,6 @@ final class RecordingQueue: @unchecked Sendable {
         // The copy runs outside the lock: only this producer owns the buffer now.
         if buffer == nil || buffer!.capacity < needed { buffer = OwnedFrameBuffer(capacity: needed) }
         let queued = QueuedFrame(copying: frame, into: buffer!)
-        // The stamp goes into the copy, never the camera's buffer: that one is mapped
-        // read-only and other consumers (the photo, metering, the preview) read it meanwhile.
-        if let overlay { queued.stamp(overlay) }
         cond.lock()
         queued.queuedAt = clock.now()
         work?.begin()
@@ -172,6 +169,17 @@ final class RecordingQueue: @unchecked Sendable {
 
     /// The next item for the encoder thread, or nil once finishing and drained.
     func pop() -> Item? {
+        let item = take()
+        // The time stamp goes into the copy, never the camera's buffer: that one is mapped
+        // read-only and other consumers (the photo, metering, the preview) read it meanwhile.
+        // Here, on the encoder's thread, not at the push: off the loop (pre-roll's producer),
+        // and not for frames passed over.
+        if let overlay, case .video(let f) = item { f.stamp(overlay) }
+        return item
+    }
+
+    /// The next item for the encoder thread (under the lock).
+    private func take() -> Item? {
         cond.lock()
         defer { cond.unlock() }
         if holding {

@@ -9,8 +9,8 @@ import ShutterMedia
 /// Where it is drawn, once per consumer that keeps pixels, never into the camera's buffer
 /// (libcamera maps it read-only; the photo, the clip encoder, metering and the page's
 /// preview read the same frame at once): the clip, pre-roll and live encoders blend it into
-/// the copy each makes of a frame (`RecordingQueue`), and a photo into a copy of the stamp's
-/// rows only (`StillEncoder`). Frames no one keeps (metering, the preview) are not stamped.
+/// the copy each makes of a frame, on their own thread (`RecordingQueue.pop`), and a photo
+/// into a copy of the stamp's rows only (`StillEncoder`, on the photo queue). Frames no one keeps (metering, the preview) are not stamped.
 enum OverlaySetup {
     static func make(config: ShutterConfig, clock: any MonotonicClock, wallClock: any WallClock,
                      work: InFlight? = nil) throws(OverlayError) -> TextOverlay? {
