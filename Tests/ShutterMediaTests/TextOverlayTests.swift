@@ -46,6 +46,23 @@ final class TextOverlayTests: XCTestCase {
         XCTAssertEqual(o.figures.trusted, true)
     }
 
+    /// The loop prepares every frame's second for the sizes it knows (video, still stream):
+    /// a photo of the still stream's size then finds its stamp ready, with no encoder running.
+    func testPreparedSecondsAreReadyForEverySize() async throws {
+        let work = InFlight()
+        let o = try OverlayFixture.overlay(work: work)
+        let t = OverlayFixture.start
+        o.prepare(at: t, sizes: [(640, 360), (4608, 2592)])
+        await work.untilIdle()
+        XCTAssertEqual(o.figures.renderedAhead, 4, "this second and the next, two sizes")
+        XCTAssertEqual(o.placed(at: t, width: 4608, height: 2592)?.stamp.text, "Shed  2026-06-01 12:00:00")
+        XCTAssertEqual(o.placed(at: t + .milliseconds(1500), width: 640, height: 360)?.stamp.text, "Shed  2026-06-01 12:00:01")
+        XCTAssertEqual(o.figures.misses, 0)
+        o.prepare(at: t + .milliseconds(500), sizes: [(640, 360)])
+        await work.untilIdle()
+        XCTAssertEqual(o.figures.renderedAhead, 5, "a second is prepared once; the 640x360 hit at 12:00:01 asked for 12:00:02")
+    }
+
     func testAFontThatIsNotThereOrNotAFontIsAnErrorNamingTheFile() {
         XCTAssertThrowsError(try OverlayFont(path: "/nonexistent/font.ttf")) { e in
             XCTAssertTrue("\(e)".contains("/nonexistent/font.ttf"), "\(e)")

@@ -85,7 +85,10 @@ final class OverlayServiceTests: XCTestCase {
             photos.append(try decode(try XCTUnwrap(r.files?.first), width: 1280, height: 720))
             let overlay = await d.status().overlay
             XCTAssertEqual(overlay?.timeDrawn, on ? true : nil, "status.overlay: absent when off")
-            if on { XCTAssertGreaterThan(overlay?.renderedAhead ?? 0, 0, "seconds rendered ahead of their frames") }
+            if on {
+                XCTAssertGreaterThan(overlay?.renderedAhead ?? 0, 0, "seconds rendered ahead of their frames")
+                XCTAssertEqual(overlay?.renderedOnMiss, 0, "the photo's and the clip's stamps were ready ahead")
+            }
         }
         let (stamped, plain) = (photos[0], photos[1])
         XCTAssertEqual(stamped.label.frame, plain.label.frame, "the same frame with and without the overlay")

@@ -45,6 +45,11 @@ public final class TextOverlay: Sendable, Equatable {
         public var trusted: Bool?
     }
 
+    private struct Size: Hashable {
+        var width: Int
+        var height: Int
+    }
+
     private struct Key: Hashable {
         /// Local seconds, or nil: no time (untrusted clock).
         var second: Int64?
@@ -56,6 +61,10 @@ public final class TextOverlay: Sendable, Equatable {
 
     private struct State {
         var anchor: (mono: MonotonicTime, wall: WallTime)?
+        /// Picture sizes stamped or prepared so far: each gets its next second ahead.
+        var sizes: Set<Size> = []
+        /// The last second `prepare` looked at.
+        var prepared: Int64?
         var stamps: [Key: OverlayStamp] = [:]
         /// Asked for ahead, on `queue`.
         var ahead: Set<Key> = []
@@ -66,7 +75,8 @@ public final class TextOverlay: Sendable, Equatable {
     private let font: OverlayFont
     private let clock: any MonotonicClock
     private let wallClock: any WallClock
-    private let work: InFlight?
+    /// Where the renders ahead count as work in flight (a manual-clock test waits for them).
+    private let work: Mutex<InFlight?>
     // Shared by every frame's thread (the encoders', the photo queue) and `queue`: a cache.
     private let state = Mutex(State())
     private let queue = DispatchQueue(label: "shutter.overlay", qos: .utility)
@@ -78,8 +88,11 @@ public final class TextOverlay: Sendable, Equatable {
         self.font = font
         self.clock = clock
         self.wallClock = wallClock
-        self.work = work
+        self.work = Mutex(work)
     }
+
+    /// Counts the renders ahead in `work` (the service's count, made after the overlay).
+    public func count(in work: InFlight) { self.work.withLock { $0 = work } }
 
     public static func == (a: TextOverlay, b: TextOverlay) -> Bool { a === b }
 
@@ -96,17 +109,11 @@ public final class TextOverlay: Sendable, Equatable {
     public func placed(at t: MonotonicTime, width: Int, height: Int) -> OverlayStamp.Placed? {
         let (px, pad, margin) = metrics(height: height)
         let maxWidth = width - 2 * (margin & ~1)
-        let now = clock.now()
-        // The wall clock (a few syscalls for the system's) once a second, outside the lock.
-        let stale = state.withLock { s in s.anchor.map { now - $0.mono >= .seconds(1) || now < $0.mono } ?? true }
-        let fresh = stale ? wallClock.now() : nil
+        let fresh = freshWall()
         var changed: Bool?
         let (key, hit, aheadKey) = state.withLock { s -> (Key?, OverlayStamp?, Key?) in
-            if let wall = fresh {
-                if s.figures.trusted != wall.isTrusted { changed = wall.isTrusted }
-                s.figures.trusted = wall.isTrusted
-                s.anchor = (now, wall)
-            }
+            changed = Self.anchor(&s, fresh)
+            s.sizes.insert(Size(width: width, height: height))
             let a = s.anchor!
             let wall = a.wall.adding(t - a.mono)
             guard wall.isTrusted || !style.name.isEmpty else { return (nil, nil, nil) }
@@ -121,10 +128,7 @@ public final class TextOverlay: Sendable, Equatable {
             }
             return (key, nil, next)
         }
-        if let changed {
-            log.notice(changed ? "the wall clock is trusted: the time is drawn into pictures"
-                       : "the wall clock is not trusted (no time sync, no RTC): no time is drawn into pictures until it is")
-        }
+        say(changed)
         guard let key else { return nil }
         if let hit {
             askAhead(after: key)
@@ -137,6 +141,59 @@ public final class TextOverlay: Sendable, Equatable {
         }
         if let aheadKey { renderAhead(aheadKey, pad: pad) }
         return placed(stamp, width: width, height: height, margin: margin)
+    }
+
+    /// A frame reached the service (the loop, every frame; a lookup when the second is
+    /// unchanged): the stamps of its second and the next, for every size seen (the video's,
+    /// the still stream's, a still's), rendered ahead on `queue` where missing, so a press's
+    /// photo finds its stamp ready even when no encoder has been stamping frames.
+    public func prepare(at t: MonotonicTime, sizes: [(width: Int, height: Int)]) {
+        let fresh = freshWall()
+        var changed: Bool?
+        let wanted = state.withLock { s -> [(Key, Int)] in
+            changed = Self.anchor(&s, fresh)
+            for size in sizes { s.sizes.insert(Size(width: size.width, height: size.height)) }
+            let a = s.anchor!
+            let wall = a.wall.adding(t - a.mono)
+            guard wall.isTrusted || !style.name.isEmpty else { return [] }
+            let second = wall.isTrusted ? wall.secondsSinceEpoch + Int64(wall.utcOffsetSeconds) : nil
+            if let second, s.prepared == second { return [] }
+            s.prepared = second
+            var keys: [(Key, Int)] = []
+            for size in s.sizes {
+                let (px, pad, margin) = metrics(height: size.height)
+                let maxWidth = size.width - 2 * (margin & ~1)
+                for next in second.map({ [$0, $0 + 1] }) ?? [nil] {
+                    let k = Key(second: next, utcOffset: wall.utcOffsetSeconds, pixelHeight: px, maxWidth: maxWidth)
+                    if s.stamps[k] == nil, !s.ahead.contains(k) { s.ahead.insert(k); keys.append((k, pad)) }
+                }
+            }
+            return keys
+        }
+        say(changed)
+        for (k, pad) in wanted { renderAhead(k, pad: pad) }
+    }
+
+    /// The wall clock (a few syscalls for the system's) once a second, read outside the lock.
+    private func freshWall() -> (mono: MonotonicTime, wall: WallTime)? {
+        let now = clock.now()
+        let stale = state.withLock { s in s.anchor.map { now - $0.mono >= .seconds(1) || now < $0.mono } ?? true }
+        return stale ? (now, wallClock.now()) : nil
+    }
+
+    /// A new anchor (wall time against the monotonic clock); the trust, if it changed.
+    private static func anchor(_ s: inout State, _ fresh: (mono: MonotonicTime, wall: WallTime)?) -> Bool? {
+        guard let fresh else { return nil }
+        let changed: Bool? = s.figures.trusted != fresh.wall.isTrusted ? fresh.wall.isTrusted : nil
+        s.figures.trusted = fresh.wall.isTrusted
+        s.anchor = fresh
+        return changed
+    }
+
+    private func say(_ changed: Bool?) {
+        guard let changed else { return }
+        log.notice(changed ? "the wall clock is trusted: the time is drawn into pictures"
+                   : "the wall clock is not trusted (no time sync, no RTC): no time is drawn into pictures until it is")
     }
 
     private func placed(_ stamp: OverlayStamp, width: Int, height: Int, margin: Int) -> OverlayStamp.Placed? {
@@ -156,6 +213,7 @@ public final class TextOverlay: Sendable, Equatable {
     }
 
     private func renderAhead(_ key: Key, pad: Int) {
+        let work = self.work.withLock { $0 }
         work?.begin()
         queue.async { [self] in
             defer { work?.end() }

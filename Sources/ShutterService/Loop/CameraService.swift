@@ -54,6 +54,7 @@ public final class CameraService: Sendable {
                                  startedAt: clock.now())
         ctx.video = live
         ctx.overlay = overlay
+        overlay?.count(in: ctx.work)  // its renders ahead: work a manual-clock test waits for
         self.ctx = ctx
         inbox = Inbox(clock: clock)
         supervisor = CameraSupervisor(open: roles.openCamera)
