@@ -24,15 +24,16 @@ final class OverlayServiceTests: XCTestCase {
         }
     }
 
-    private func json(overlay: Bool) -> String {
-        #"{"video": {"width": 640, "height": 360, "fps": 30}, "still": {"width": 1280, "height": 720, "moment": "press"}, "#
+    private func json(overlay: Bool, preroll: Int = 0) -> String {
+        #"{"video": {"width": 640, "height": 360, "fps": 30, "prerollSeconds": \#(preroll)}, "#
+            + #""still": {"width": 1280, "height": 720, "moment": "press"}, "#
             + #""audio": {"enabled": false}, "sim": {"stillStream": [1280, 720]}, "#
             + #""overlay": {"enabled": \#(overlay), "name": "Shed", "size": 6}}"#
     }
 
-    private func rig(overlay: Bool, trusted: Bool = true) async throws -> InProcessRig {
+    private func rig(overlay: Bool, trusted: Bool = true, preroll: Int = 0) async throws -> InProcessRig {
         let clock = ManualClock(start: .milliseconds(Self.startMs))
-        return try await InProcessRig.start(self, json: json(overlay: overlay), clock: clock,
+        return try await InProcessRig.start(self, json: json(overlay: overlay, preroll: preroll), clock: clock,
                                             wallClock: FollowingWallClock(clock: clock, trusted: trusted))
     }
 
@@ -106,8 +107,17 @@ final class OverlayServiceTests: XCTestCase {
     }
 
     func testAClipsFramesCarryTheStamp() async throws {
-        let d = try await rig(overlay: true)
-        await d.advance(by: .milliseconds(700))
+        try await checkClip(preroll: 0)
+    }
+
+    /// With pre-roll the clip is the always-running encoder's packets, from before the press.
+    func testAPrerollClipsFramesCarryTheStamp() async throws {
+        try await checkClip(preroll: 1)
+    }
+
+    private func checkClip(preroll: Int) async throws {
+        let d = try await rig(overlay: true, preroll: preroll)
+        await d.advance(by: .milliseconds(1700))
         let r = try await d.ask(ControlRequest(cmd: "hold", seconds: 2))
         XCTAssertTrue(r.ok, "\(r)")
         let clip = try XCTUnwrap(r.files?.first { $0.hasSuffix(".MP4") })
