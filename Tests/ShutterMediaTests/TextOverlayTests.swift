@@ -63,6 +63,17 @@ final class TextOverlayTests: XCTestCase {
         XCTAssertEqual(o.figures.renderedAhead, 5, "a second is prepared once; the 640x360 hit at 12:00:01 asked for 12:00:02")
     }
 
+    /// A text too long for a small picture, even made smaller: nothing drawn, and not rendered
+    /// again for every frame.
+    func testATextThatCannotFitIsNotDrawnNorRenderedAgain() throws {
+        let o = try OverlayFixture.overlay(name: String(repeating: "W", count: 60), size: 20)
+        let t = OverlayFixture.start
+        XCTAssertNil(o.placed(at: t, width: 160, height: 120))
+        XCTAssertNil(o.placed(at: t + .milliseconds(40), width: 160, height: 120))
+        XCTAssertEqual(o.figures.misses, 1, "tried once")
+        XCTAssertNotNil(o.placed(at: t, width: 4608, height: 2592), "a big picture has room")
+    }
+
     func testAFontThatIsNotThereOrNotAFontIsAnErrorNamingTheFile() {
         XCTAssertThrowsError(try OverlayFont(path: "/nonexistent/font.ttf")) { e in
             XCTAssertTrue("\(e)".contains("/nonexistent/font.ttf"), "\(e)")

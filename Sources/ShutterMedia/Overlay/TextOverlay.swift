@@ -66,6 +66,9 @@ public final class TextOverlay: Sendable, Equatable {
         /// The last second `prepare` looked at.
         var prepared: Int64?
         var stamps: [Key: OverlayStamp] = [:]
+        /// Texts that do not fit their picture even made smaller: nothing drawn, not tried again.
+        var unfit: Set<Key> = []
+        var warnedUnfit = false
         /// Asked for ahead, on `queue`.
         var ahead: Set<Key> = []
         var figures = Figures()
@@ -120,11 +123,12 @@ public final class TextOverlay: Sendable, Equatable {
             let second = wall.isTrusted ? wall.secondsSinceEpoch + Int64(wall.utcOffsetSeconds) : nil
             let key = Key(second: second, utcOffset: wall.utcOffsetSeconds, pixelHeight: px, maxWidth: maxWidth)
             if let stamp = s.stamps[key] { return (key, stamp, nil) }
+            if s.unfit.contains(key) { return (nil, nil, nil) }
             s.figures.misses += 1
             var next: Key?
             if let second {
                 let k = Key(second: second + 1, utcOffset: key.utcOffset, pixelHeight: px, maxWidth: maxWidth)
-                if s.stamps[k] == nil, !s.ahead.contains(k) { s.ahead.insert(k); next = k }
+                if s.stamps[k] == nil, !s.ahead.contains(k), !s.unfit.contains(k) { s.ahead.insert(k); next = k }
             }
             return (key, nil, next)
         }
@@ -134,7 +138,10 @@ public final class TextOverlay: Sendable, Equatable {
             askAhead(after: key)
             return placed(hit, width: width, height: height, margin: margin)
         }
-        guard let stamp = render(key, pad: pad) else { return nil }
+        guard let stamp = render(key, pad: pad) else {
+            unfit(key, width: width, height: height)
+            return nil
+        }
         state.withLock { s in
             s.stamps[key] = stamp
             s.figures.rendered += 1
@@ -160,12 +167,16 @@ public final class TextOverlay: Sendable, Equatable {
             if let second, s.prepared == second { return [] }
             s.prepared = second
             var keys: [(Key, Int)] = []
+            let seconds: [Int64?] = second.map { [$0, $0 + 1] } ?? [nil]
             for size in s.sizes {
                 let (px, pad, margin) = metrics(height: size.height)
                 let maxWidth = size.width - 2 * (margin & ~1)
-                for next in second.map({ [$0, $0 + 1] }) ?? [nil] {
+                for next in seconds {
                     let k = Key(second: next, utcOffset: wall.utcOffsetSeconds, pixelHeight: px, maxWidth: maxWidth)
-                    if s.stamps[k] == nil, !s.ahead.contains(k) { s.ahead.insert(k); keys.append((k, pad)) }
+                    if s.stamps[k] == nil, !s.ahead.contains(k), !s.unfit.contains(k) {
+                        s.ahead.insert(k)
+                        keys.append((k, pad))
+                    }
                 }
             }
             return keys
@@ -205,7 +216,7 @@ public final class TextOverlay: Sendable, Equatable {
         guard let second = key.second else { return }
         let next = Key(second: second + 1, utcOffset: key.utcOffset, pixelHeight: key.pixelHeight, maxWidth: key.maxWidth)
         let ask = state.withLock { s -> Bool in
-            guard s.stamps[next] == nil, !s.ahead.contains(next) else { return false }
+            guard s.stamps[next] == nil, !s.ahead.contains(next), !s.unfit.contains(next) else { return false }
             s.ahead.insert(next)
             return true
         }
@@ -220,12 +231,26 @@ public final class TextOverlay: Sendable, Equatable {
             let stamp = render(key, pad: pad)
             state.withLock { s in
                 s.ahead.remove(key)
-                if let stamp { s.stamps[key] = stamp; s.figures.renderedAhead += 1 }
+                if let stamp { s.stamps[key] = stamp; s.figures.renderedAhead += 1 } else { s.unfit.insert(key) }
                 // Keep this second and the next few: older ones are never asked for again.
                 if let second = key.second {
                     s.stamps = s.stamps.filter { $0.key.second.map { $0 >= second - 2 } ?? true }
+                    s.unfit = s.unfit.filter { $0.second.map { $0 >= second - 2 } ?? true }
                 }
             }
+        }
+    }
+
+    /// A text that cannot be drawn in its picture: remembered (not rendered again per frame)
+    /// and said once.
+    private func unfit(_ key: Key, width: Int, height: Int) {
+        let first = state.withLock { s -> Bool in
+            defer { s.unfit.insert(key); s.warnedUnfit = true }
+            return !s.warnedUnfit
+        }
+        if first {
+            log.warning("the time stamp does not fit a \(width)x\(height) picture at overlay.size \(style.sizePercent)%, "
+                        + "even made smaller: nothing is drawn there; take a shorter overlay.format or overlay.name")
         }
     }
 
