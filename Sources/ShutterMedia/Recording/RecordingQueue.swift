@@ -71,10 +71,10 @@ final class RecordingQueue: @unchecked Sendable {
     /// Seconds of sound that may wait for the encoder.
     static let audioSeconds = 30
 
-    /// `clock`: the encoder's cost is measured on it (wall time; a test's manual clock).
-    /// The time stamp drawn into each copy (docs/overlay.md).
+    /// The time stamp drawn into each copy as the encoder takes it (docs/overlay.md).
     private let overlay: TextOverlay?
 
+    /// `clock`: the encoder's cost is measured on it (wall time; a test's manual clock).
     init(frameCapacity: Int, clock: any MonotonicClock = SystemClock(), work: InFlight? = nil,
          overlay: TextOverlay? = nil) {
         self.frameCapacity = frameCapacity
