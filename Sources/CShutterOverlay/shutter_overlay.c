@@ -150,3 +150,32 @@ void shutter_overlay_blend(const uint8_t *alpha, int width, int height, int box,
         }
     }
 }
+
+void shutter_overlay_blend_packed(const uint8_t *alpha, int width, int height, int box,
+                                  uint8_t *row0, int stride, int x, int layout) {
+    const int keep = 255 - box;
+    for (int r = 0; r < height; r++) {
+        const uint8_t *a = alpha + (size_t)r * (size_t)width;
+        uint8_t *row = row0 + (size_t)r * (size_t)stride;
+        if (layout == 0) {
+            uint8_t *p = row + 3 * (size_t)x;
+            for (int c = 0; c < 3 * width; c++) {
+                int v = (p[c] * keep + 127) / 255;
+                p[c] = (uint8_t)(v + ((255 - v) * a[c / 3] + 127) / 255);
+            }
+            continue;
+        }
+        uint8_t *p = row + 2 * (size_t)x;
+        for (int c = 0; c < width; c += 2) {
+            for (int i = 0; i < 2; i++) {
+                int v = (p[2 * (c + i)] * keep + 127) / 255;
+                p[2 * (c + i)] = (uint8_t)(v + ((235 - v) * a[c + i] + 127) / 255);
+            }
+            const int m = a[c] > a[c + 1] ? a[c] : a[c + 1];
+            const int left = keep * (255 - m);
+            uint8_t *u = p + 2 * c + 1, *v = p + 2 * c + 3;
+            *u = (uint8_t)(128 + ((*u - 128) * left) / (255 * 255));
+            *v = (uint8_t)(128 + ((*v - 128) * left) / (255 * 255));
+        }
+    }
+}

@@ -34,6 +34,30 @@ final class OverlayClipTests: XCTestCase {
         }
     }
 
+    /// Frames that are not I420 (the Pi's NV12, vimc's RGB, a webcam's YUYV): stamped in the
+    /// encoder's copy before its conversion; ink white, the box darker than without it.
+    func testOtherPixelFormatsCarryTheStampInTheClip() throws {
+        let w = 640, h = 480
+        for format in [PixelFormat.nv12, .rgb24, .yuyv] {
+            let source = StillPattern.frame(format, width: w, height: h)
+            let overlay = try OverlayFixture.overlay()
+            let p = try XCTUnwrap(overlay.placed(at: OverlayFixture.start, width: w, height: h))
+            let got = try decodedLuma(record(source, overlay: overlay), width: w, height: h)[12]
+            let without = try decodedLuma(record(source, overlay: nil), width: w, height: h)[12]
+            let s = p.stamp
+            var ink = 0, white = 0, box = 0, darker = 0
+            for r in 0..<s.height {
+                for c in 0..<s.width {
+                    let i = (p.y + r) * w + p.x + c
+                    if s.alpha[r * s.width + c] == 255 { ink += 1; if got[i] >= 190 { white += 1 } }
+                    if c < s.height / 5 - 2 { box += 1; if Int(got[i]) < Int(without[i]) - 25 { darker += 1 } }
+                }
+            }
+            XCTAssertGreaterThan(Double(white) / Double(max(1, ink)), 0.8, "\(format): ink is white")
+            XCTAssertGreaterThan(Double(darker) / Double(max(1, box)), 0.9, "\(format): the box")
+        }
+    }
+
     /// 26 frames in the fixture's first second (the stamp's second), at 30 fps.
     private func record(_ scene: Frame, overlay: TextOverlay?) throws -> String {
         var s = RecordingSettings(preset: "ultrafast", crf: 14, audioChannels: 0)

@@ -96,3 +96,43 @@ final class OverlayStillTests: XCTestCase {
         XCTAssertLessThanOrEqual(narrow.x + narrow.stamp.width, 640)
     }
 }
+
+/// The packed formats (vimc's RGB, a webcam's YUYV): the stamp in the JPEG, and the rest of
+/// the picture as the same frame encoded without it.
+final class OverlayPackedTests: XCTestCase {
+    func testRGBBGRAndYUYVPhotosCarryTheStamp() throws {
+        let w = 640, h = 480
+        for format in [PixelFormat.rgb24, .bgr24, .yuyv] {
+            let dir = try StillTools.tempDir(self)
+            let frame = StillPattern.frame(format, width: w, height: h)
+            let before = [UInt8](UnsafeRawBufferPointer(start: frame.planes[0].base, count: frame.planes[0].length))
+            let placed = try XCTUnwrap(OverlayFixture.overlay().placed(at: OverlayFixture.start, width: w, height: h))
+            let encoder = try StillEncoder()
+            let stamped = try encoder.encode(frame, metadata: StillMetadata(), stamp: placed)
+            let plain = try encoder.encode(frame, metadata: StillMetadata())
+            XCTAssertEqual([UInt8](UnsafeRawBufferPointer(start: frame.planes[0].base, count: frame.planes[0].length)),
+                           before, "\(format): the camera's frame is not written")
+            let got = try OverlayFixture.decodeJPEGLuma(stamped.jpeg, width: w, height: h, dir: dir, name: "s")
+            let without = try OverlayFixture.decodeJPEGLuma(plain.jpeg, width: w, height: h, dir: dir, name: "p")
+            let s = placed.stamp
+            var ink = 0, white = 0, box = 0, darker = 0
+            for r in 0..<s.height {
+                for c in 0..<s.width {
+                    let i = (placed.y + r) * w + placed.x + c
+                    let a = s.alpha[r * s.width + c]
+                    if a == 255 { ink += 1; if got[i] >= 200 { white += 1 } }
+                    if c < s.height / 5 - 2 { box += 1; if Int(got[i]) < Int(without[i]) - 30 { darker += 1 } }
+                }
+            }
+            XCTAssertGreaterThan(Double(white) / Double(max(1, ink)), 0.8, "\(format): ink is white")
+            XCTAssertGreaterThan(Double(darker) / Double(max(1, box)), 0.9, "\(format): the box darkens the grey")
+            let bx = (placed.x / 16 * 16)..<((placed.x + s.width + 15) / 16 * 16)
+            let by = (placed.y / 16 * 16)..<((placed.y + s.height + 15) / 16 * 16)
+            var differing = 0
+            for r in 0..<h { for c in 0..<w where !(bx.contains(c) && by.contains(r)) && got[r * w + c] != without[r * w + c] {
+                differing += 1
+            } }
+            XCTAssertEqual(differing, 0, "\(format): pixels changed outside the stamp")
+        }
+    }
+}

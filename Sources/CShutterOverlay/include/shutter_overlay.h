@@ -41,6 +41,13 @@ void shutter_overlay_blend(const uint8_t *alpha, int width, int height, int box,
                            uint8_t *y_plane, int y_stride, uint8_t *u_plane, uint8_t *v_plane, int c_stride,
                            int interleaved, int x);
 
+/* The same into a packed picture whose row 0 is picture row y: `layout` 0 is 3-byte RGB
+ * or BGR (each channel darkened by the box, then moved to 255 by ink: white, no colour
+ * under full ink), 1 is YUYV 4:2:2 (luma as above, each pixel pair's U and V towards 128
+ * by the box and the pair's ink). `x` even for YUYV. */
+void shutter_overlay_blend_packed(const uint8_t *alpha, int width, int height, int box,
+                                  uint8_t *row0, int stride, int x, int layout);
+
 #ifdef __cplusplus
 }
 #endif

@@ -63,7 +63,8 @@ public final class OverlayStamp: Sendable {
         }
     }
 
-    /// Blends into a whole 4:2:0 picture whose planes start at `planes` (Y, then U and V or UV).
+    /// Blends into a whole picture whose planes start at `planes`: 4:2:0 (Y, then U and V or
+    /// UV), or packed RGB, BGR or YUYV (one plane).
     public static func draw(_ p: Placed, format: PixelFormat, planes: [UnsafeMutableRawPointer], strides: [Int]) {
         switch format {
         case .i420 where planes.count >= 3 && strides[1] == strides[2]:  // one chroma stride (the blend's)
@@ -75,11 +76,15 @@ public final class OverlayStamp: Sendable {
             blend(p, y: (planes[0] + p.y * strides[0]).assumingMemoryBound(to: UInt8.self), yStride: strides[0],
                   u: (planes[1] + p.y / 2 * strides[1]).assumingMemoryBound(to: UInt8.self), v: nil,
                   cStride: strides[1], interleaved: true)
+        case .rgb24, .bgr24, .yuyv:
+            let s = p.stamp
+            s.alpha.withUnsafeBufferPointer { a in
+                shutter_overlay_blend_packed(a.baseAddress, Int32(s.width), Int32(s.height), Int32(s.box),
+                                             (planes[0] + p.y * strides[0]).assumingMemoryBound(to: UInt8.self),
+                                             Int32(strides[0]), Int32(p.x), format == .yuyv ? 1 : 0)
+            }
         default:
-            break  // RGB and YUYV frames (vimc, a USB webcam): no stamp (docs/overlay.md)
+            break  // an I420 frame whose U and V strides differ: none known
         }
     }
-
-    /// Whether `draw` can stamp this format.
-    public static func draws(_ format: PixelFormat) -> Bool { format == .i420 || format == .nv12 }
 }

@@ -34,8 +34,7 @@ final class QueuedFrame {
 
     /// Blends the time stamp of its exposure's second into the copy.
     func stamp(_ overlay: TextOverlay) {
-        guard OverlayStamp.draws(format),
-              let p = overlay.placed(at: exposureStart, width: width, height: height) else { return }
+        guard let p = overlay.placed(at: exposureStart, width: width, height: height) else { return }
         OverlayStamp.draw(p, format: format, planes: offsets.map { buffer.bytes + $0 }, strides: strides)
     }
 

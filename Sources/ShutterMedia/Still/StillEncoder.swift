@@ -65,8 +65,12 @@ public final class StillEncoder: Sendable {
             let orientation = try metadata.exifOrientation()
 
             let mainSize: Int
-            if let stamp, OverlayStamp.draws(frame.format), stamp.fits(width: frame.width, height: frame.height) {
-                mainSize = try Self.compressStamped(frame, stamp, quality: quality, in: &ws)
+            if let stamp, stamp.fits(width: frame.width, height: frame.height) {
+                if frame.format == .i420 || frame.format == .nv12 {
+                    mainSize = try Self.compressStamped(frame, stamp, quality: quality, in: &ws)
+                } else {
+                    mainSize = try Self.compress(Self.stampedCopy(frame, stamp, in: &ws), quality: quality, in: &ws)
+                }
             } else {
                 mainSize = try Self.compress(frame, quality: quality, in: &ws)
             }
@@ -187,6 +191,18 @@ public final class StillEncoder: Sendable {
                              + "the photo was not taken")
         }
         return Int(size)
+    }
+
+    /// A packed frame (RGB, BGR, YUYV: vimc, a USB webcam) with the stamp: a whole copy,
+    /// blended (TurboJPEG takes such a frame as one buffer, so its rows cannot be swapped).
+    private static func stampedCopy(_ frame: Frame, _ p: OverlayStamp.Placed, in ws: inout Workspace) -> Frame {
+        let plane = frame.planes[0]
+        let copy = ws.band.reserve(plane.length)
+        UnsafeMutableRawPointer(copy).copyMemory(from: plane.base, byteCount: plane.length)
+        OverlayStamp.draw(p, format: frame.format, planes: [UnsafeMutableRawPointer(copy)], strides: [plane.stride])
+        return Frame(width: frame.width, height: frame.height, format: frame.format,
+                     planes: [FramePlane(base: UnsafeRawPointer(copy), stride: plane.stride, length: plane.length)],
+                     timestamp: frame.timestamp, sequence: frame.sequence)
     }
 
     private static func compressYUV(_ handle: tjhandle, planes: [UnsafePointer<UInt8>], strides: [Int], width: Int,
