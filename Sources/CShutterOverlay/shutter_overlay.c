@@ -118,12 +118,18 @@ void shutter_overlay_blend(const uint8_t *alpha, int width, int height, int box,
                            uint8_t *y_plane, int y_stride, uint8_t *u_plane, uint8_t *v_plane, int c_stride,
                            int interleaved, int x) {
     const int keep = 255 - box;
+    /* Most of the box has no ink: its luma and chroma come from two tables. */
+    uint8_t dark[256], pale[256];
+    for (int i = 0; i < 256; i++) {
+        dark[i] = (uint8_t)((i * keep + 127) / 255);
+        pale[i] = (uint8_t)(128 + ((i - 128) * keep * 255) / (255 * 255));
+    }
     for (int r = 0; r < height; r++) {
         const uint8_t *a = alpha + (size_t)r * (size_t)width;
         uint8_t *yr = y_plane + (size_t)r * (size_t)y_stride + x;
         for (int c = 0; c < width; c++) {
-            int v = (yr[c] * keep + 127) / 255;
-            yr[c] = (uint8_t)(v + ((235 - v) * a[c] + 127) / 255);
+            const int v = dark[yr[c]];
+            yr[c] = a[c] ? (uint8_t)(v + ((235 - v) * a[c] + 127) / 255) : (uint8_t)v;
         }
     }
     for (int r = 0; r < height / 2; r++) {
@@ -135,8 +141,6 @@ void shutter_overlay_blend(const uint8_t *alpha, int width, int height, int box,
             if (a0[2 * c + 1] > m) m = a0[2 * c + 1];
             if (a1[2 * c] > m) m = a1[2 * c];
             if (a1[2 * c + 1] > m) m = a1[2 * c + 1];
-            /* What colour is left: the box's share, then none under ink. */
-            const int left = keep * (255 - m);  /* out of 255 * 255 */
             uint8_t *pu, *pv;
             if (interleaved) {
                 pu = ur + x + 2 * c;
@@ -145,6 +149,13 @@ void shutter_overlay_blend(const uint8_t *alpha, int width, int height, int box,
                 pu = ur + x / 2 + c;
                 pv = vr + x / 2 + c;
             }
+            if (m == 0) {
+                *pu = pale[*pu];
+                *pv = pale[*pv];
+                continue;
+            }
+            /* What colour is left: the box's share, then none under ink. */
+            const int left = keep * (255 - m);  /* out of 255 * 255 */
             *pu = (uint8_t)(128 + ((*pu - 128) * left) / (255 * 255));
             *pv = (uint8_t)(128 + ((*pv - 128) * left) / (255 * 255));
         }
