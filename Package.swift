@@ -69,6 +69,10 @@ let package = Package(
         .target(name: "CShutterRTSP", cSettings: [.unsafeFlags(gstreamerIncludes)],
                 linkerSettings: [.linkedLibrary("gstrtspserver-1.0"), .linkedLibrary("gstrtsp-1.0"), .linkedLibrary("gstreamer-1.0"),
                                  .linkedLibrary("gio-2.0"), .linkedLibrary("gobject-2.0"), .linkedLibrary("glib-2.0")]),
+        // The time stamp in the picture: FreeType (headers through pkg-config) behind one plain C
+        // header, with the blend into YUV 4:2:0 planes (docs/overlay.md).
+        .systemLibrary(name: "CFreeType", path: "Sources/CFreeType", pkgConfig: "freetype2"),
+        .target(name: "CShutterOverlay", dependencies: ["CFreeType"]),
         // Web page passwords (libsodium Argon2id) apart from the HTTP shim, for shutterctl.
         .target(name: "CShutterPassword", linkerSettings: [.linkedLibrary("sodium")]),
 
@@ -84,9 +88,9 @@ let package = Package(
         // no-space classification, storage errors (and their capture mapping); plus the
         // system's wall clock and malloc_trim, through CShutterSys.
         .target(name: "ShutterStorage", dependencies: ["ShutterCore", "CShutterSys"], swiftSettings: strict),
-        // Stills (libjpeg-turbo + libexif) and recordings (FFmpeg).
+        // Stills (libjpeg-turbo + libexif), recordings (FFmpeg) and the time stamp drawn into both.
         .target(name: "ShutterMedia",
-                dependencies: ["ShutterCore", "ShutterStorage", "CTurboJPEG", "CExif", "CShutterAV"],
+                dependencies: ["ShutterCore", "ShutterStorage", "CTurboJPEG", "CExif", "CShutterAV", "CShutterOverlay"],
                 swiftSettings: strict),
         // Real devices: libcamera, libgpiod, ALSA.
         .target(name: "ShutterHardware",

@@ -15,14 +15,16 @@
 # mosquitto-clients are the MQTT tests' broker and clients; vlc-bin's cvlc plays the live
 # stream headless over HTTP, /api/live.mp4: Debian's VLC has no RTSP client), so `make run` on a Pi does not pull a browser in. The live RTSP server
 # (libgstrtspserver) runs appsrc (plugins-base), rtph264pay and rtpmp4gpay (plugins-good) and
-# avenc_aac (gstreamer1.0-libav).
+# avenc_aac (gstreamer1.0-libav). The time stamp in the picture renders with FreeType
+# (libfreetype-dev) in DejaVu Sans Mono Bold (fonts-dejavu-core, overlay.font's default).
 set -eu
 PKGS="pkg-config libturbojpeg0-dev libjpeg62-turbo-dev libexif-dev \
 libavcodec-dev libavformat-dev libavutil-dev libswresample-dev libswscale-dev ffmpeg \
 libcamera-dev libgpiod-dev gpiod libasound2-dev alsa-utils sox tmux \
 libimage-exiftool-perl systemd e2fsprogs \
 libmicrohttpd-dev libsodium-dev libmosquitto-dev \
-libgstrtspserver-1.0-dev gstreamer1.0-plugins-base gstreamer1.0-plugins-good gstreamer1.0-libav"
+libgstrtspserver-1.0-dev gstreamer1.0-plugins-base gstreamer1.0-plugins-good gstreamer1.0-libav \
+libfreetype-dev fonts-dejavu-core"
 TEST_PKGS="rclone chromium chromium-driver python3-selenium openssl testssl.sh apache2-utils slowhttptest python3-requests \
 gstreamer1.0-plugins-base-apps scdoc mosquitto mosquitto-clients vlc-bin vlc-plugin-base"
 [ "${1:-}" = "--list" ] && { echo $PKGS; exit 0; }

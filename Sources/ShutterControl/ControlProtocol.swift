@@ -313,6 +313,8 @@ public struct ServiceStatus: Codable, Sendable, Equatable {
     public var upload: UploadReport? = nil
     /// Interval capture (`interval.enabled`): its schedule, clock and counts; absent when off.
     public var interval: IntervalReport? = nil
+    /// The time stamp in the picture (`overlay.enabled`); absent when off.
+    public var overlay: OverlayReport? = nil
     /// The version of the shutterd that answers (`shutterd --version`); absent from one
     /// older than versions.
     public var version: String? = ShutterVersion.string

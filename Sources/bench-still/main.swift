@@ -2,7 +2,8 @@
 // bench-still: a 12 MP (4608x2592, Camera Module 3) I420 frame to a finished JPEG
 // with EXIF and thumbnail, in memory (no fsync), against bare libjpeg-turbo
 // (tjCompressFromYUVPlanes of the same planes, same quality, preallocated output)
-// in the same run. Prints JSON lines; target ratio <= 1.15.
+// in the same run. Prints JSON lines; target ratio <= 1.15. Then the time stamp's cost
+// per 1080p frame and per 12 MP still (OverlayBench.swift).
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -122,3 +123,6 @@ print(line("still_12mp", median(i420Ms), ref))
 print(line("still_12mp_nv12", median(nv12Ms), ref))
 print("{\"bench\":\"still_12mp_bytes\",\"value\":\(ourBytes),\"unit\":\"bytes\",\"reference\":\(refBytes),"
       + "\"ratio\":\(String(Double((Double(ourBytes) / Double(refBytes) * 1000).rounded()) / 1000))}")
+
+// The time stamp in the picture (docs/overlay.md): per 1080p frame and per 12 MP still.
+for l in try OverlayBench.run(still: frame, encoder: encoder, metadata: metadata, iterations: iterations) { print(l) }

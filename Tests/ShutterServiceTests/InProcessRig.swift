@@ -69,8 +69,10 @@ final class InProcessRig: @unchecked Sendable {
         if let button { roles.button = button }
         let told = Told(clock: clock, powerOff: powerOff, cardSync: cardSync)
         let log = try LogFile()
+        // The time stamp as shutterd makes it (ServiceRunner), on the rig's clocks.
+        let overlay = try OverlaySetup.make(config: config, clock: clock, wallClock: wallClock)
         let service = CameraService(config: config, roles: roles, hooks: told.hooks, clock: clock, wallClock: wallClock,
-                                    reloadConfig: reload ?? (given == nil ? load : nil))
+                                    reloadConfig: reload ?? (given == nil ? load : nil), preview: nil, overlay: overlay)
         let rig = InProcessRig(clock: clock, board: roles.sim!, service: service,
                                run: Task { await service.run(parts: parts) }, config: config, root: root, dir: dir,
                                signals: Signals(service: service), told: told, log: log)

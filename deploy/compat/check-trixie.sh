@@ -41,7 +41,7 @@ fail() { echo "compat: FAIL $1"; [ -s "$TMP/log" ] && sed 's/^/    /' "$TMP/log"
 # A header that exists on the host but not in the fetched tree would be picked up
 # from /usr/include silently: reject any library header resolved from there.
 host_headers() {
-    tr ' \\' '\n\n' < "$TMP/deps" | grep -E '^/usr/include/(gpiod\.h|microhttpd\.h|sodium\.h|sodium/|libcamera/|([^/]+/)?lib(avcodec|avformat|avutil|swresample|swscale)/)' || true
+    tr ' \\' '\n\n' < "$TMP/deps" | grep -E '^/usr/include/(gpiod\.h|microhttpd\.h|sodium\.h|sodium/|libcamera/|freetype2/|([^/]+/)?lib(avcodec|avformat|avutil|swresample|swscale)/)' || true
 }
 
 # check NAME COMPILER FLAGS... FILE: syntax-check FILE, and list its dependencies
@@ -97,6 +97,11 @@ for dir in Sources/C*Shim* Sources/CShutterAV Sources/CShutterSys Sources/CShutt
     done
 done
 [ "$found" -eq 1 ] || { echo "" > "$TMP/log"; fail "no shim sources found under Sources/C*Shim*, Sources/CShutterAV or Sources/CShutterSys"; }
+# The time stamp's shim against trixie's FreeType (its headers live in freetype2/).
+if [ -f Sources/CShutterOverlay/shutter_overlay.c ]; then
+    check "Sources/CShutterOverlay/shutter_overlay.c (C, trixie FreeType headers)" "$CC" -std=gnu11 -Wall \
+        -ISources/CShutterOverlay/include $TRIXIE -I"$INC/freetype2" Sources/CShutterOverlay/shutter_overlay.c
+fi
 
 # 3. The FFmpeg module map's umbrella header, which Swift imports directly.
 if [ -f Sources/CFFmpeg/shim.h ]; then

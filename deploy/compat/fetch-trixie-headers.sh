@@ -15,7 +15,7 @@ SUITES=${SUITES:-trixie}
 MIRROR=${MIRROR:-}
 # Header packages for the shims, plus the header-only packages their headers include.
 PKGS=${PKGS:-"libgpiod-dev libcamera-dev libavcodec-dev libavformat-dev libavutil-dev \
-libswresample-dev libswscale-dev libmicrohttpd-dev libsodium-dev"}
+libswresample-dev libswscale-dev libmicrohttpd-dev libsodium-dev libfreetype-dev"}
 
 STAMP="$OUT/.fetched"
 if [ -f "$STAMP" ] && [ "$(cat "$STAMP")" = "$PKGS" ]; then

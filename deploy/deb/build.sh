@@ -134,7 +134,8 @@ echo /etc/shutter/shutter.json > "$pkg/DEBIAN/conffiles"
 #    library only suggests them (Debian 12's libcamera0.0.3: Suggests: libcamera-ipa);
 #    and the GStreamer plugins the live RTSP stream loads at run time, which no library
 #    links (appsrc and audioconvert: plugins-base; rtph264pay, rtpmp4gpay: plugins-good;
-#    avenc_aac: gstreamer1.0-libav).
+#    avenc_aac: gstreamer1.0-libav); and the time stamp's default font (overlay.font:
+#    fonts-dejavu-core), a file no library links.
 mkdir -p "$stage/debian"
 printf 'Source: shutter\n\nPackage: shutter\nArchitecture: any\n' > "$stage/debian/control"
 shlibs=$(cd "$stage" && dpkg-shlibdeps -O -e shutter/usr/bin/shutterd -e shutter/usr/bin/shutterctl \
@@ -142,7 +143,7 @@ shlibs=$(cd "$stage" && dpkg-shlibdeps -O -e shutter/usr/bin/shutterd -e shutter
 shlibs=$(echo "$shlibs" | sed -n 's/^shlibs:Depends=//p')
 [ -n "$shlibs" ] || { say "FAIL dpkg-shlibdeps gave no Depends"; exit 1; }
 rm -rf "$stage/debian" "$stage/shlibdeps.log"
-depends="$shlibs, procps, systemd, init-system-helpers (>= 1.54~), gstreamer1.0-plugins-base, gstreamer1.0-plugins-good, gstreamer1.0-libav"
+depends="$shlibs, procps, systemd, init-system-helpers (>= 1.54~), gstreamer1.0-plugins-base, gstreamer1.0-plugins-good, gstreamer1.0-libav, fonts-dejavu-core"
 for lib in $(echo "$shlibs" | tr ',' '\n' | sed -n 's/^ *\(libcamera[0-9][^ ]*\).*/\1/p'); do
     if ! dpkg-query -W -f='${Depends}' "$lib" 2>/dev/null | grep -q 'libcamera-ipa'; then
         depends="$depends, libcamera-ipa"

@@ -218,6 +218,12 @@ public enum ConfigSchema {
         Key(path: "interval.everySeconds", kind: .int(1...86400)),
         Key(path: "interval.windows", kind: .dailyWindows),
         Key(path: "interval.count", kind: .int(0...1_000_000)),
+        Key(path: "overlay.enabled", kind: .bool),
+        Key(path: "overlay.format", kind: .string(allowEmpty: false)),
+        Key(path: "overlay.name", kind: .string(allowEmpty: true)),
+        Key(path: "overlay.position", kind: .choice(ShutterConfig.Overlay.Position.allCases.map(\.rawValue))),
+        Key(path: "overlay.size", kind: .int(1...20)),
+        Key(path: "overlay.font", kind: .string(allowEmpty: false)),
     ]
 
     public static let byPath: [String: Key] = Dictionary(uniqueKeysWithValues: keys.map { ($0.path, $0) })
@@ -598,6 +604,10 @@ public enum ConfigSchema {
                              message: "\"interval.windows\" is \"\(config.interval.windows)\", which holds no slot of "
                                 + "interval.everySeconds (\(config.interval.everySeconds): slots are its multiples in local "
                                 + "time, 3600 on the hour); widen a window or take a shorter interval.everySeconds")
+        }
+        if let why = OverlayFormat.problem(config.overlay.format) {
+            return Violation(code: .outOfRange, keyPath: "overlay.format",
+                             message: "\"overlay.format\" is \"\(config.overlay.format)\"; \(why)")
         }
         if config.video.segmentSeconds > config.video.maxSeconds {
             return Violation(code: .outOfRange, keyPath: "video.segmentSeconds",

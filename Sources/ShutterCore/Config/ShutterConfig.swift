@@ -26,6 +26,7 @@ public struct ShutterConfig: Codable, Equatable, Sendable {
     public var upload = Upload()
     public var webhook = Webhook()
     public var interval = Interval()
+    public var overlay = Overlay()
 
     public init() {}
 
@@ -373,6 +374,29 @@ public struct ShutterConfig: Codable, Equatable, Sendable {
         public var windows = ""
         /// Photos in all (kept across restarts); 0 = no limit. Default 0, 0...1000000.
         public var count = 0
+    }
+
+    /// The time stamp in the picture (docs/overlay.md): the date and time, and a name, burned
+    /// into photos, clips and the live stream, from a trusted clock only; off unless enabled.
+    public struct Overlay: Codable, Equatable, Sendable {
+        public enum Position: String, Codable, Sendable, CaseIterable {
+            case topLeft = "top-left", topRight = "top-right", bottomLeft = "bottom-left", bottomRight = "bottom-right"
+        }
+        /// Draw the stamp. Default false.
+        public var enabled = false
+        /// The time as strftime(3) writes it, in local time ("%Y-%m-%d %H:%M:%S"); at most 64
+        /// characters. Default "%Y-%m-%d %H:%M:%S".
+        public var format = "%Y-%m-%d %H:%M:%S"
+        /// Drawn before the time ("Shed"); "" = none. Default "".
+        public var name = ""
+        /// The corner: "top-left", "top-right", "bottom-left", "bottom-right". Default "bottom-right".
+        public var position = Position.bottomRight
+        /// The text's height in percent of the picture's height (the same look on a photo and a
+        /// clip). Default 4, 1...20.
+        public var size = 4
+        /// The font file (TrueType or OpenType), read by FreeType at start. Default
+        /// "/usr/share/fonts/truetype/dejavu/DejaVuSansMono-Bold.ttf" (Debian's fonts-dejavu-core).
+        public var font = "/usr/share/fonts/truetype/dejavu/DejaVuSansMono-Bold.ttf"
     }
 
     /// Live H.264 from the service's own encoder (docs/home-automation.md "Live video"):

@@ -34,7 +34,7 @@ public final class PrerollEncoder: Sendable {
     public init(settings: RecordingSettings, scaledTo: PixelSize? = nil, niceness: Int32 = 0,
                 work: InFlight? = nil, onPacket: @escaping @Sendable (EncodedPacket) -> Void) {
         PrerollEncoder.quietFFmpeg
-        let queue = RecordingQueue(frameCapacity: settings.queueFrames, work: work)
+        let queue = RecordingQueue(frameCapacity: settings.queueFrames, work: work, overlay: settings.overlay)
         self.queue = queue
         let shared = self.shared
         PlainThread.start(name: "shutter.preroll") {

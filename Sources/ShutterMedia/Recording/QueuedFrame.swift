@@ -32,5 +32,11 @@ final class QueuedFrame {
         }
     }
 
+    /// Blends the time stamp of its exposure's second into the copy.
+    func stamp(_ overlay: TextOverlay) {
+        guard let p = overlay.placed(at: exposureStart, width: width, height: height) else { return }
+        OverlayStamp.draw(p, format: format, planes: offsets.map { buffer.bytes + $0 }, strides: strides)
+    }
+
     static func byteCount(of frame: Frame) -> Int { frame.planes.reduce(0) { $0 + $1.length } }
 }

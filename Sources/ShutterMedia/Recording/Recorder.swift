@@ -53,7 +53,7 @@ public final class Recorder: Sendable {
             throw RecordingError(.encoderMissing, "this FFmpeg (libavcodec) has no video encoder named '\(settings.videoEncoder)'; install an FFmpeg built with it or set the board's video encoder to one listed by `ffmpeg -encoders` (libx264 works everywhere)")
         }
         self.start = start
-        let queue = RecordingQueue(frameCapacity: settings.queueFrames, work: work)
+        let queue = RecordingQueue(frameCapacity: settings.queueFrames, work: work, overlay: settings.overlay)
         self.queue = queue
         PlainThread.start(name: "shutter.recording") {
             RecordingPipeline(settings: settings, start: start, files: files, onDurable: onDurable,

@@ -71,9 +71,14 @@ final class RecordingQueue: @unchecked Sendable {
     /// Seconds of sound that may wait for the encoder.
     static let audioSeconds = 30
 
+    /// The time stamp drawn into each copy as the encoder takes it (docs/overlay.md).
+    private let overlay: TextOverlay?
+
     /// `clock`: the encoder's cost is measured on it (wall time; a test's manual clock).
-    init(frameCapacity: Int, clock: any MonotonicClock = SystemClock(), work: InFlight? = nil) {
+    init(frameCapacity: Int, clock: any MonotonicClock = SystemClock(), work: InFlight? = nil,
+         overlay: TextOverlay? = nil) {
         self.frameCapacity = frameCapacity
+        self.overlay = overlay
         self.clock = clock
         self.work = work
         thinning = FrameThinning(capacity: frameCapacity)
@@ -164,6 +169,17 @@ final class RecordingQueue: @unchecked Sendable {
 
     /// The next item for the encoder thread, or nil once finishing and drained.
     func pop() -> Item? {
+        let item = take()
+        // The time stamp goes into the copy, never the camera's buffer: that one is mapped
+        // read-only and other consumers (the photo, metering, the preview) read it meanwhile.
+        // Here, on the encoder's thread, not at the push: off the loop (pre-roll's producer),
+        // and not for frames passed over.
+        if let overlay, case .video(let f) = item { f.stamp(overlay) }
+        return item
+    }
+
+    /// The next item for the encoder thread (under the lock).
+    private func take() -> Item? {
         cond.lock()
         defer { cond.unlock() }
         if holding {

@@ -42,6 +42,8 @@ public struct RecordingSettings: Sendable, Equatable {
     public var keyframeInterval: Duration = .seconds(1)
     /// What each file says about itself (make, model, software, display orientation).
     public var labels = ClipLabels()
+    /// The time stamp drawn into each frame's copy (docs/overlay.md); nil = none.
+    public var overlay: TextOverlay?
 
     /// The keyframe interval in frames at `fps` (at least 1).
     public var keyframeFrames: Int {

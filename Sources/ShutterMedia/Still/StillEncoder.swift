@@ -28,6 +28,8 @@ public final class StillEncoder: Sendable {
         /// NV12 strip scratch (8 chroma rows) or planar YUYV: reused.
         var converted = ReusableBuffer()
         var thumbnailPixels = ReusableBuffer()
+        /// The time stamp's rows, copied and blended (`compressStamped`): reused.
+        var band = ReusableBuffer()
 
         init(handle: tjhandle) { self.handle = handle }
         deinit { tjDestroy(handle) }
@@ -55,13 +57,23 @@ public final class StillEncoder: Sendable {
         self.thumbnailMaxSide = thumbnailMaxSide
     }
 
-    /// The frame as a finished JPEG with EXIF and thumbnail, in memory.
-    public func encode(_ frame: Frame, metadata: StillMetadata) throws -> EncodedStill {
+    /// The frame as a finished JPEG with EXIF and thumbnail, in memory. `stamp`: the time
+    /// stamp blended into a copy of its rows only (a YUV 4:2:0 frame; docs/overlay.md).
+    public func encode(_ frame: Frame, metadata: StillMetadata, stamp: OverlayStamp.Placed? = nil) throws -> EncodedStill {
         try workspace.withLock { ws -> EncodedStill in
             try Self.validate(frame)
             let orientation = try metadata.exifOrientation()
 
-            let mainSize = try Self.compress(frame, quality: quality, in: &ws)
+            let mainSize: Int
+            if let stamp, stamp.fits(width: frame.width, height: frame.height) {
+                if frame.format == .i420 || frame.format == .nv12 {
+                    mainSize = try Self.compressStamped(frame, stamp, quality: quality, in: &ws)
+                } else {
+                    mainSize = try Self.compress(Self.stampedCopy(frame, stamp, in: &ws), quality: quality, in: &ws)
+                }
+            } else {
+                mainSize = try Self.compress(frame, quality: quality, in: &ws)
+            }
             let (tw, th) = StillThumbnail.size(width: frame.width, height: frame.height, maxSide: thumbnailMaxSide)
             let tPixels = ws.thumbnailPixels.reserve(StillThumbnail.byteCount(width: tw, height: th))
             StillThumbnail.sample(frame, into: tPixels, width: tw, height: th)
@@ -134,6 +146,63 @@ public final class StillEncoder: Sendable {
             try check(r, "RGB", handle)
             return Int(size)
         }
+    }
+
+    /// A 4:2:0 frame with the stamp: libjpeg's raw-data API over row pointers, the stamp's
+    /// rows from a small blended copy and every other row read in place (the camera's
+    /// buffer is never written: it is mapped read-only and the clip encoder may read it now).
+    private static func compressStamped(_ frame: Frame, _ p: OverlayStamp.Placed, quality: Int,
+                                        in ws: inout Workspace) throws -> Int {
+        let w = frame.width, h = frame.height, ch = (h + 1) / 2
+        let nv12 = frame.format == .nv12
+        let planes = frame.planes
+        func src(_ i: Int) -> UnsafePointer<UInt8> { planes[i].base.assumingMemoryBound(to: UInt8.self) }
+        let rows = p.stamp.height, cRows = rows / 2, y0 = p.y, c0 = p.y / 2
+        let yBytes = w, cBytes = nv12 ? 2 * ((w + 1) / 2) : (w + 1) / 2
+        let band = ws.band.reserve(rows * yBytes + cRows * cBytes * (nv12 ? 1 : 2))
+        let bandY = band, bandU = band + rows * yBytes, bandV = bandU + cRows * cBytes
+        for r in 0..<rows { (bandY + r * yBytes).update(from: src(0) + (y0 + r) * planes[0].stride, count: yBytes) }
+        for r in 0..<cRows {
+            (bandU + r * cBytes).update(from: src(1) + (c0 + r) * planes[1].stride, count: cBytes)
+            if !nv12 { (bandV + r * cBytes).update(from: src(2) + (c0 + r) * planes[2].stride, count: cBytes) }
+        }
+        OverlayStamp.blend(p, y: bandY, yStride: yBytes, u: bandU, v: nv12 ? nil : bandV, cStride: cBytes,
+                           interleaved: nv12)
+        var yRows = [UnsafePointer<UInt8>?](repeating: nil, count: h)
+        for r in 0..<h {
+            yRows[r] = r >= y0 && r < y0 + rows ? UnsafePointer(bandY + (r - y0) * yBytes) : src(0) + r * planes[0].stride
+        }
+        var uRows = [UnsafePointer<UInt8>?](repeating: nil, count: ch)
+        var vRows = [UnsafePointer<UInt8>?](repeating: nil, count: nv12 ? 1 : ch)
+        for r in 0..<ch {
+            let inBand = r >= c0 && r < c0 + cRows
+            uRows[r] = inBand ? UnsafePointer(bandU + (r - c0) * cBytes) : src(1) + r * planes[1].stride
+            if !nv12 { vRows[r] = inBand ? UnsafePointer(bandV + (r - c0) * cBytes) : src(2) + r * planes[2].stride }
+        }
+        let scratch = ws.converted.reserve(Int(shutter_jpeg_nv12_scratch_size(Int32(w))))
+        let dst = ws.output.reserve(Int(tjBufSize(Int32(w), Int32(h), Int32(TJSAMP_420.rawValue))))
+        var size: UInt = 0
+        var message = [CChar](repeating: 0, count: 200)
+        let r = shutter_jpeg_compress_rows420(&yRows, &uRows, &vRows, nv12 ? 1 : 0, Int32(w), Int32(h), Int32(quality),
+                                              scratch, dst, UInt(ws.output.capacity), &size, &message, message.count)
+        guard r == 0 else {
+            throw MediaError(.encoderFailed, "libjpeg failed to encode the stamped frame: "
+                             + "\(String(decoding: message.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)); "
+                             + "the photo was not taken")
+        }
+        return Int(size)
+    }
+
+    /// A packed frame (RGB, BGR, YUYV: vimc, a USB webcam) with the stamp: a whole copy,
+    /// blended (TurboJPEG takes such a frame as one buffer, so its rows cannot be swapped).
+    private static func stampedCopy(_ frame: Frame, _ p: OverlayStamp.Placed, in ws: inout Workspace) -> Frame {
+        let plane = frame.planes[0]
+        let copy = ws.band.reserve(plane.length)
+        UnsafeMutableRawPointer(copy).copyMemory(from: plane.base, byteCount: plane.length)
+        OverlayStamp.draw(p, format: frame.format, planes: [UnsafeMutableRawPointer(copy)], strides: [plane.stride])
+        return Frame(width: frame.width, height: frame.height, format: frame.format,
+                     planes: [FramePlane(base: UnsafeRawPointer(copy), stride: plane.stride, length: plane.length)],
+                     timestamp: frame.timestamp, sequence: frame.sequence)
     }
 
     private static func compressYUV(_ handle: tjhandle, planes: [UnsafePointer<UInt8>], strides: [Int], width: Int,

@@ -35,7 +35,14 @@ enum ServiceRunner {
             log.error("configuration: \(refusal)")
             return ConfigError.exitCode
         }
-        let (live, livePage) = LiveSetup.make(config: config)
+        let overlay: TextOverlay?
+        do throws(OverlayError) {
+            overlay = try OverlaySetup.make(config: config, clock: SystemClock(), wallClock: SystemWallClock())
+        } catch {
+            log.error("configuration: \(error)")
+            return ConfigError.exitCode
+        }
+        let (live, livePage) = LiveSetup.make(config: config, overlay: overlay)
         var hooks = SystemdHooks.make()
         if let stallFinish {
             log.warning("debugging: every clip's finish stops \(stallFinish.rawValue) for ever (--debug-stall-finish)")
@@ -47,7 +54,7 @@ enum ServiceRunner {
         }
         let service = CameraService(config: config, roles: roles, hooks: hooks,
                                     clock: SystemClock(), wallClock: SystemWallClock(), reloadConfig: reloadConfig,
-                                    preview: PreviewFrames(feed: feed), live: live)
+                                    preview: PreviewFrames(feed: feed), live: live, overlay: overlay)
         let mqtt = connectorElsewhere ? nil : MQTTPart(config: config)
         if connectorElsewhere, config.mqtt.enabled { log.notice("MQTT runs in the connector (shutterd --connector)") }
         var parts: [any ServicePart] = [ControlSocketPart(path: config.control.socketPath, tokens: tokens, mqtt: mqtt,

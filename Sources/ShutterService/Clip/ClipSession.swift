@@ -55,6 +55,7 @@ final class ClipSession {
             audioSampleRate: c.audio.sampleRate, audioBitrate: c.audio.bitrateKbps * 1000,
             segmentSeconds: Double(c.video.segmentSeconds))
         settings.keyframeInterval = .milliseconds(Int64(c.video.keyframeIntervalMs))
+        settings.overlay = ctx.overlay
         recorder = ClipRecorder(storage: ctx.storage, settings: settings, clock: ctx.clock,
                                 prerollSeconds: c.video.prerollSeconds, wallClock: ctx.wallClock, live: ctx.video, work: ctx.work)
     }

@@ -47,9 +47,12 @@ final class LiveVideo: Sendable {
     }
 
     /// `preroll`: pre-roll's encoder runs and feeds `received`.
-    init(config: ShutterConfig, preroll: Bool) {
+    /// `overlay`: the time stamp, drawn into its own encoder's frames (pre-roll's has it too).
+    init(config: ShutterConfig, preroll: Bool, overlay: TextOverlay? = nil) {
         size = PixelSize(parsing: config.live.size)  // validated with the configuration; "" = nil
-        ownSettings = preroll && size == nil ? nil : Self.settings(config)
+        var own = Self.settings(config)
+        own.overlay = overlay
+        ownSettings = preroll && size == nil ? nil : own
     }
 
     /// The clip recorder's settings (ClipSession) for the live encoder of its own.

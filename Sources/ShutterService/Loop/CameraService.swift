@@ -48,11 +48,13 @@ public final class CameraService: Sendable {
 
     init(config: ShutterConfig, roles: BoardRoles, hooks: ServiceHooks, clock: any MonotonicClock,
          wallClock: any WallClock, reloadConfig: (@Sendable () throws(ConfigError) -> ShutterConfig)?,
-         preview: (any FrameViewers)?, live: LiveVideo? = nil) {
+         preview: (any FrameViewers)?, live: LiveVideo? = nil, overlay: TextOverlay? = nil) {
         var ctx = ServiceContext(config: config, roles: roles, clock: clock, wallClock: wallClock,
                                  storage: Storage(config: config, cardSync: hooks.cardSync), hooks: hooks, log: Log("shutter.service"),
                                  startedAt: clock.now())
         ctx.video = live
+        ctx.overlay = overlay
+        overlay?.count(in: ctx.work)  // its renders ahead: work a manual-clock test waits for
         self.ctx = ctx
         inbox = Inbox(clock: clock)
         supervisor = CameraSupervisor(open: roles.openCamera)

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: BSD-2-Clause
 import ShutterCore
+import ShutterMedia
 import ShutterStorage
 
 /// What every part of the loop reads and nobody changes: the configuration,
@@ -18,6 +19,8 @@ struct ServiceContext: Sendable {
     var live = LiveEvents()
     /// The live video's packets and viewers (Live/LiveVideo.swift); nil when none is served.
     var video: LiveVideo? = nil
+    /// The time stamp drawn into photos and clips (Overlay/OverlaySetup.swift); nil when off.
+    var overlay: TextOverlay? = nil
     /// The service's work in flight, its one count (ShutterCore's `InFlight`): jobs and
     /// the loop hold `WorkToken`s, the queues and encoder threads count their blocks and
     /// items. Nothing in the service reads it: a test on a manual clock waits for it to be

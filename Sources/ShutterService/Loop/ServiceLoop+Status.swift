@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: BSD-2-Clause
 import ShutterControl
 import ShutterCore
+import ShutterMedia
 import ShutterStorage
 
 /// `status`: a value assembled from the parts when asked, not fields kept in sync.
@@ -27,6 +28,10 @@ extension ServiceLoop {
         status.memory = .init(heapBytes: ProcessMemory.heapInUse, residentBytes: ProcessMemory.resident)
         status.upload = ctx.config.upload.enabled ? journal.upload : nil
         status.interval = interval.enabled ? interval.report(now: ctx.now) : nil
+        status.overlay = ctx.overlay.map { o in
+            let f = o.figures
+            return OverlayReport(timeDrawn: f.trusted, renderedAhead: f.renderedAhead, renderedOnMiss: f.rendered)
+        }
         if let r = machine.recordingSpan {
             let now = ctx.now
             status.recording = .init(elapsedSeconds: Self.seconds(max(.zero, now - r.from)),

@@ -239,8 +239,15 @@ final class ServiceLoop {
         if clip.wantsFrames { clip.offer(f) }
         preview?.offer(f, now: now, recording: clip.recordingID)
         ctx.video?.offer(f, now: now)
+        // The time stamp's next second rendered ahead (its queue), for the press's photo too.
+        if let o = ctx.overlay { o.prepare(at: f.exposureStart, sizes: Self.sizes(f)) }
         if let t = clip.recorder.progress.lastAccepted, clip.recordingID != nil { health.encoderProgress(at: t) }
         clip.finishIfStopped(now: now, lastFrame: f.timestamp)
+    }
+
+    /// A frame's size and its still-stream companion's.
+    private static func sizes(_ f: Frame) -> [(width: Int, height: Int)] {
+        [(f.width, f.height)] + (f.companion.map { [($0.width, $0.height)] } ?? [])
     }
 
     private func camera(_ event: CameraSupervisor.Event) {

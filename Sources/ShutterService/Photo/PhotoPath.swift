@@ -77,7 +77,7 @@ final class PhotoPath {
         self.jobs = jobs
         self.leds = leds
         taker = PhotoTaker(config: ctx.config, storage: ctx.storage, clock: ctx.clock, wallClock: ctx.wallClock,
-                           cameraAppliesTransform: ctx.roles.cameraAppliesTransform)
+                           cameraAppliesTransform: ctx.roles.cameraAppliesTransform, overlay: ctx.overlay)
     }
 
     /// No photo waits for a frame (the photos being taken or saved are the machine's `inProgress`).

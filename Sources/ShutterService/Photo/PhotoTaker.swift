@@ -34,9 +34,12 @@ final class PhotoTaker: Sendable {
     private let clock: any MonotonicClock
     private let wallClock: any WallClock
     private let cameraAppliesTransform: Bool
+    /// The time stamp (docs/overlay.md); nil when off.
+    private let overlay: TextOverlay?
 
     init(config: ShutterConfig, storage: Storage, clock: any MonotonicClock, wallClock: any WallClock,
-         cameraAppliesTransform: Bool) {
+         cameraAppliesTransform: Bool, overlay: TextOverlay? = nil) {
+        self.overlay = overlay
         self.config = config
         self.storage = storage
         self.clock = clock
@@ -72,7 +75,9 @@ final class PhotoTaker: Sendable {
         case .failure(let e): return .failure(e)
         }
         do {
-            let still = try encoder.encode(frame, metadata: metadata(for: frame, camera: camera))
+            // The stamp of the exposure's second, ready ahead (TextOverlay): only a blend here.
+            let stamp = overlay?.placed(at: frame.exposureStart, width: frame.width, height: frame.height)
+            let still = try encoder.encode(frame, metadata: metadata(for: frame, camera: camera), stamp: stamp)
             return .success(EncodedPhoto(jpeg: still.jpeg, exposureStart: frame.exposureStart,
                                          size: PixelSize(width: frame.width, height: frame.height)))
         } catch {

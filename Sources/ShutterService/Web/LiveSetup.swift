@@ -9,6 +9,7 @@ import Glibc
 #endif
 import Dispatch
 import ShutterCore
+import ShutterMedia
 import ShutterPassword
 import ShutterWeb
 import Synchronization
@@ -17,9 +18,9 @@ import Synchronization
 /// the page's feed, and who may watch over RTSP (the web page's API tokens, or its
 /// password, as HTTP Basic's password).
 enum LiveSetup {
-    static func make(config: ShutterConfig) -> (LiveVideo?, LivePage?) {
+    static func make(config: ShutterConfig, overlay: TextOverlay? = nil) -> (LiveVideo?, LivePage?) {
         guard config.web.enabled || config.live.rtsp.enabled else { return (nil, nil) }
-        let live = LiveVideo(config: config, preroll: config.video.prerollSeconds > 0)
+        let live = LiveVideo(config: config, preroll: config.video.prerollSeconds > 0, overlay: overlay)
         var page: LivePage?
         if config.web.enabled {
             page = LivePage(feed: LiveVideoFeed(maxViewers: config.live.maxViewers))
