@@ -113,24 +113,27 @@ final class IntervalClockJumpTests: XCTestCase {
         XCTAssertTrue(after.lastSlot?.hasPrefix("2026-12-05T12:0") == true, "slots on the new time: \(after)")
     }
 
-    func testAStepBackOfLessThanAnIntervalDoesNotTakeASlotTwiceAtOnce() async throws {
+    func testAStepBackDoesNotTakeASlotAgainRightAfterItsPhoto() async throws {
         let clock = ManualClock(start: .milliseconds(1_000_000))
         let wall = SteppableWallClock(clock: clock, utc: Self.december)
         let r = try await start(wall)
-        // 2 s after a slot's photo the clock goes back 30 s: that slot comes again 28 s later.
+        // 2 s after a slot's photo (S2) the clock goes back 80 s: the slot before (S1) comes
+        // again 18 s later, S2 itself 78 s later.
         let first = try await interval(r)
         let untilNext = try XCTUnwrap(first.nextInSeconds)
         await r.advance(by: .milliseconds(Int64(untilNext * 1000) + 2000))
         let taken = try await interval(r)
         XCTAssertEqual(taken.taken, 2, "\(taken)")
-        wall.step(-30)
+        wall.step(-80)
         await r.advance(by: .seconds(40))
         let again = try await interval(r)
-        XCTAssertEqual(again.taken, 2, "the slot just taken is not taken again 28 s later: \(again)")
-        // The next slot, on the grid, is taken: the schedule goes on.
+        XCTAssertEqual(again.taken, 2, "no photo 18 s after the last one: \(again)\n\(r.log.text.suffix(1500))")
+        XCTAssertEqual(again.skipped, 0, "passed, not skipped: \(again)")
+        // A real interval on, the next slot on the grid is taken: the schedule goes on.
         await r.advance(by: .seconds(60))
         let next = try await interval(r)
         XCTAssertEqual(next.taken, 3, "\(next)\n\(r.log.text.suffix(1500))")
+        XCTAssertTrue(r.log.text.contains("came again as the clock went back"), "the log says why")
     }
 
     /// 2026-03-29 00:57:10 UTC: 01:57:10 CET in Berlin; at 01:00 UTC the clocks go to 03:00 CEST.
