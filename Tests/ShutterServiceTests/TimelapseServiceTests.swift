@@ -178,4 +178,21 @@ final class TimelapseServiceTests: XCTestCase {
         let again = try await r.ask(ControlRequest(cmd: "timelapse", action: "cancel"))
         XCTAssertFalse(again.ok, "nothing to cancel now")
     }
+    func testShutterdStoppingStopsTheFilmAndKeepsNothing() async throws {
+        let gate = Gate(at: 1)
+        let r = try await InProcessRig.start(self, json: #"{"video": {"fps": 10}}"#, timelapsePhoto: gate.hook)
+        for _ in 0..<3 { _ = try await r.photo() }
+        let film = r.send(ControlRequest(cmd: "timelapse"))
+        try await r.advance(until: "the film held") { gate.isHeld }
+        r.service.stop()
+        await r.advance(by: .milliseconds(100))
+        XCTAssertNil(r.service.exited, "the service waits for the film's thread")
+        gate.release(r.service.ctx.work)
+        let code = try await r.exitCode()
+        XCTAssertEqual(code, 0)
+        XCTAssertEqual(film.reply?.timelapse?.state, "cancelled", "\(String(describing: film.reply))")
+        XCTAssertTrue(film.reply?.error?.contains("stopped after 1 of 3 photos") == true, "\(String(describing: film.reply))")
+        let dcim = try FileManager.default.contentsOfDirectory(atPath: r.root + "/DCIM")
+        XCTAssertEqual(dcim.filter { $0.hasSuffix(".MP4") || $0.hasPrefix(".") }, [], "\(dcim)")
+    }
 }
