@@ -48,11 +48,14 @@ final class IntervalDaylightSavingTests: XCTestCase {
     func testADailyWindowStaysInLocalTimeOnBothSidesOfBerlinsChanges() throws {
         let plan = IntervalPlan(everySeconds: 600, windows: try IntervalPlan.windows("06:00-07:00"))
         // Spring: 06:00-07:00 is 05:00-06:00 UTC in CET (the 28th), 04:00-05:00 UTC in CEST (the 29th).
-        let spring = slots(plan, from: march28)
-        XCTAssertEqual(spring, (0..<6).map { march28 + 5 * 3600 + $0 * 600 } + (0..<6).map { march28 + 86_400 + 4 * 3600 + $0 * 600 })
+        let tenMinutes: [Int64] = (0..<6).map { Int64($0) * 600 }
+        let cet28: [Int64] = tenMinutes.map { march28 + 5 * 3600 + $0 }
+        let cest29: [Int64] = tenMinutes.map { march28 + 86_400 + 4 * 3600 + $0 }
+        XCTAssertEqual(slots(plan, from: march28), cet28 + cest29)
         // Autumn: 04:00-05:00 UTC in CEST (the 24th), 05:00-06:00 UTC in CET (the 25th).
-        let autumn = slots(plan, from: october24)
-        XCTAssertEqual(autumn, (0..<6).map { october24 + 4 * 3600 + $0 * 600 } + (0..<6).map { october24 + 86_400 + 5 * 3600 + $0 * 600 })
+        let cest24: [Int64] = tenMinutes.map { october24 + 4 * 3600 + $0 }
+        let cet25: [Int64] = tenMinutes.map { october24 + 86_400 + 5 * 3600 + $0 }
+        XCTAssertEqual(slots(plan, from: october24), cest24 + cet25)
         // The next slot read before the change is the window's opening after it, in local time.
         let eveningBefore = local(march28 + 20 * 3600)
         let next = try XCTUnwrap(plan.nextSlot(after: eveningBefore))
