@@ -124,6 +124,28 @@ final class TimelapseMakerTests: XCTestCase {
         }
     }
 
+    /// A card that fills up while the film is made (a 3 MB tmpfs; the photos elsewhere, the
+    /// film near lossless so it outgrows the estimate the start checks): `.noSpace` in
+    /// words, nothing under the film's name, no hidden file left.
+    func testACardThatFillsUpWhileTheFilmIsMadeKeepsNothing() throws {
+        let dir = RecordingProbe.tempDir("timelapse-photos")
+        let list = try photos(dir, count: 30)
+        let card = RecordingProbe.tempDir("timelapse-full")
+        let mount = try RecordingProbe.run("mount", ["-t", "tmpfs", "-o", "size=3m", "tmpfs", card])
+        try XCTSkipUnless(mount.status == 0, "cannot mount a tmpfs here (needs root): \(mount.stderr)")
+        defer { _ = try? RecordingProbe.run("umount", [card]) }
+        let film = card + "/film.MP4"
+        var lossless = TimelapseSettings(fps: 10, preset: "ultrafast")
+        lossless.crf = 1
+        XCTAssertLessThan(lossless.bytesNeeded(frames: 30, size: PixelSize(width: 640, height: 360)), 3 << 20,
+                          "the estimate lets it start")
+        XCTAssertThrowsError(try TimelapseMaker.make(list, to: film, settings: lossless)) { e in
+            XCTAssertEqual((e as? TimelapseError)?.code, .noSpace, "\(e)")
+            XCTAssertTrue((e as? TimelapseError)?.message.contains("became full") == true, "\(e)")
+        }
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: card), [], "nothing kept, nothing hidden")
+    }
+
     /// The maker in its own process (shutter-media-tool), killed with SIGKILL after 4 of 10
     /// photos: no file under the film's name; the hidden part is removed by the next start,
     /// and the film is made then.
