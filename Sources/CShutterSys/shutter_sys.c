@@ -147,6 +147,21 @@ int shutter_lower_this_thread(void)
     return (a == 0 && b == 0) ? 0 : -1;
 }
 
+int shutter_this_thread_priority(int *nice_value, int *io_class)
+{
+    pid_t tid = (pid_t)syscall(SYS_gettid);
+    errno = 0;
+    int n = getpriority(PRIO_PROCESS, (id_t)tid);
+    if (n == -1 && errno != 0)
+        return -1;
+    long io = syscall(SYS_ioprio_get, 1 /* IOPRIO_WHO_PROCESS */, (int)tid);
+    if (io < 0)
+        return -1;
+    *nice_value = n;
+    *io_class = (int)(io >> 13);
+    return 0;
+}
+
 // syncfs(2): glibc declares it only under _GNU_SOURCE, which Swift's Glibc module does not set.
 int shutter_syncfs(int fd)
 {

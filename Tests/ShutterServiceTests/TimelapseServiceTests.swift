@@ -135,6 +135,9 @@ final class TimelapseServiceTests: XCTestCase {
         let dones = events.compactMap { e -> Int? in if case .int(let n)? = e["done"] { return n }; return nil }
         XCTAssertEqual(dones, dones.sorted(), "progress only goes forward: \(dones)")
         XCTAssertTrue(dones.contains(2), "\(dones)")
+        // Its thread at the lowest priority, CPU and I/O, as its log line says.
+        XCTAssertTrue(r.log.text.contains("time-lapse: its thread runs at nice 19, I/O class idle"),
+                      "\(r.log.text.suffix(1500))")
         let hidden = try FileManager.default.contentsOfDirectory(atPath: r.root + "/DCIM").filter { $0.hasPrefix(".") }
         XCTAssertEqual(hidden, [], "no hidden file left beside the film")
     }

@@ -58,6 +58,10 @@ int shutter_ioprio_idle(int pid);
 // starts afterwards inherit both. 0, or -1 and errno when either was refused.
 int shutter_lower_this_thread(void);
 
+// The calling thread's nice value and I/O priority class (ioprio_get: 0 none, 1 realtime,
+// 2 best-effort, 3 idle), for the log to say what it runs at. 0, or -1 and errno.
+int shutter_this_thread_priority(int *nice_value, int *io_class);
+
 // syncfs(2) of the file system holding `fd`; -1 and errno on failure.
 int shutter_syncfs(int fd);
 

@@ -52,10 +52,23 @@ struct TimelapseJob: Sendable {
                answer: @escaping @Sendable (JobResult) -> Void) {
         work.begin()
         PlainThread.start(name: "timelapse") { [self] in
-            _ = shutter_lower_this_thread()
+            Self.lowerPriority()
             answer(.timelapseMade(run(work: work, post: post)))
             work.end()
         }
+    }
+
+    /// This thread at nice 19 and the idle I/O class, and the log says what it got (a unit
+    /// whose filter refuses setpriority or ioprio_set leaves it where it was: said, not fatal).
+    private static func lowerPriority() {
+        let log = Log("shutter.timelapse")
+        let lowered = shutter_lower_this_thread() == 0
+        let why = lowered ? "" : " (\(SystemError(errno: errno, call: "setpriority/ioprio_set")))"
+        var nice: Int32 = 0, io: Int32 = 0
+        guard shutter_this_thread_priority(&nice, &io) == 0 else { return }
+        let word = [0: "none", 1: "realtime", 2: "best-effort", 3: "idle"][Int(io)] ?? String(io)
+        let line = "time-lapse: its thread runs at nice \(nice), I/O class \(word)\(why)"
+        if lowered { log.info(line) } else { log.warning(line) }
     }
 
     /// The default film name: the range's first and last photo by number.
