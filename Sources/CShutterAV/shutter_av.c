@@ -936,3 +936,29 @@ void sav_live_free(sav_live *l) {
     }
     av_free(l);
 }
+
+struct sav_scaler {
+    struct SwsContext *sws;
+};
+
+sav_scaler *sav_scaler_new(void) { return av_mallocz(sizeof(sav_scaler)); }
+
+int sav_scaler_rgb_to_i420(sav_scaler *s, const uint8_t *rgb, int stride, int width, int height,
+                           uint8_t *const dst[3], const int dst_strides[3], int out_width, int out_height) {
+    if (!s || !rgb || width <= 0 || height <= 0 || out_width <= 0 || out_height <= 0) return -SAV_ERR_INVALID;
+    s->sws = sws_getCachedContext(s->sws, width, height, AV_PIX_FMT_RGB24, out_width, out_height,
+                                  AV_PIX_FMT_YUV420P, SWS_BICUBIC, NULL, NULL, NULL);
+    if (!s->sws) return -SAV_ERR_NOMEM;
+    const uint8_t *src[4] = {rgb, NULL, NULL, NULL};
+    int src_stride[4] = {stride, 0, 0, 0};
+    uint8_t *out[4] = {dst[0], dst[1], dst[2], NULL};
+    int out_stride[4] = {dst_strides[0], dst_strides[1], dst_strides[2], 0};
+    int r = sws_scale(s->sws, src, src_stride, 0, height, out, out_stride);
+    return r == out_height ? 0 : -SAV_ERR_INVALID;
+}
+
+void sav_scaler_free(sav_scaler *s) {
+    if (!s) return;
+    sws_freeContext(s->sws);
+    av_free(s);
+}

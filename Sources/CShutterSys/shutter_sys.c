@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <signal.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <fcntl.h>
 #include <malloc.h>
 #include <stdio.h>
@@ -135,6 +136,30 @@ int shutter_v4l2_set_control(const char *path, unsigned int id, int value)
 int shutter_ioprio_idle(int pid)
 {
     return (int)syscall(SYS_ioprio_set, 1 /* IOPRIO_WHO_PROCESS */, pid, 3 << 13 /* IOPRIO_CLASS_IDLE */);
+}
+
+int shutter_lower_this_thread(void)
+{
+    // Linux keeps the nice value per thread: PRIO_PROCESS with a thread id sets that thread's.
+    pid_t tid = (pid_t)syscall(SYS_gettid);
+    int a = setpriority(PRIO_PROCESS, (id_t)tid, 19);
+    int b = shutter_ioprio_idle((int)tid);
+    return (a == 0 && b == 0) ? 0 : -1;
+}
+
+int shutter_this_thread_priority(int *nice_value, int *io_class)
+{
+    pid_t tid = (pid_t)syscall(SYS_gettid);
+    errno = 0;
+    int n = getpriority(PRIO_PROCESS, (id_t)tid);
+    if (n == -1 && errno != 0)
+        return -1;
+    long io = syscall(SYS_ioprio_get, 1 /* IOPRIO_WHO_PROCESS */, (int)tid);
+    if (io < 0)
+        return -1;
+    *nice_value = n;
+    *io_class = (int)(io >> 13);
+    return 0;
 }
 
 // syncfs(2): glibc declares it only under _GNU_SOURCE, which Swift's Glibc module does not set.

@@ -79,6 +79,67 @@ public enum ControlClient {
         if !any { throw Failure.noReply(path: path) }
     }
 
+    /// A request that takes long (`timelapse`) with the live events watched meanwhile: the
+    /// events connection first (its first line, the state, says it is watched), then the
+    /// request; `event` gets each event line until the reply comes (no timeout: the request
+    /// waits for its work, and shutterd answers it however that ends).
+    public static func send(_ request: ControlRequest, to path: String,
+                            watching event: ([UInt8]) -> Void) throws -> (ControlReply, [UInt8]) {
+        let events = try connect(to: path)
+        defer { close(events) }
+        let hello = ControlCoding.line(ControlRequest(cmd: "events"))
+        _ = hello.withUnsafeBytes { Glibc.send(events, $0.baseAddress!, $0.count, Int32(MSG_NOSIGNAL)) }
+        var eventBytes: [UInt8] = []
+        // Watched once the first line (the state) is in.
+        while !eventBytes.contains(0x0A) {
+            guard let chunk = receive(events), !chunk.isEmpty else { throw Failure.noReply(path: path) }
+            eventBytes += chunk
+        }
+        eventBytes = Array(eventBytes[(eventBytes.firstIndex(of: 0x0A)! + 1)...])
+        let fd = try connect(to: path)
+        defer { close(fd) }
+        let payload = ControlCoding.line(request)
+        _ = payload.withUnsafeBytes { Glibc.send(fd, $0.baseAddress!, $0.count, Int32(MSG_NOSIGNAL)) }
+        var reply: [UInt8] = []
+        var watching = true
+        while !reply.contains(0x0A) {
+            var fds = [pollfd(fd: fd, events: Int16(POLLIN), revents: 0),
+                       pollfd(fd: watching ? events : -1, events: Int16(POLLIN), revents: 0)]
+            if poll(&fds, 2, -1) < 0 { if errno == EINTR { continue }; break }
+            if fds[1].revents != 0 {
+                if let chunk = receive(events), !chunk.isEmpty {
+                    eventBytes += chunk
+                    while let nl = eventBytes.firstIndex(of: 0x0A) {
+                        event(Array(eventBytes[..<nl]))
+                        eventBytes.removeSubrange(...nl)
+                    }
+                } else {
+                    watching = false  // shutterd closed the events: the reply still comes
+                }
+            }
+            if fds[0].revents != 0 {
+                guard let chunk = receive(fd), !chunk.isEmpty else { break }
+                reply += chunk
+            }
+        }
+        guard !reply.isEmpty else { throw Failure.noReply(path: path) }
+        do {
+            return (try PlainJSON.decode(ControlReply.self, from: reply), reply)
+        } catch {
+            throw Failure.badReply(String(decoding: reply, as: UTF8.self))
+        }
+    }
+
+    /// What one recv(2) gives; [] at the end, nil on an error.
+    private static func receive(_ fd: Int32) -> [UInt8]? {
+        var buf = [UInt8](repeating: 0, count: 4096)
+        while true {
+            let n = buf.withUnsafeMutableBytes { recv(fd, $0.baseAddress!, $0.count, 0) }
+            if n < 0 { if errno == EINTR { continue }; return nil }
+            return Array(buf[0..<n])
+        }
+    }
+
     private static func connect(to path: String) throws -> Int32 {
         let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard fd >= 0 else { throw Failure.cannotConnect(path: path, errno: errno) }

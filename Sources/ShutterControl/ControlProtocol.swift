@@ -50,6 +50,13 @@ public struct ControlRequest: Codable, Sendable, Equatable {
     public var scope: String?
     /// delete: a file's number as `files` lists it ("1000007" = 100SHUTR/SHTR0007), or "last".
     public var file: String?
+    /// timelapse: the range's ends (a photo's number or a time, `TimelapseBound`), the film's
+    /// frames per second, its size ("1280x720") and its file name in DCIM/.
+    public var from: String?
+    public var to: String?
+    public var fps: Int?
+    public var size: String?
+    public var output: String?
 
     public init(cmd: String, seconds: Double? = nil, action: String? = nil, fault: String? = nil,
                 lux: Double? = nil, ledFailing: Bool? = nil, key: String? = nil, value: JSONValue? = nil,
@@ -68,13 +75,14 @@ public struct ControlRequest: Codable, Sendable, Equatable {
 
     public static let commands = ["status", "tap", "hold", "press", "release", "photo", "record", "sim",
                                   "set", "get", "reset", "focus", "camera", "events", "web-token", "files",
-                                  "delete", "mqtt", "trouble", "upload", "upload-report", "interval"]
+                                  "delete", "mqtt", "trouble", "upload", "upload-report", "interval", "timelapse"]
 
     private enum CodingKeys: String, CodingKey {
         case cmd, seconds, action, fault, lux, ledFailing, key, value
         case x, y
         case camera
         case name, scope, file
+        case from, to, fps, size, output
     }
 
     // By hand for `value`: a JSON null there is the value null, not a missing value;
@@ -97,6 +105,12 @@ public struct ControlRequest: Codable, Sendable, Equatable {
         // A number as JSON (1000007) is the same file as its text.
         file = try (try? c.decodeIfPresent(Int.self, forKey: .file)).map(String.init)
             ?? c.decodeIfPresent(String.self, forKey: .file)
+        from = try (try? c.decodeIfPresent(Int.self, forKey: .from)).map(String.init)
+            ?? c.decodeIfPresent(String.self, forKey: .from)
+        to = try (try? c.decodeIfPresent(Int.self, forKey: .to)).map(String.init) ?? c.decodeIfPresent(String.self, forKey: .to)
+        fps = try c.decodeIfPresent(Int.self, forKey: .fps)
+        size = try c.decodeIfPresent(String.self, forKey: .size)
+        output = try c.decodeIfPresent(String.self, forKey: .output)
     }
 }
 
@@ -315,6 +329,8 @@ public struct ServiceStatus: Codable, Sendable, Equatable {
     public var interval: IntervalReport? = nil
     /// The time stamp in the picture (`overlay.enabled`); absent when off.
     public var overlay: OverlayReport? = nil
+    /// The time-lapse film being made (`shutterctl timelapse`); absent when none is.
+    public var timelapse: TimelapseReport? = nil
     /// The version of the shutterd that answers (`shutterd --version`); absent from one
     /// older than versions.
     public var version: String? = ShutterVersion.string
@@ -425,6 +441,8 @@ public struct ControlReply: Codable, Sendable, Equatable {
     public var upload: UploadReport?
     /// `interval status|pause|resume|reset`: interval capture as it stands after the command.
     public var interval: IntervalReport?
+    /// `timelapse`: the film made (or being made, for `timelapse status`).
+    public var timelapse: TimelapseReport?
     /// set / get KEY / reset KEY: the setting (flat: `"key"`, `"value"`, `"source"`, `"effective"`).
     public var key: String?
     public var value: JSONValue?
@@ -470,7 +488,7 @@ public struct ControlReply: Codable, Sendable, Equatable {
         case pressToExposureMs, releaseToDurableMs, moment
         case key, value, source, effective, settings
         case cameras, camera
-        case token, tokens, items, deleted, notFound, upload, interval
+        case token, tokens, items, deleted, notFound, upload, interval, timelapse
     }
 
     // By hand for `value` and `effective`: a JSON null there is a value (`camera.roi`: null).
@@ -501,6 +519,7 @@ public struct ControlReply: Codable, Sendable, Equatable {
         notFound = try c.decodeIfPresent(Bool.self, forKey: .notFound)
         upload = try c.decodeIfPresent(UploadReport.self, forKey: .upload)
         interval = try c.decodeIfPresent(IntervalReport.self, forKey: .interval)
+        timelapse = try c.decodeIfPresent(TimelapseReport.self, forKey: .timelapse)
     }
 }
 

@@ -46,7 +46,7 @@ extension StorageError {
     }
 
     /// A size in MB with one decimal, for messages.
-    static func megabytes(_ bytes: UInt64) -> String {
+    public static func megabytes(_ bytes: UInt64) -> String {
         let tenths = (bytes * 10 + 524_288) / 1_048_576
         return "\(tenths / 10).\(tenths % 10) MB"
     }

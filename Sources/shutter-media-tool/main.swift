@@ -6,5 +6,9 @@
 // --out may hold %d (segment number). SIGTERM/SIGINT finish the clip and exit 0.
 // Prints `started <ns>` (clip start on CLOCK_MONOTONIC), `durable <frames> <ms>` each time
 // a synced fragment makes more of the clip safe from a kill, and at the end a JSON summary.
+//   shutter-media-tool timelapse --out film.mp4 [--fps 25] [--size WxH] [--stall-after N] PHOTO...
+// makes a time-lapse film of the photos as `shutterctl timelapse` does (TimelapseTool.swift).
 
-RecordTool.run(Array(CommandLine.arguments.dropFirst()))
+let arguments = Array(CommandLine.arguments.dropFirst())
+if arguments.first == "timelapse" { TimelapseTool.run(Array(arguments.dropFirst())) }
+RecordTool.run(arguments)

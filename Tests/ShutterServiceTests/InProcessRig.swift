@@ -49,6 +49,7 @@ final class InProcessRig: @unchecked Sendable {
                       waitReady: Bool = true, powerOff: @escaping @Sendable () -> Void = {},
                       wallClock: any WallClock = SystemWallClock(), parts: [any ServicePart] = [],
                       cardSync: CardSync = CardSync(),
+                      timelapsePhoto: @escaping @Sendable (Int, InFlight) -> Void = { _, _ in },
                       file: StaticString = #filePath, line: UInt = #line) async throws -> InProcessRig {
         let dir = try dir ?? DaemonHarness.makeTempDir()
         let card = root ?? dir + "/data"
@@ -67,7 +68,7 @@ final class InProcessRig: @unchecked Sendable {
         let clock = clock ?? ManualClock(start: .milliseconds(1_000_000))
         var roles = BoardRoles.simulated(config: config, clock: clock, camera: camera)
         if let button { roles.button = button }
-        let told = Told(clock: clock, powerOff: powerOff, cardSync: cardSync)
+        let told = Told(clock: clock, powerOff: powerOff, cardSync: cardSync, timelapsePhoto: timelapsePhoto)
         let log = try LogFile()
         // The time stamp as shutterd makes it (ServiceRunner), on the rig's clocks.
         let overlay = try OverlaySetup.make(config: config, clock: clock, wallClock: wallClock)
@@ -311,11 +312,14 @@ final class Told: @unchecked Sendable {
     private let clock: any MonotonicClock
     private let powerOff: @Sendable () -> Void
     private let cardSync: CardSync
+    private let timelapsePhoto: @Sendable (Int, InFlight) -> Void
 
-    init(clock: any MonotonicClock, powerOff: @escaping @Sendable () -> Void = {}, cardSync: CardSync = CardSync()) {
+    init(clock: any MonotonicClock, powerOff: @escaping @Sendable () -> Void = {}, cardSync: CardSync = CardSync(),
+         timelapsePhoto: @escaping @Sendable (Int, InFlight) -> Void = { _, _ in }) {
         self.clock = clock
         self.powerOff = powerOff
         self.cardSync = cardSync
+        self.timelapsePhoto = timelapsePhoto
     }
 
     func add(_ s: String) { let t = clock.now(); lock.lock(); lines.append((t, s)); lock.unlock() }
@@ -323,11 +327,13 @@ final class Told: @unchecked Sendable {
     func lines(containing s: String) -> [(MonotonicTime, String)] { all.filter { $0.1.contains(s) } }
 
     var hooks: ServiceHooks {
-        ServiceHooks(ready: { self.add("READY=1 STATUS=" + $0) }, status: { self.add("STATUS=" + $0) },
+        var h = ServiceHooks(ready: { self.add("READY=1 STATUS=" + $0) }, status: { self.add("STATUS=" + $0) },
                      watchdogPing: { self.add("WATCHDOG=1") }, stopping: { self.add("STOPPING=1") },
                      powerOff: { self.add("POWEROFF"); self.powerOff() },
                      extendTimeout: { self.add("EXTEND_TIMEOUT_USEC=\($0.nanoseconds / 1000)") },
                      cardSync: cardSync, exitWithoutWaiting: { self.add("EXIT WITHOUT WAITING \($0)") })
+        h.timelapsePhoto = timelapsePhoto
+        return h
     }
 }
 

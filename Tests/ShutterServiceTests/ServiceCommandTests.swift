@@ -89,6 +89,23 @@ final class ServiceCommandTests: XCTestCase {
         XCTAssertTrue(refusal("not json").hasPrefix("malformed request"))
     }
 
+    func testATimelapseRequestAndItsRefusals() {
+        XCTAssertEqual(command(#"{"cmd":"timelapse"}"#), .timelapse(.make(.init(range: TimelapseRange(), fps: 25))))
+        XCTAssertEqual(command(#"{"cmd":"timelapse","from":1000120,"to":"2026-12-05","fps":30,"size":"1280x720","output":"a.mp4"}"#),
+                       .timelapse(.make(.init(range: TimelapseRange(from: .number(1_000_120), to: TimelapseBound("2026-12-05")),
+                                              fps: 30, size: PixelSize(width: 1280, height: 720), output: "a.mp4"))))
+        XCTAssertEqual(command(#"{"cmd":"timelapse","action":"cancel"}"#), .timelapse(.cancel))
+        XCTAssertEqual(command(#"{"cmd":"timelapse","action":"status"}"#), .timelapse(.status))
+        XCTAssertTrue(refusal(#"{"cmd":"timelapse","action":"later"}"#).contains("make (the default), status or cancel"))
+        XCTAssertTrue(refusal(#"{"cmd":"timelapse","fps":0}"#).contains("fps 0 is outside 1...120"))
+        XCTAssertTrue(refusal(#"{"cmd":"timelapse","size":"1281x720"}"#).contains("even numbers"))
+        XCTAssertTrue(refusal(#"{"cmd":"timelapse","size":"big"}"#).contains("WIDTHxHEIGHT"))
+        for name in ["x.mov", ".x.MP4", "a/b.MP4", ""] {
+            XCTAssertTrue(refusal(#"{"cmd":"timelapse","output":"\#(name)"}"#).contains("file name ending in .MP4"), name)
+        }
+        XCTAssertTrue(refusal(#"{"cmd":"timelapse","from":"monday"}"#).contains("is neither"))
+    }
+
     /// MQTT takes the captures and settings, in JSON or in words, and nothing else.
     func testMQTTTakesItsCommandsTyped() {
         func mqtt(_ text: String) -> Result<ServiceCommand, ServiceCommand.Refusal> { MQTTCommands.request(Data(text.utf8)).map(\.0) }

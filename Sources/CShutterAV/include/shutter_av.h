@@ -154,6 +154,15 @@ int sav_writer_packet(sav_writer *w, const sav_packet *p, int64_t pts90k);
 /// (SAV_ERR_IO: see errno).
 int sav_remux_regular(const char *in_path, const char *out_path, int64_t *bytes_out, char *err, size_t errlen);
 
+/// A picture scaler for pictures of any size (a time-lapse's photos): packed RGB24 of
+/// `width` x `height` to I420 planes of `out_width` x `out_height` (bicubic; its context is
+/// kept while the sizes stay the same). Returns 0, or -SAV_ERR_INVALID / -SAV_ERR_NOMEM.
+typedef struct sav_scaler sav_scaler;
+sav_scaler *sav_scaler_new(void);
+int sav_scaler_rgb_to_i420(sav_scaler *s, const uint8_t *rgb, int stride, int width, int height,
+                           uint8_t *const dst[3], const int dst_strides[3], int out_width, int out_height);
+void sav_scaler_free(sav_scaler *s);
+
 /// Human text for a return value of these functions.
 void sav_strerror(int code, char *buf, size_t len);
 

@@ -53,6 +53,15 @@ int shutter_v4l2_set_control(const char *path, unsigned int id, int value);
 // The idle I/O class for process `pid` (ioprio_set); -1 and errno on failure.
 int shutter_ioprio_idle(int pid);
 
+// The calling thread (not the process) at the lowest CPU priority (nice 19) and the idle
+// I/O class: long background work (a time-lapse) that must never cost a capture. Threads it
+// starts afterwards inherit both. 0, or -1 and errno when either was refused.
+int shutter_lower_this_thread(void);
+
+// The calling thread's nice value and I/O priority class (ioprio_get: 0 none, 1 realtime,
+// 2 best-effort, 3 idle), for the log to say what it runs at. 0, or -1 and errno.
+int shutter_this_thread_priority(int *nice_value, int *io_class);
+
 // syncfs(2) of the file system holding `fd`; -1 and errno on failure.
 int shutter_syncfs(int fd);
 

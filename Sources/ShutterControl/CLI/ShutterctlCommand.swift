@@ -52,6 +52,11 @@ public enum ShutterctlCommand {
           interval status|pause|resume|reset
                                  interval capture (interval.*): its clock, next slot, photos taken
                                  and slots skipped; hold it, let it go on, start the count again
+          timelapse [--from A] [--to B] [--fps N] [--size WxH] [--output NAME]
+                                 an MP4 of the card's photos from A to B (numbers as `files` lists them,
+                                 or times: 2026-12-05T06:00), 25 fps, the first photo's size within
+                                 1080p, into DCIM/timelapse-FIRST-LAST.MP4; progress on stderr, then
+                                 the film's path. timelapse status | timelapse cancel
           mqtt forget            remove this camera from Home Assistant: empty retained discovery
                                  configs on the broker (until the next start with mqtt.discovery)
           gestures FILE [--config CFG]
@@ -77,6 +82,7 @@ public enum ShutterctlCommand {
         if cmd == "web-password" { return WebPasswordCommand.run(rest) }
         if cmd == "web-token" { return WebTokenCommand.run(rest, socket: socket ?? resolveSocket()) }
         if cmd == "events" { return events(rest, socket: socket ?? resolveSocket()) }
+        if cmd == "timelapse" { return TimelapseCommand.run(rest, socket: socket ?? resolveSocket()) }
 
         var request: ControlRequest
         switch cmd {

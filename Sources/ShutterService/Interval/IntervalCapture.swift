@@ -42,6 +42,14 @@ final class IntervalCapture {
     private(set) var nextDeadline: MonotonicTime?
     private var saidWaiting: String?
     private var saidClock: Clock?
+    /// The timeline against the monotonic clock: a step of the wall clock or a change of
+    /// the UTC offset (daylight saving) is seen at the next tick (`stepped`).
+    private var timeline = IntervalTimeline()
+    private var utcOffset: Int32?
+    /// After the timeline went back: slots up to here were judged before it did, and come again.
+    private var repeatsUpTo: Int64?
+    /// When the last slot's photo was asked for.
+    private var lastAsked: MonotonicTime?
 
     /// A slot is taken this late at most (or `everySeconds`, when shorter): a loop that
     /// stalled, a camera slow to come back, a restart. Later, it counts as skipped.
@@ -82,6 +90,15 @@ final class IntervalCapture {
         nextDeadline = nil
         guard config.enabled, loaded else { return false }
         let r = reading(now: now)
+        if r.clock == .wall {
+            if let step = timeline.step(timelineNanoseconds: r.seconds &* 1_000_000_000 &+ r.nanoseconds,
+                                        monotonicNanoseconds: now.nanoseconds) {
+                stepped(step, r)
+            }
+            utcOffset = r.utcOffsetSeconds
+        } else {
+            timeline.forget()
+        }
         if saidClock != r.clock {
             log.notice("interval: slots on the \(r.clock == .wall ? "wall clock (trusted)" : "monotonic clock (the wall clock is not trusted yet)")")
             saidClock = r.clock
@@ -105,6 +122,19 @@ final class IntervalCapture {
         guard let from = countFrom, let slot = plan.latestSlot(atOrBefore: t), slot >= from.seconds else { return false }
         let last = lastSlot(on: r.clock, notAfter: t)
         if let last, slot <= last { return false }
+        if let upTo = repeatsUpTo {
+            if slot > upTo {
+                repeatsUpTo = nil
+            } else if let asked = lastAsked, now - asked < .seconds(plan.everySeconds) / 2 {
+                // A slot the clock going back brings again right after its photo: passed, counted as neither.
+                record.lastSlot = slot
+                record.lastSlotClock = r.clock.rawValue
+                file.save(record)
+                log.info("interval: slot \(text(slot, r)) passed: it came again as the clock went back, "
+                         + "\((now - asked).milliseconds / 1000) s after the last photo")
+                return false
+            }
+        }
         // Slots passed by since the last one judged (a loop that stalled longer than the interval).
         let missed = slotsBetween(max(last ?? from.seconds - 1, from.seconds - 1), slot)
         record.skipped += missed
@@ -121,10 +151,36 @@ final class IntervalCapture {
             log.info("interval: slot \(text(slot, r)) skipped: \(skip)")
         } else {
             record.taken += 1
+            lastAsked = now
             if plan.isFinished(taken: record.taken) { log.notice("interval: the count (\(config.count)) is reached") }
         }
         file.save(record)
         return skip == nil
+    }
+
+    /// The timeline moved against the monotonic clock by `step` ns (NTP, a person, daylight
+    /// saving): the schedule goes on from the new time in real time. Slots the step jumped
+    /// over never were (neither taken nor skipped), none is caught up; after a step back the
+    /// slots that come again are taken, unless one comes within half an interval of the
+    /// last photo (`repeatsUpTo`).
+    private func stepped(_ step: Int64, _ r: Reading) {
+        let grace = min(plan.everySeconds, Self.grace)
+        if countFrom?.clock == .wall { countFrom = (.wall, r.seconds - grace + 1) }
+        if step < 0, record.lastSlotClock == Clock.wall.rawValue, let s = record.lastSlot {
+            repeatsUpTo = max(repeatsUpTo ?? s, s)
+        }
+        if let before = utcOffset, before != r.utcOffsetSeconds {
+            log.notice("interval: the UTC offset changed from \(Self.offset(before)) to \(Self.offset(r.utcOffsetSeconds)) "
+                       + "(daylight saving): slots go on in local time; none is caught up or counted as skipped")
+        } else {
+            log.notice("interval: the wall clock was set \(step > 0 ? "forward" : "back") by \(IntervalTimeline.words(step)): "
+                       + "slots go on from the new time; none is caught up or counted as skipped")
+        }
+    }
+
+    private static func offset(_ s: Int32) -> String {
+        let a = abs(Int(s)), h = a / 3600, m = a % 3600 / 60
+        return (s < 0 ? "-" : "+") + (h < 10 ? "0" : "") + String(h) + ":" + (m < 10 ? "0" : "") + String(m)
     }
 
     /// Why no slot is taken now, nil when they are.

@@ -46,6 +46,10 @@ final class Jobs {
         return { post(.done($0)) }
     }
 
+    /// Posts into the loop's inbox: for work on a thread of its own that tells the loop how
+    /// far it got before its answer (a time-lapse's progress).
+    var poster: @Sendable (ServiceEvent) -> Void { post }
+
     /// The jobs decided since the last call, for the run loop to start.
     func take() -> [Job] {
         defer { queued.removeAll() }

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: BSD-2-Clause
 import ShutterCore
+import ShutterMedia
 import ShutterStorage
 
 /// Everything the service loop can be told, in the order it happened. Each
@@ -35,6 +36,8 @@ enum ServiceEvent: Sendable {
     case partTrouble(name: String, what: String)
     /// The uploader's report (`status.upload`) and what happened since its last.
     case uploadReport(UploadReport, events: [LiveEvent])
+    /// A time-lapse film's progress (TimelapseJob, from its thread).
+    case timelapse(TimelapseJob.Progress)
 }
 
 /// Where a request's answer goes: called once, from the loop.
@@ -73,6 +76,8 @@ enum JobResult: Sendable {
     case clipRegular(CaptureID, start: MonotonicTime?, files: [String], problems: [String])
     /// Interval capture's record was written (nil) or why not (`IntervalStateFile`).
     case intervalSaved(problem: String?)
+    /// A time-lapse film was made, or why not (TimelapseJob).
+    case timelapseMade(Result<TimelapseMaker.Summary, TimelapseError>)
     /// The camera has the controls it was given.
     case controlsApplied
     /// The state file was written (nil) or why not.

@@ -31,6 +31,9 @@ public struct ServiceHooks: Sendable {
     /// How the service's storage syncs the card (`Storage.cardSync`): the daemon's holds
     /// nothing; a test's may hold each sync, to stand in for a card whose syncs hang.
     public var cardSync: CardSync
+    /// A time-lapse film has handled `done` photos, on its thread. Nothing in the service; a
+    /// test may hold the film there (giving the work's count back while it holds it).
+    public var timelapsePhoto: @Sendable (_ done: Int, _ work: InFlight) -> Void = { _, _ in }
 
     public init(ready: @escaping @Sendable (String) -> Void = { _ in },
                 status: @escaping @Sendable (String) -> Void = { _ in },

@@ -32,6 +32,7 @@ extension ServiceLoop {
             let f = o.figures
             return OverlayReport(timeDrawn: f.trusted, renderedAhead: f.renderedAhead, renderedOnMiss: f.rendered)
         }
+        status.timelapse = timelapse.report
         if let r = machine.recordingSpan {
             let now = ctx.now
             status.recording = .init(elapsedSeconds: Self.seconds(max(.zero, now - r.from)),

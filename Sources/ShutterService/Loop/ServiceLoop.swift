@@ -27,6 +27,7 @@ import ShutterStorage
 /// - `RequestBook`: which request waits for which capture;
 /// - `CardFiles`: listing and deleting the card's files;
 /// - `IntervalCapture`: the interval's slots, each a tap's photo;
+/// - `TimelapsePath`: a time-lapse film made of the card's photos, off the loop;
 /// - `LiveReport`: what live watchers are told.
 final class ServiceLoop {
     let ctx: ServiceContext
@@ -40,6 +41,7 @@ final class ServiceLoop {
     let health: Health
     let files: CardFiles
     let interval: IntervalCapture
+    let timelapse: TimelapsePath
     var journal = Journal()
     let live: LiveReport
     /// The last few video frames by reference: the press frame has passed by the time a press is known.
@@ -76,6 +78,7 @@ final class ServiceLoop {
         health = Health(ctx: ctx, jobs: jobs, supervisor: supervisor)
         files = CardFiles(ctx: ctx, jobs: jobs)
         interval = IntervalCapture(ctx: ctx, jobs: jobs)
+        timelapse = TimelapsePath(ctx: ctx, jobs: jobs)
         // Enough frames to reach back past the stability filter to the press.
         let period = 1000 / max(c.video.fps, 1)
         recent = RecentFrames(capacity: min(4, 2 + c.button.stabilityMs / max(period, 1)))
@@ -146,6 +149,8 @@ final class ServiceLoop {
             give(trouble: name, what)
         case let .uploadReport(report, events):
             uploaded(report, events)
+        case .timelapse(let progress):
+            timelapse.progress(progress)
         }
         settle()
     }
@@ -491,6 +496,8 @@ final class ServiceLoop {
             requests.resolve(id, .success(paths), at: now, clipStart: start)
         case .intervalSaved(let problem):
             interval.saved(problem: problem)
+        case .timelapseMade(let result):
+            timelapse.made(result)
         case .controlsApplied:
             control.inUse.controlsApplied(now: now)
         case let .settingsSaved(op, note):
@@ -565,6 +572,7 @@ final class ServiceLoop {
         }
         clip.stopForShutdown(now: now)
         control.operations.failAll("shutterd is stopping")
+        timelapse.cancel("shutterd is stopping")
     }
 
     /// The loop is done: every waiting client is told.

@@ -41,6 +41,14 @@ enum ServiceCommand: Sendable, Equatable {
     case uploadReport(UploadReport, events: [LiveEvent])
     /// `interval status|pause|resume|reset` (`shutterctl interval`).
     case interval(IntervalAction)
+    /// `timelapse [--from A] [--to B] [--fps N] [--size WxH] [--output NAME]`, `timelapse status|cancel`.
+    case timelapse(TimelapseAsk)
+
+    enum TimelapseAsk: Sendable, Equatable {
+        case make(TimelapseJob.Order)
+        case status
+        case cancel
+    }
 
     enum IntervalAction: String, Sendable, Equatable, CaseIterable { case status, pause, resume, reset }
 
@@ -93,6 +101,7 @@ enum ServiceCommand: Sendable, Equatable {
         case .upload: return "upload"
         case .uploadReport: return "upload-report"
         case .interval: return "interval"
+        case .timelapse: return "timelapse"
         }
     }
 
@@ -192,6 +201,8 @@ enum ServiceCommand: Sendable, Equatable {
                 return refuse("interval needs \"action\": status, pause, resume or reset")
             }
             return .success(.interval(action))
+        case "timelapse":
+            return timelapse(r).map { .timelapse($0) }
         case "upload-report":
             guard case .object(var o)? = r.value else { return refuse("upload-report needs \"value\": the report") }
             var events: [LiveEvent] = []

@@ -58,6 +58,8 @@ extension ServiceLoop {
             reply.send(upload(action))
         case .interval(let action):
             reply.send(interval(action))
+        case .timelapse(let ask):
+            timelapse(ask, reply)
         case let .uploadReport(report, events):
             uploaded(report, events)
             reply.send(ControlReply(ok: true))
