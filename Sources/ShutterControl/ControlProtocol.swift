@@ -35,6 +35,10 @@ public struct ControlRequest: Codable, Sendable, Equatable {
     public var lux: Double?
     /// sim: make the LEDs fail (true) or work (false).
     public var ledFailing: Bool?
+    /// sim: the trigger input (`triggers.inputs` name) whose simulated line `active` moves.
+    public var trigger: String?
+    /// sim: the trigger's line active (true) or inactive (false).
+    public var active: Bool?
     /// set / get / reset: a setting's key path ("camera.exposure.ev"); get and
     /// reset without one: every setting.
     public var key: String?
@@ -75,6 +79,7 @@ public struct ControlRequest: Codable, Sendable, Equatable {
         case x, y
         case camera
         case name, scope, file
+        case trigger, active
     }
 
     // By hand for `value`: a JSON null there is the value null, not a missing value;
@@ -97,6 +102,8 @@ public struct ControlRequest: Codable, Sendable, Equatable {
         // A number as JSON (1000007) is the same file as its text.
         file = try (try? c.decodeIfPresent(Int.self, forKey: .file)).map(String.init)
             ?? c.decodeIfPresent(String.self, forKey: .file)
+        trigger = try c.decodeIfPresent(String.self, forKey: .trigger)
+        active = try c.decodeIfPresent(Bool.self, forKey: .active)
     }
 }
 
@@ -313,6 +320,8 @@ public struct ServiceStatus: Codable, Sendable, Equatable {
     public var upload: UploadReport? = nil
     /// Interval capture (`interval.enabled`): its schedule, clock and counts; absent when off.
     public var interval: IntervalReport? = nil
+    /// The trigger inputs (`triggers.inputs`), in the configuration's order; absent with none.
+    public var triggers: [TriggerReport]? = nil
     /// The version of the shutterd that answers (`shutterd --version`); absent from one
     /// older than versions.
     public var version: String? = ShutterVersion.string

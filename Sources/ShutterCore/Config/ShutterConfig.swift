@@ -26,6 +26,7 @@ public struct ShutterConfig: Codable, Equatable, Sendable {
     public var upload = Upload()
     public var webhook = Webhook()
     public var interval = Interval()
+    public var triggers = Triggers()
 
     public init() {}
 

@@ -27,6 +27,7 @@ extension ServiceLoop {
         status.memory = .init(heapBytes: ProcessMemory.heapInUse, residentBytes: ProcessMemory.resident)
         status.upload = ctx.config.upload.enabled ? journal.upload : nil
         status.interval = interval.enabled ? interval.report(now: ctx.now) : nil
+        status.triggers = triggers.isEmpty ? nil : triggers.reports()
         if let r = machine.recordingSpan {
             let now = ctx.now
             status.recording = .init(elapsedSeconds: Self.seconds(max(.zero, now - r.from)),
