@@ -25,7 +25,7 @@ scenario_check() {
     decodes "$m" || { echo "$(basename "$m") does not decode cleanly"; return 1; }
     set -- $(probe_video "$m"); dur=$3
     # Open 6 s + 3 s after; the emulator's edge and frame timing give a second either way.
-    awk -v d="$dur" 'BEGIN{exit !(d >= 7.5 && d <= 11)}' || { echo "the door's clip lasts $dur s, expected about 9 (open 6 s + 3 s)"; return 1; }
+    awk -v d="$dur" 'BEGIN{exit !(d >= 7 && d <= 12)}' || { echo "the door's clip lasts $dur s, expected about 9 (open 6 s + 3 s)"; return 1; }
     for t in pir door reed; do
         grep '"type" *: *"file"\|"file"' "$d/events.txt" | grep -q "\"trigger\" *: *\"$t\"" \
             || { echo "no file event naming trigger $t (see $d/events.txt)"; return 1; }
