@@ -174,6 +174,39 @@ final class TriggerCaptureTests: XCTestCase {
         XCTAssertEqual(seen.files.first { $0["kind"] == .string("video") }?["trigger"], .string("door"))
     }
 
+    /// The button keeps the machine's one queued place: a trigger firing while a photo is
+    /// taken waits for the camera instead of queueing, so a tap right after it is queued and
+    /// served, not refused; the trigger's photo follows. (`focused` photos take the simulated
+    /// mode switch's 500 ms of the clock, so the camera is busy while the clock moves.)
+    func testATriggerNeverTakesTheQueuedPlaceOfTheButton() async throws {
+        let json = config(#"{"name": "pir", "line": "GPIO23"}"#)
+            .replacingOccurrences(of: #""still": {"#, with: #""still": {"moment": "focused", "#)
+        let r = try await InProcessRig.start(self, json: json)
+        let seen = watch(r)
+        let pir = try line(r, "pir")
+        let first = r.send(ControlRequest(cmd: "tap"))
+        await r.advance(by: .milliseconds(10))
+        var state = await r.status().state
+        XCTAssertEqual(state, "taking-photo")
+        pir.set(pressed: true)
+        await r.advance(by: .milliseconds(50))
+        state = await r.status().state
+        XCTAssertEqual(state, "taking-photo", "the first photo still being taken")
+        let fired = try await report(r, "pir").fired
+        XCTAssertEqual(fired, 1)
+        let second = r.send(ControlRequest(cmd: "tap"))
+        pir.set(pressed: false)
+        try await r.advance(until: "both taps answered") { first.reply != nil && second.reply != nil }
+        XCTAssertTrue(first.reply?.ok == true, "\(String(describing: first.reply))")
+        XCTAssertTrue(second.reply?.ok == true, "the second tap queued and served: \(String(describing: second.reply))")
+        try await r.advance(until: "the trigger's photo") { (try? await self.report(r, "pir").photos) == 1 }
+        let refused = await r.status().counters.refusedPresses
+        XCTAssertEqual(refused, 0)
+        XCTAssertEqual(r.files("JPG").count, 3)
+        // In this order: the two taps, then the trigger's.
+        XCTAssertEqual(seen.files.map { $0["trigger"] }, [nil, nil, .string("pir")], "\(seen.files)")
+    }
+
     /// `sim --trigger NAME --active true|false` moves the line; an unknown name is refused
     /// with the names there are.
     func testTheSimCommandMovesATriggersLine() async throws {
