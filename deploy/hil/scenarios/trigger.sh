@@ -16,13 +16,13 @@ scenario_check() {
     for t in pir door reed; do
         grep -q "trigger $t: line GPIO" "$d/shutterd.log" || { echo "no start line for trigger $t (see shutterd.log)"; return 1; }
     done
-    tr() { json_get "$s" ".status.triggers[] | select(.name == \"$1\") | .$2"; }
-    [ "$(tr pir fired)" = 1 ] && [ "$(tr pir photos)" = 1 ] \
-        || { echo "pir: fired $(tr pir fired), photos $(tr pir photos); expected 1 and 1 (see $s)"; return 1; }
-    [ "$(tr pir ignored)" = 2 ] || { echo "pir: $(tr pir ignored) activations ignored, expected the 2 retriggers within the hold-off"; return 1; }
-    [ "$(tr door clips)" = 1 ] || { echo "door: $(tr door clips) clips in status, expected 1"; return 1; }
-    [ "$(tr reed fired)" = 1 ] && [ "$(tr reed ignored)" = 0 ] && [ "$(tr reed photos)" = 1 ] \
-        || { echo "reed: fired $(tr reed fired), ignored $(tr reed ignored), photos $(tr reed photos); expected 1, 0, 1 (the bounces no activations)"; return 1; }
+    tget() { json_get "$s" ".status.triggers[] | select(.name == \"$1\") | .$2"; }
+    [ "$(tget pir fired)" = 1 ] && [ "$(tget pir photos)" = 1 ] \
+        || { echo "pir: fired $(tget pir fired), photos $(tget pir photos); expected 1 and 1 (see $s)"; return 1; }
+    [ "$(tget pir ignored)" = 2 ] || { echo "pir: $(tget pir ignored) activations ignored, expected the 2 retriggers within the hold-off"; return 1; }
+    [ "$(tget door clips)" = 1 ] || { echo "door: $(tget door clips) clips in status, expected 1"; return 1; }
+    [ "$(tget reed fired)" = 1 ] && [ "$(tget reed ignored)" = 0 ] && [ "$(tget reed photos)" = 1 ] \
+        || { echo "reed: fired $(tget reed fired), ignored $(tget reed ignored), photos $(tget reed photos); expected 1, 0, 1 (the bounces no activations)"; return 1; }
     m=$(files MP4)
     decodes "$m" || { echo "$(basename "$m") does not decode cleanly"; return 1; }
     set -- $(probe_video "$m"); dur=$3
