@@ -17,8 +17,8 @@ import Synchronization
 ///
 /// Bounds: frames waiting beyond the camera's stream depth let the oldest go (its buffer
 /// back to the camera, counted there); button events beyond `buttonBound` are refused
-/// (counted by the button), and so are the trigger inputs' beyond as many. Everything else is kept: requests, results and signals are
-/// few, and each is owed an answer.
+/// (counted by the button), and so are the trigger inputs' beyond as many. Everything else
+/// is kept: requests, results and signals are few, and each is owed an answer.
 final class Inbox: Sendable {
     static let buttonBound = 64
 
