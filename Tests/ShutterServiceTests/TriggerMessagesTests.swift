@@ -3,7 +3,8 @@ import XCTest
 import ShutterCore
 @testable import ShutterService
 
-/// MQTT's `event` message for a file a trigger made names the trigger, as the live event does.
+/// MQTT's `event` message and the webhook's POST for a file a trigger made name the trigger,
+/// as the live event does.
 final class TriggerMessagesTests: XCTestCase {
     func testTheMQTTEventOfATriggersFileNamesIt() throws {
         var config = ShutterConfig()
@@ -23,5 +24,19 @@ final class TriggerMessagesTests: XCTestCase {
         let p = try XCTUnwrap(MQTTMessages.event(plain, settings: settings))
         XCTAssertNil(p.json["source"])
         XCTAssertNil(p.json["trigger"])
+    }
+
+    func testTheWebhookPayloadOfATriggersFileNamesIt() {
+        var e = WebhookEvent(event: "clip", file: "DCIM/100SHUTR/SHTR0007.MP4", bytes: 10, time: 0, timeTrusted: false)
+        XCTAssertNil(WebhookPart.payload(e, id: "x", camera: "shed")["trigger"])
+        e.source = "trigger"
+        e.trigger = "door"
+        let o = WebhookPart.payload(e, id: "x", camera: "shed")
+        XCTAssertEqual(o["source"], .string("trigger"))
+        XCTAssertEqual(o["trigger"], .string("door"))
+        // A record written before these fields reads as the button's.
+        let old = try? PlainJSON.decode(WebhookEvent.self, from: #"{"event":"photo","file":"a","bytes":1,"time":0,"timeTrusted":false,"attempts":0}"#)
+        XCTAssertNotNil(old)
+        XCTAssertNil(old?.trigger)
     }
 }
