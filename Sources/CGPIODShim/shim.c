@@ -238,8 +238,16 @@ static int open_line(const char *path, uint32_t offset, struct gpiod_chip **chip
 }
 
 int shutter_gpio_input_open(const char *path, uint32_t offset, const char *consumer,
-                            int pull_up, shutter_gpio_input **out) {
+                            int bias, shutter_gpio_input **out) {
     if (!path || !out) return -EINVAL;
+    int flags;
+    switch (bias) {
+    case SHUTTER_GPIO_BIAS_AS_IS: flags = 0; break;
+    case SHUTTER_GPIO_BIAS_PULL_UP: flags = GPIOD_LINE_REQUEST_FLAG_BIAS_PULL_UP; break;
+    case SHUTTER_GPIO_BIAS_PULL_DOWN: flags = GPIOD_LINE_REQUEST_FLAG_BIAS_PULL_DOWN; break;
+    case SHUTTER_GPIO_BIAS_DISABLED: flags = GPIOD_LINE_REQUEST_FLAG_BIAS_DISABLE; break;
+    default: return -EINVAL;
+    }
     shutter_gpio_input *in = calloc(1, sizeof *in);
     if (!in) return -ENOMEM;
     int rc = open_line(path, offset, &in->chip, &in->line);
@@ -247,7 +255,6 @@ int shutter_gpio_input_open(const char *path, uint32_t offset, const char *consu
         free(in);
         return rc;
     }
-    int flags = pull_up ? GPIOD_LINE_REQUEST_FLAG_BIAS_PULL_UP : 0;
     errno = 0;
     if (gpiod_line_request_both_edges_events_flags(in->line, consumer, flags) < 0) {
         rc = neg_errno(EIO);
@@ -377,14 +384,22 @@ done:
 }
 
 int shutter_gpio_input_open(const char *path, uint32_t offset, const char *consumer,
-                            int pull_up, shutter_gpio_input **out) {
+                            int bias, shutter_gpio_input **out) {
     if (!path || !out) return -EINVAL;
+    enum gpiod_line_bias line_bias;
+    switch (bias) {
+    case SHUTTER_GPIO_BIAS_AS_IS: line_bias = GPIOD_LINE_BIAS_AS_IS; break;
+    case SHUTTER_GPIO_BIAS_PULL_UP: line_bias = GPIOD_LINE_BIAS_PULL_UP; break;
+    case SHUTTER_GPIO_BIAS_PULL_DOWN: line_bias = GPIOD_LINE_BIAS_PULL_DOWN; break;
+    case SHUTTER_GPIO_BIAS_DISABLED: line_bias = GPIOD_LINE_BIAS_DISABLED; break;
+    default: return -EINVAL;
+    }
     struct gpiod_line_settings *s = gpiod_line_settings_new();
     if (!s) return -ENOMEM;
     int rc = 0;
     if (gpiod_line_settings_set_direction(s, GPIOD_LINE_DIRECTION_INPUT) < 0 ||
         gpiod_line_settings_set_edge_detection(s, GPIOD_LINE_EDGE_BOTH) < 0 ||
-        gpiod_line_settings_set_bias(s, pull_up ? GPIOD_LINE_BIAS_PULL_UP : GPIOD_LINE_BIAS_AS_IS) < 0 ||
+        gpiod_line_settings_set_bias(s, line_bias) < 0 ||
         gpiod_line_settings_set_event_clock(s, GPIOD_LINE_CLOCK_MONOTONIC) < 0) {
         gpiod_line_settings_free(s);
         return -EINVAL;

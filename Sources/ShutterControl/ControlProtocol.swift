@@ -35,6 +35,10 @@ public struct ControlRequest: Codable, Sendable, Equatable {
     public var lux: Double?
     /// sim: make the LEDs fail (true) or work (false).
     public var ledFailing: Bool?
+    /// sim: the trigger input (`triggers.inputs` name) whose simulated line `active` moves.
+    public var trigger: String?
+    /// sim: the trigger's line active (true) or inactive (false).
+    public var active: Bool?
     /// set / get / reset: a setting's key path ("camera.exposure.ev"); get and
     /// reset without one: every setting.
     public var key: String?
@@ -83,6 +87,7 @@ public struct ControlRequest: Codable, Sendable, Equatable {
         case camera
         case name, scope, file
         case from, to, fps, size, output
+        case trigger, active
     }
 
     // By hand for `value`: a JSON null there is the value null, not a missing value;
@@ -111,6 +116,8 @@ public struct ControlRequest: Codable, Sendable, Equatable {
         fps = try c.decodeIfPresent(Int.self, forKey: .fps)
         size = try c.decodeIfPresent(String.self, forKey: .size)
         output = try c.decodeIfPresent(String.self, forKey: .output)
+        trigger = try c.decodeIfPresent(String.self, forKey: .trigger)
+        active = try c.decodeIfPresent(Bool.self, forKey: .active)
     }
 }
 
@@ -331,6 +338,8 @@ public struct ServiceStatus: Codable, Sendable, Equatable {
     public var overlay: OverlayReport? = nil
     /// The time-lapse film being made (`shutterctl timelapse`); absent when none is.
     public var timelapse: TimelapseReport? = nil
+    /// The trigger inputs (`triggers.inputs`), in the configuration's order; absent with none.
+    public var triggers: [TriggerReport]? = nil
     /// The version of the shutterd that answers (`shutterd --version`); absent from one
     /// older than versions.
     public var version: String? = ShutterVersion.string

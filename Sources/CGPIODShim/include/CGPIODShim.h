@@ -48,15 +48,24 @@ int shutter_gpio_list_chips(shutter_gpio_chip *out, int max);
 int shutter_gpio_find_line(const char *chip_label, const char *line_name, uint32_t offset,
                            char *path_out, size_t path_len, uint32_t *offset_out);
 
+/* Line bias for an input (`bias` below). 0 and 1 are what an older caller's `pull_up`
+ * flag meant (as-is, pull-up). */
+enum {
+    SHUTTER_GPIO_BIAS_AS_IS = 0,
+    SHUTTER_GPIO_BIAS_PULL_UP = 1,
+    SHUTTER_GPIO_BIAS_PULL_DOWN = 2,
+    SHUTTER_GPIO_BIAS_DISABLED = 3,
+};
+
 /* Requests `offset` on the chip at `path` as an input with both edges reported,
- * monotonic kernel timestamps and pull-up bias when `pull_up`. No kernel debounce, on
+ * monotonic kernel timestamps and the `bias` asked (SHUTTER_GPIO_BIAS_*; -EINVAL for another). No kernel debounce, on
  * either API: the kernel decides it on a worker that reads the line when it gets to run,
  * so a press is lost whole when that is after the release (a busy CPU), and its edge is
  * stamped with that late time. The service's stability filter debounces on the edges'
  * own timestamps instead.
  * -EBUSY: the line is used by another consumer. */
 int shutter_gpio_input_open(const char *path, uint32_t offset, const char *consumer,
-                            int pull_up, shutter_gpio_input **out);
+                            int bias, shutter_gpio_input **out);
 /* The fd that becomes readable when edges are queued. */
 int shutter_gpio_input_fd(const shutter_gpio_input *input);
 /* Reads up to `max` queued edges; 0 when none is queued (the fd is non-blocking). */

@@ -39,7 +39,9 @@ public enum ShutterctlCommand {
                                  recording's seconds once a second; files saved and deleted,
                                  settings, the camera, gestures), until interrupted or N events
           sim [--fault none|stall|disappear|error] [--lux N] [--led-failing true|false]
-                                 simulated board only: inject faults, set the light level
+              [--trigger NAME --active true|false]
+                                 simulated board only: inject faults, set the light level,
+                                 move a trigger input's line (triggers.inputs)
           web-password [--stdin]
                                  print the Argon2id hash of a new web page password for
                                  web.passwordHash (asked twice on the terminal, or once on stdin)
@@ -154,6 +156,10 @@ public enum ShutterctlCommand {
                     guard let l = Double(v) else { return fail("--lux needs a number", code: 64) }
                     request.lux = l
                 case "--led-failing": request.ledFailing = (v == "true" || v == "1")
+                case "--trigger": request.trigger = v
+                case "--active":
+                    guard ["true", "false", "1", "0"].contains(v) else { return fail("--active needs true or false", code: 64) }
+                    request.active = (v == "true" || v == "1")
                 default: return fail("unknown sim option \(rest[j])", code: 64)
                 }
                 j += 2

@@ -47,6 +47,8 @@ public enum ConfigSchema {
         case topic(allowEmpty: Bool)
         /// Daily windows "HH:MM-HH:MM,HH:MM-HH:MM" (IntervalPlan.windows); "" = all day.
         case dailyWindows
+        /// `triggers.inputs`: a list of trigger inputs (TriggerInputsCheck.swift).
+        case triggerInputs
 
         /// What is allowed, in words, for error messages.
         public var allowed: String {
@@ -94,6 +96,8 @@ public enum ConfigSchema {
                     + "empty levels or a leading or trailing '/', at most 200 characters"
             case .dailyWindows:
                 return IntervalPlan.windowsHelp
+            case .triggerInputs:
+                return ConfigSchema.triggerInputsAllowed
             }
         }
 
@@ -224,6 +228,7 @@ public enum ConfigSchema {
         Key(path: "overlay.position", kind: .choice(ShutterConfig.Overlay.Position.allCases.map(\.rawValue))),
         Key(path: "overlay.size", kind: .int(1...20)),
         Key(path: "overlay.font", kind: .string(allowEmpty: false)),
+        Key(path: "triggers.inputs", kind: .triggerInputs),
     ]
 
     public static let byPath: [String: Key] = Dictionary(uniqueKeysWithValues: keys.map { ($0.path, $0) })
@@ -433,6 +438,8 @@ public enum ConfigSchema {
                 sizes.append(.string(size.description))
             }
             return .array(sizes)
+        case (.triggerInputs, .array(let items)):
+            return try checkTriggerInputs(items, key: key)
         case (.simCameras, .array(let items)):
             guard (1...8).contains(items.count) else { throw bad(.outOfRange, "a list of \(items.count)") }
             return .array(try items.enumerated().map { (i, item) throws(Violation) -> JSONValue in
@@ -556,6 +563,9 @@ public enum ConfigSchema {
             } else {
                 value = .array(text.split(separator: ",").map { .string($0.trimmedSpaces) })
             }
+        case .triggerInputs:
+            // JSON only: an input has too many fields for a shorthand.
+            value = (try? JSONParser.parse(text).value) ?? .string(text)
         case .simCameras:
             // JSON, or "imx708,imx219" (models only).
             if let parsed = try? JSONParser.parse(text).value {
@@ -609,6 +619,7 @@ public enum ConfigSchema {
             return Violation(code: .outOfRange, keyPath: "overlay.format",
                              message: "\"overlay.format\" is \"\(config.overlay.format)\"; \(why)")
         }
+        if let v = crossCheckTriggers(config) { return v }
         if config.video.segmentSeconds > config.video.maxSeconds {
             return Violation(code: .outOfRange, keyPath: "video.segmentSeconds",
                              message: "\"video.segmentSeconds\" is \(config.video.segmentSeconds); allowed: "

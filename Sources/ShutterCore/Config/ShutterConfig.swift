@@ -27,6 +27,7 @@ public struct ShutterConfig: Codable, Equatable, Sendable {
     public var webhook = Webhook()
     public var interval = Interval()
     public var overlay = Overlay()
+    public var triggers = Triggers()
 
     public init() {}
 

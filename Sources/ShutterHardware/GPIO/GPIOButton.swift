@@ -12,19 +12,33 @@ import Glibc
 /// serial queue, which hands raw edges (after active-low) to the consumer's sink (the
 /// service's inbox, bounded there: one hop to the loop);
 /// the core's stability filter debounces them (never the kernel: see the shim's header).
+/// A trigger input's line (`triggers.inputs`) is read the same way: one request per line.
 public final class GPIOButton: ButtonInput {
     public struct Configuration: Sendable, Equatable {
+        /// The line's bias, as the shim takes it (SHUTTER_GPIO_BIAS_*).
+        public enum Bias: Int32, Sendable, Equatable {
+            case asIs = 0, pullUp = 1, pullDown = 2, disabled = 3
+        }
+
         public var line: GPIOLineSpec
         /// True for the usual wiring: button to ground, pull-up, pressed = low.
         public var activeLow: Bool
-        public var pullUp: Bool
+        public var bias: Bias
+        public var pullUp: Bool { bias == .pullUp }
         public var consumer: String
+        /// What the line is, in messages ("The button", "The trigger input \"pir\"").
+        public var label = "The button"
 
         public init(line: GPIOLineSpec, activeLow: Bool = true, pullUp: Bool = true,
                     consumer: String = "shutter-button") {
+            self.init(line: line, activeLow: activeLow, bias: pullUp ? .pullUp : .asIs, consumer: consumer)
+        }
+
+        public init(line: GPIOLineSpec, activeLow: Bool, bias: Bias, consumer: String, label: String = "The button") {
+            self.label = label
             self.line = line
             self.activeLow = activeLow
-            self.pullUp = pullUp
+            self.bias = bias
             self.consumer = consumer
         }
     }
@@ -55,9 +69,9 @@ public final class GPIOButton: ButtonInput {
         self.location = location
         var handle: OpaquePointer?
         let rc = shutter_gpio_input_open(location.chipPath, location.offset, configuration.consumer,
-                                         configuration.pullUp ? 1 : 0, &handle)
+                                         configuration.bias.rawValue, &handle)
         guard rc == 0, let handle else {
-            throw GPIOError.requestFailed(rc, what: "The button", line: location)
+            throw GPIOError.requestFailed(rc, what: configuration.label, line: location)
         }
         fd = shutter_gpio_input_fd(handle)
         line = LineState(State(input: handle))
@@ -108,7 +122,7 @@ public final class GPIOButton: ButtonInput {
             guard let input = s.input else { return -EBADF }
             return shutter_gpio_input_value(input)
         }
-        guard rc >= 0 else { throw GPIOError.requestFailed(rc, what: "The button", line: location) }
+        guard rc >= 0 else { throw GPIOError.requestFailed(rc, what: configuration.label, line: location) }
         return (rc != 0) != configuration.activeLow
     }
 
@@ -186,8 +200,8 @@ public final class GPIOButton: ButtonInput {
             }
         }
         if n < 0 {
-            log("<3>shutter.gpio: reading button edges on \(location.chipPath) line \(location.offset) failed "
-                + "(\(String(cString: strerror(-n)))); the button stops working until the service restarts.")
+            log("<3>shutter.gpio: reading \(configuration.consumer) edges on \(location.chipPath) line \(location.offset) failed "
+                + "(\(String(cString: strerror(-n)))); \(configuration.label.prefix(1).lowercased() + configuration.label.dropFirst()) stops working until the service restarts.")
             close()
             return 0
         }

@@ -24,11 +24,15 @@ public struct BoardRoles: Sendable {
     /// Whether the camera applies rotation/flip itself (libcamera transform): then
     /// EXIF says "upright"; otherwise EXIF carries the configured orientation.
     public var cameraAppliesTransform: Bool
+    /// The trigger inputs' lines (`triggers.inputs`), in the configuration's order.
+    public var triggers: [TriggerLineRole] = []
 
     public init(name: String, openCamera: @escaping @Sendable (Int?, CameraOpening) async throws -> any CameraDevice,
                 listCameras: @escaping @Sendable () async throws -> [CameraListing],
                 button: (any ButtonInput)?, microphone: (any Microphone)?, statusLED: (any LEDOutput)?,
-                flashLED: (any LEDOutput)?, sim: SimBoard? = nil, cameraAppliesTransform: Bool) {
+                flashLED: (any LEDOutput)?, sim: SimBoard? = nil, cameraAppliesTransform: Bool,
+                triggers: [TriggerLineRole] = []) {
+        self.triggers = triggers
         self.name = name
         self.openCamera = openCamera
         self.listCameras = listCameras
@@ -89,6 +93,22 @@ public struct BoardRoles: Sendable {
             },
             listCameras: { listing },
             button: board.button, microphone: config.audio.enabled ? board.microphone : nil,
-            statusLED: board.statusLED, flashLED: board.flashLED, sim: board, cameraAppliesTransform: false)
+            statusLED: board.statusLED, flashLED: board.flashLED, sim: board, cameraAppliesTransform: false,
+            triggers: config.triggers.inputs.map { TriggerLineRole(name: $0.name, input: SimButton(clock: clock)) })
+    }
+}
+
+/// A trigger input's line: its edges as a button's (a GPIO line, or on the simulated board
+/// a `SimButton` that `sim --trigger NAME` moves), or why there is none.
+public struct TriggerLineRole: Sendable {
+    public var name: String
+    public var input: (any ButtonInput)?
+    /// Why the line could not be requested (the trigger then does nothing; `status` says why).
+    public var problem: String?
+
+    public init(name: String, input: (any ButtonInput)?, problem: String? = nil) {
+        self.name = name
+        self.input = input
+        self.problem = problem
     }
 }

@@ -14,10 +14,18 @@ extension BoardRoles {
             if let offset = UInt32(text) { return GPIOLineSpec(offset: offset, chipLabels: labels) }
             return GPIOLineSpec(name: text, chipLabels: labels)
         }
+        func bias(_ b: ShutterConfig.GPIO.Bias) -> GPIOButton.Configuration.Bias {
+            switch b {
+            case .pullUp: return .pullUp
+            case .pullDown: return .pullDown
+            case .disabled: return .disabled
+            case .asIs: return .asIs
+            }
+        }
         var button: (any ButtonInput)?
         do {
             button = try GPIOButton(.init(line: line(config.gpio.button), activeLow: config.button.activeLow,
-                                          pullUp: config.gpio.buttonBias == .pullUp),
+                                          bias: bias(config.gpio.buttonBias), consumer: "shutter-button"),
                                     log: { gpioLog.warning($0) })
         } catch {
             log.error("no shutter button: \(error). Taps and holds work only from `shutterctl` until this is fixed.")
@@ -27,6 +35,19 @@ extension BoardRoles {
             do { return try GPIOLED(name: name, line: line(spec), log: { gpioLog.warning($0) }) } catch {
                 log.warning("no \(name) LED: \(error). The camera works without it.")
                 return nil
+            }
+        }
+        // Each trigger input's line: one request per line, read as the button's.
+        let triggers = config.triggers.inputs.map { t -> TriggerLineRole in
+            let label = "The trigger input \"\(t.name)\""
+            do {
+                let input = try GPIOButton(.init(line: line(t.line), activeLow: t.activeLow, bias: bias(t.bias),
+                                                 consumer: "shutter-trigger-\(t.name)", label: label),
+                                           log: { gpioLog.warning($0) })
+                return TriggerLineRole(name: t.name, input: input)
+            } catch {
+                log.error("no trigger input \"\(t.name)\": \(error). It does nothing until this is fixed.")
+                return TriggerLineRole(name: t.name, input: nil, problem: "\(error)")
             }
         }
         let status = led("status", config.gpio.statusLed)
@@ -50,7 +71,7 @@ extension BoardRoles {
         return BoardRoles(name: config.board.name, openCamera: { try opener.open(index: $0, opening: $1) },
                           listCameras: { try opener.list() }, button: button,
                           microphone: mic, statusLED: status, flashLED: flash, sim: nil,
-                          cameraAppliesTransform: true)
+                          cameraAppliesTransform: true, triggers: triggers)
     }
 }
 

@@ -19,7 +19,21 @@ extension BoardRoles {
             sim.statusLED.failing = failing
             sim.flashLED.failing = failing
         }
+        if let (name, active) = r.trigger {
+            guard let line = simTrigger(name) else {
+                let known = triggers.map(\.name)
+                return "no trigger input \"\(name)\"" + (known.isEmpty ? " (triggers.inputs is empty)"
+                    : " (triggers.inputs has " + known.map { "\"\($0)\"" }.joined(separator: ", ") + ")")
+            }
+            line.set(pressed: active)
+            log.notice("sim: trigger \(name) \(active ? "active" : "inactive")")
+        }
         return ""
+    }
+
+    /// A trigger input's simulated line (the sim board's), by name.
+    func simTrigger(_ name: String) -> SimButton? {
+        triggers.first { $0.name == name }?.input as? SimButton
     }
 
     /// The terminal's space bar on the simulated board moves its button (which then reports

@@ -47,12 +47,13 @@ final class LiveReport {
     }
 
     /// Files saved (a photo, a clip's files); `source` names a way in other than the
-    /// button and requests ("interval").
-    func saved(_ paths: [String], source: String? = nil) {
+    /// button and requests ("interval", "trigger"), `trigger` the trigger input that made it.
+    func saved(_ paths: [String], source: String? = nil, trigger: String? = nil) {
         for path in paths {
             guard let kind = Self.kind(of: path) else { continue }
             var data: JSONObject = ["path": .string(path), "kind": .string(kind), "name": .string(Self.name(of: path))]
             if let source { data["source"] = .string(source) }
+            if let trigger { data["trigger"] = .string(trigger) }
             events.publish(LiveEvent(type: "file", data: data))
         }
     }
@@ -77,6 +78,11 @@ final class LiveReport {
     /// or passes on to one (`upload-command`): told as they are.
     func relay(_ reported: [LiveEvent]) {
         for e in reported { events.publish(e) }
+    }
+
+    /// A trigger input became active or inactive (debounced): `{"name": "pir", "active": true}`.
+    func trigger(name: String, active: Bool) {
+        events.publish(LiveEvent(type: "trigger", data: ["name": .string(name), "active": .bool(active)]))
     }
 
     /// A file the service deleted (by number, on request).

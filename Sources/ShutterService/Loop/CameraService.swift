@@ -144,12 +144,14 @@ public final class CameraService: Sendable {
         let inbox = self.inbox
         let loop = ServiceLoop(ctx: ctx, supervisor: supervisor, leds: leds, preview: preview, reloadConfig: reloadConfig,
                                reportAction: { log.debug("action \($0)") },
-                               buttonEventsWaiting: { inbox.buttonEventsWaiting }, post: { inbox.post($0) })
+                               buttonEventsWaiting: { inbox.buttonEventsWaiting },
+                               triggerEventsWaiting: { inbox.triggerEventsWaiting }, post: { inbox.post($0) })
         ctx.storage.onPolicyDeletion { [weak self] in self?.post(.deletedByPolicy($0, why: $1)) }
         loop.finishRecovered(unfinished)
         if let e = loop.photo.taker.unavailableReason { log.error("still encoder unavailable: \(e)") }
         let pick = await loop.control.load()
         await loop.interval.load()
+        loop.triggers.describe()
         // The control plane owns which camera runs with what; the supervisor is told.
         let first = loop.control.firstTarget(index: await rememberedCamera(pick))
         var exitCode: Int32 = 0
@@ -176,6 +178,7 @@ public final class CameraService: Sendable {
                 })
             }
             roles.button?.deliver { inbox.post(button: $0) }
+            for (i, t) in roles.triggers.enumerated() { t.input?.deliver { inbox.post(trigger: i, $0) } }
             let recorder = loop.clip.recorder
             start { await self.microphone(into: recorder) }
             // Not counted: it waits for the loop's changes; each change counts itself (LEDs).

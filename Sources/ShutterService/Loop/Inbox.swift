@@ -17,8 +17,8 @@ import Synchronization
 ///
 /// Bounds: frames waiting beyond the camera's stream depth let the oldest go (its buffer
 /// back to the camera, counted there); button events beyond `buttonBound` are refused
-/// (counted by the button). Everything else is kept: requests, results and signals are
-/// few, and each is owed an answer.
+/// (counted by the button), and so are the trigger inputs' beyond as many. Everything else
+/// is kept: requests, results and signals are few, and each is owed an answer.
 final class Inbox: Sendable {
     static let buttonBound = 64
 
@@ -26,6 +26,7 @@ final class Inbox: Sendable {
         var events: [ServiceEvent] = []
         var frames = 0
         var buttonEvents = 0
+        var triggerEvents = 0
         /// The loop, while it waits, and its token.
         var waiter: Waiter?
         var closed = false
@@ -73,6 +74,22 @@ final class Inbox: Sendable {
     /// Button events posted and not yet taken by the loop (ButtonPath decides a due
     /// deadline at once only when none waits).
     var buttonEventsWaiting: Bool { core.state.withLock { $0.buttonEvents > 0 } }
+
+    /// Trigger events posted and not yet taken by the loop (as `buttonEventsWaiting`, for
+    /// the trigger inputs' deadlines).
+    var triggerEventsWaiting: Bool { core.state.withLock { $0.triggerEvents > 0 } }
+
+    /// A trigger input's event; false (not taken) while `buttonBound` of them wait.
+    func post(trigger line: Int, _ e: ButtonEvent) -> Bool {
+        let taken: Bool = core.state.withLock { s in
+            guard !s.closed, s.triggerEvents < Self.buttonBound else { return false }
+            s.events.append(.trigger(line: line, e))
+            s.triggerEvents += 1
+            return true
+        }
+        if taken { core.wake(posted: true) }
+        return taken
+    }
 
     /// An event; false once closed (nobody takes events any more).
     @discardableResult
@@ -150,7 +167,9 @@ final class Inbox: Sendable {
                     return .wait(until: stale ? retickAt : deadline)
                 }
                 let e = s.events.removeFirst()
-                if e.isFrame { s.frames -= 1 } else if case .button = e { s.buttonEvents -= 1 }
+                if e.isFrame { s.frames -= 1 } else if case .button = e { s.buttonEvents -= 1 } else if case .trigger = e {
+                    s.triggerEvents -= 1
+                }
                 return .give(e)
             }
             switch step {

@@ -10,6 +10,8 @@ import ShutterStorage
 enum ServiceEvent: Sendable {
     /// The physical (or simulated) button: an edge, or its caught-up answer.
     case button(ButtonEvent)
+    /// Trigger input `line` (`triggers.inputs`, in order): an edge, or its caught-up answer.
+    case trigger(line: Int, ButtonEvent)
     /// The terminal's space bar on a board with no line to drive: an edge now.
     case terminalButton(pressed: Bool)
     /// A video frame.

@@ -33,6 +33,7 @@ extension ServiceLoop {
             return OverlayReport(timeDrawn: f.trusted, renderedAhead: f.renderedAhead, renderedOnMiss: f.rendered)
         }
         status.timelapse = timelapse.report
+        status.triggers = triggers.isEmpty ? nil : triggers.reports()
         if let r = machine.recordingSpan {
             let now = ctx.now
             status.recording = .init(elapsedSeconds: Self.seconds(max(.zero, now - r.from)),

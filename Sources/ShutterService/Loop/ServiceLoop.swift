@@ -28,6 +28,7 @@ import ShutterStorage
 /// - `CardFiles`: listing and deleting the card's files;
 /// - `IntervalCapture`: the interval's slots, each a tap's photo;
 /// - `TimelapsePath`: a time-lapse film made of the card's photos, off the loop;
+/// - `TriggerPath`: the trigger inputs, each activation a photo, a burst or a clip;
 /// - `LiveReport`: what live watchers are told.
 final class ServiceLoop {
     let ctx: ServiceContext
@@ -42,6 +43,7 @@ final class ServiceLoop {
     let files: CardFiles
     let interval: IntervalCapture
     let timelapse: TimelapsePath
+    let triggers: TriggerPath
     var journal = Journal()
     let live: LiveReport
     /// The last few video frames by reference: the press frame has passed by the time a press is known.
@@ -60,6 +62,7 @@ final class ServiceLoop {
          reloadConfig: (@Sendable () throws(ConfigError) -> ShutterConfig)?,
          reportAction: @escaping (CaptureAction) -> Void,
          buttonEventsWaiting: @escaping () -> Bool = { true },
+         triggerEventsWaiting: @escaping () -> Bool = { true },
          post: @escaping @Sendable (ServiceEvent) -> Void = { _ in }) {
         jobs = Jobs(post: post)
         self.ctx = ctx
@@ -79,6 +82,8 @@ final class ServiceLoop {
         files = CardFiles(ctx: ctx, jobs: jobs)
         interval = IntervalCapture(ctx: ctx, jobs: jobs)
         timelapse = TimelapsePath(ctx: ctx, jobs: jobs)
+        triggers = TriggerPath(config: c, roles: ctx.roles.triggers, wallClock: ctx.wallClock, live: live,
+                               eventsWaiting: triggerEventsWaiting)
         // Enough frames to reach back past the stability filter to the press.
         let period = 1000 / max(c.video.fps, 1)
         recent = RecentFrames(capacity: min(4, 2 + c.button.stabilityMs / max(period, 1)))
@@ -116,6 +121,8 @@ final class ServiceLoop {
         switch event {
         case .button(let e):
             feed(button.event(e))
+        case let .trigger(line, e):
+            triggers.event(line, e, now: ctx.now)
         case .terminalButton(let pressed):
             if !ctx.roles.pressSimButton(pressed) {
                 feed(button.edge(ButtonEdge(pressed: pressed, time: ctx.now)))
@@ -161,6 +168,7 @@ final class ServiceLoop {
         let now = ctx.now
         photo.tidy(now: now, patience: health.watchdog.pace.patience(PhotoPath.pinTimeout)) { machine.isPending($0) }
         requests.answerUnbound(isPending: machine.isPending)
+        triggersAsk()
         for effect in control.operations.resume(betweenCaptures: betweenCaptures, cameraHealthy: cameraWell, now: now) {
             switch effect {
             case .machine(let input):
@@ -180,7 +188,7 @@ final class ServiceLoop {
     var nextWake: MonotonicTime {
         var next = health.nextDeadline
         for d in [button.nextDeadline, machine.nextDeadline, clip.nextDeadline, requests.nextDeadline,
-                  control.operations.nextDeadline, interval.nextDeadline, LiveReport.nextSecond(of: machine.recordingSpan, after: ctx.now)] {
+                  control.operations.nextDeadline, interval.nextDeadline, triggers.nextDeadline, LiveReport.nextSecond(of: machine.recordingSpan, after: ctx.now)] {
             if let d, d < next { next = d }
         }
         // Not clamped to now: a deadline that stays due keeps its time, so the inbox can
@@ -207,6 +215,7 @@ final class ServiceLoop {
         watchdog(now)
         clip.finishIfStopped(now: now, lastFrame: nil)
         intervalTick()
+        triggers.tick(now: now)
         if let s = stopping, !clip.isIdle, s.lastExtension.map({ now - $0 >= .seconds(5) }) ?? true,
            now < s.deadline {
             // A long clip is still being finalised: systemd waits 10 s more each time.
@@ -364,13 +373,16 @@ final class ServiceLoop {
         case let .takePhoto(id, origin, pressedAt, flash, moment):
             requests.bind(origin, to: id)
             interval.bound(origin, to: id)
+            triggers.bound(origin, to: id)
             photo.take(id: id, origin: origin, pressedAt: pressedAt, flash: flash, moment: moment,
                        camera: control.inUse.camera)
         case let .takeVideoSnapshot(id, origin, at):
             requests.bind(origin, to: id)
+            triggers.bound(origin, to: id)
             photo.snapshot(id: id, origin: origin, at: at)
         case let .startRecording(id, origin, from, _):
             requests.bind(origin, to: id)
+            triggers.bound(origin, to: id)
             health.encoderStarted()
             clip.commit(id: id, from: from, kept: recent.frames(from: from), camera: control.inUse.camera?.info)
         case let .stopRecording(id, at):
@@ -387,6 +399,7 @@ final class ServiceLoop {
             let message = refusalMessage(why)
             ctx.log.info("\(origin) refused: \(message)")
             interval.refused(origin, why: message)
+            triggers.refused(origin, why: message)
             requests.answer(origin, .refused(message, busy: why == .busy || why == .alreadyRecording))
         case .failed(let e):
             journal.error(e.message)
@@ -465,6 +478,7 @@ final class ServiceLoop {
                 requests.started(id, path: path)
             case .failure(let e):
                 health.encoderStopped()
+                _ = triggers.finished(id, ok: false, now: now)
                 requests.resolve(id, .failure(e), at: now)
             }
             if let input { give(input) }
@@ -472,9 +486,12 @@ final class ServiceLoop {
             health.encoderStopped()
             let (input, files, error) = clip.finished(id, outcome)
             if let error { journal.error(error) }
-            if case .success(let paths) = files, !paths.isEmpty {
-                journal.lastFiles = paths
-                live.saved(paths)
+            let saved: [String]
+            if case .success(let paths) = files { saved = paths } else { saved = [] }
+            let trigger = triggers.finished(id, ok: !saved.isEmpty, now: now)
+            if !saved.isEmpty {
+                journal.lastFiles = saved
+                live.saved(saved, source: trigger == nil ? nil : "trigger", trigger: trigger)
             }
             give(input)
             if case .success(let paths) = files, !paths.isEmpty {
@@ -526,11 +543,13 @@ final class ServiceLoop {
     /// and whoever waits are told.
     private func photoDone(_ o: PhotoPath.Outcome) {
         let (input, report) = photo.saved(o)
-        let fromInterval = interval.finished(o.id, ok: (try? o.result.get()) != nil)
+        let ok = (try? o.result.get()) != nil
+        let fromInterval = interval.finished(o.id, ok: ok)
+        let trigger = triggers.finished(o.id, ok: ok, now: ctx.now)
         switch o.result {
         case .success(let saved):
             journal.lastFiles = [saved.path]
-            live.saved([saved.path], source: fromInterval ? "interval" : nil)
+            live.saved([saved.path], source: fromInterval ? "interval" : trigger == nil ? nil : "trigger", trigger: trigger)
             control.inUse.photoSaved()
         case .failure(let e):
             journal.error(e.message)

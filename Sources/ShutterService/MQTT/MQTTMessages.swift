@@ -30,8 +30,10 @@ enum MQTTMessages {
         guard case .string(let path)? = e.data["path"] else { return nil }
         var o: JSONObject = ["event_type": .string(type), "camera": .string(settings.name),
                              "name": .string(LiveReport.name(of: path))]
-        // A way in other than the button or a request ("interval").
+        // A way in other than the button or a request ("interval", "trigger").
         if case .string(let source)? = e.data["source"] { o["source"] = .string(source) }
+        // The trigger input that made it ("pir"), with source "trigger".
+        if case .string(let trigger)? = e.data["trigger"] { o["trigger"] = .string(trigger) }
         let number = Self.number(ofPath: path)
         if let n = number {
             o["number"] = .int(n.directory * 10000 + n.file)

@@ -58,6 +58,13 @@ enum ServiceCommand: Sendable, Equatable {
         var fault: SimCamera.Fault?
         var lux: Double?
         var ledFailing: Bool?
+        /// A trigger input's simulated line, moved to `active`.
+        var trigger: (name: String, active: Bool)?
+
+        static func == (a: SimRequest, b: SimRequest) -> Bool {
+            a.fault == b.fault && a.lux == b.lux && a.ledFailing == b.ledFailing
+                && a.trigger?.name == b.trigger?.name && a.trigger?.active == b.trigger?.active
+        }
     }
 
     enum FocusRequest: Sendable, Equatable {
@@ -141,6 +148,14 @@ enum ServiceCommand: Sendable, Equatable {
                     return refuse("unknown fault \"\(f)\" (one of: \(SimCamera.Fault.allCases.map(\.rawValue).joined(separator: ", ")))")
                 }
                 sim.fault = fault
+            }
+            if let name = r.trigger {
+                guard let active = r.active else {
+                    return refuse("sim --trigger needs \"active\": true or false, e.g. {\"cmd\":\"sim\",\"trigger\":\"pir\",\"active\":true}")
+                }
+                sim.trigger = (name, active)
+            } else if r.active != nil {
+                return refuse("sim \"active\" needs \"trigger\": the name of a trigger input (triggers.inputs)")
             }
             return .success(.sim(sim))
         case "set":

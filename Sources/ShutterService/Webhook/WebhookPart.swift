@@ -70,11 +70,12 @@ final class WebhookPart: ServicePart {
             let what = kind == "video" ? "clip" : kind
             guard wanted.contains(what) else { return }
             let wall = SystemWallClock().now()
-            self?.seen.withLock {
-                $0.append(WebhookEvent(event: what, file: path, bytes: 0,
-                                       time: Double(wall.secondsSinceEpoch) + Double(wall.nanoseconds) / 1e9,
-                                       timeTrusted: wall.isTrusted))
-            }
+            var e = WebhookEvent(event: what, file: path, bytes: 0,
+                                 time: Double(wall.secondsSinceEpoch) + Double(wall.nanoseconds) / 1e9,
+                                 timeTrusted: wall.isTrusted)
+            if case .string(let s)? = event.data["source"] { e.source = s }
+            if case .string(let t)? = event.data["trigger"] { e.trigger = t }
+            self?.seen.withLock { [e] in $0.append(e) }
             self?.keeping.async { [weak self] in
                 self?.keepSeen()
                 wake.notify()
@@ -192,6 +193,8 @@ final class WebhookPart: ServicePart {
             o["time"] = .string(Date(timeIntervalSince1970: e.time).formatted(.iso8601))
         }
         if let number = DCFNumber(webFile: e.file) { o["number"] = .int(number.webNumber) }
+        if let s = e.source { o["source"] = .string(s) }
+        if let t = e.trigger { o["trigger"] = .string(t) }
         return o
     }
 

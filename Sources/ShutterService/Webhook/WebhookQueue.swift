@@ -17,6 +17,10 @@ struct WebhookEvent: Codable, Equatable, Sendable {
     /// When it happened: wall seconds, and whether the clock was trusted then.
     var time: Double
     var timeTrusted: Bool
+    /// A way in other than the button or a request ("interval", "trigger"), and the trigger
+    /// input that made it ("pir"); absent for the button's (and in records written before).
+    var source: String?
+    var trigger: String?
     var attempts = 0
     var nextTry: Double?
     var lastError: String?

@@ -74,11 +74,25 @@ async function refreshStatus() {
     const [r, j] = await api("GET", "/api/status");
     if (!r.ok) { $("status").textContent = j.error || "no status"; return; }
     detail = j.status;
+    for (const t of detail.triggers || []) triggerActive[t.name] = t.active;
+    renderTriggers();
     render();
   } catch (e) { /* logged out */ }
 }
 let statusSoon = null;
 function refreshStatusSoon() { clearTimeout(statusSoon); statusSoon = setTimeout(refreshStatus, 200); }
+
+// ---- Trigger inputs (triggers.inputs): which are active, and the last file one made -----
+const triggerActive = {};
+let lastTriggered = null;
+function renderTriggers() {
+  const names = Object.keys(triggerActive);
+  const p = $("triggers");
+  p.hidden = names.length === 0 && !lastTriggered;
+  const parts = names.map((n) => "Trigger " + n + (triggerActive[n] ? ": active" : ""));
+  if (lastTriggered) parts.push("last: " + lastTriggered.file + " by trigger " + lastTriggered.trigger);
+  p.textContent = parts.join(" · ");
+}
 
 // ---- Live events, else polling ---------------------------------------------------------
 // One EventSource; the browser reconnects it by itself. Three errors with no event
@@ -92,7 +106,12 @@ const handlers = {
     if (changed) refreshStatusSoon();  // free space, LEDs, last error: not every second
   },
   // A new file: the first page shows it; an older page stays as it is under the user's fingers.
-  file(d) { if (page === 1) galleryChanged(); },
+  file(d) {
+    if (typeof d.trigger === "string") { lastTriggered = {file: d.name, trigger: d.trigger}; renderTriggers(); }
+    if (page === 1) galleryChanged();
+  },
+  // A trigger input became active or inactive.
+  trigger(d) { if (typeof d.name === "string") { triggerActive[d.name] = !!d.active; renderTriggers(); } },
   deleted(d) {
     const li = document.querySelector('#items li[data-number="' + d.number + '"]');
     if (li) { li.remove(); shownItems = null; }
