@@ -93,7 +93,9 @@ public final class GPIOButton: ButtonInput {
                 return !s.levelDelivered && s.lastTime == MonotonicTime(nanoseconds: 0)
             }), (try? isPressed()) == true else { return }
             let now = SystemClock().now()
-            log("the button is held as the service starts: a press from power-off")
+            // "the button is held ..." / "the trigger input "pir" is held ...": the label, lower-cased.
+            let what = configuration.label.prefix(1).lowercased() + configuration.label.dropFirst()
+            log("\(what) is held as the service starts: a press from power-off")
             line.state.withLock { s in
                 s.lastTime = now
                 _ = s.sink?(.edge(ButtonEdge(pressed: true, time: now)))

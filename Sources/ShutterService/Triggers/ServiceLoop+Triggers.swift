@@ -13,7 +13,8 @@ extension ServiceLoop {
         for _ in 0..<32 {
             let ready = stopping == nil && health.isReady && cameraWell
             guard let (line, command) = triggers.next(free: betweenCaptures, recording: isRecordingNow, ready: ready,
-                                                      buttonHeld: button.heldPress != nil, now: now) else { return }
+                                                      booting: !health.isReady, buttonHeld: button.heldPress != nil,
+                                                      now: now) else { return }
             let id = requests.newRequest(at: now)
             triggers.asked(line, command, as: id)
             give(.command(command, id))

@@ -194,9 +194,13 @@ final class TriggerPath {
     /// The next command a trigger asks for now, if any (the loop gives it, then asks again).
     /// `free`: no capture in progress; `recording`: a clip records (a photo is a still from
     /// it); `ready`: the camera delivers and the service is not stopping; `buttonHeld`: a
-    /// press of the button is down (a trigger's clip goes on until its release).
-    func next(free: Bool, recording: Bool, ready: Bool, buttonHeld: Bool, now: MonotonicTime) -> (line: Int, CaptureCommand)? {
+    /// press of the button is down (a trigger's clip goes on until its release); `booting`:
+    /// the camera has not delivered its first frame since the start.
+    func next(free: Bool, recording: Bool, ready: Bool, booting: Bool, buttonHeld: Bool,
+              now: MonotonicTime) -> (line: Int, CaptureCommand)? {
         for i in lines.indices {
+            // An input active from power-on waits for the first frame: its patience starts there.
+            if booting, lines[i].wantedSince != nil { lines[i].wantedSince = now }
             expire(i, now: now)
             let l = lines[i]
             if l.stopDue, l.clip != nil, !buttonHeld { return (i, .recordStop) }
