@@ -80,3 +80,64 @@ final class WebhookTests: XCTestCase {
         d.checkNoCritical()
     }
 }
+
+/// https: a receiver with a certificate of its own (a CA made here by openssl). Without
+/// `webhook.caFile` curl refuses it (the system's CAs do not know it): the event waits on the
+/// card and the error says why; with it, the waiting event and a new one arrive over TLS.
+final class WebhookTLSTests: XCTestCase {
+    func testAReceiversOwnCAInWebhookCaFile() throws {
+        let dir = try DaemonHarness.makeTempDir()
+        func openssl(_ args: [String]) throws {
+            let (code, _, err) = try runTool("/usr/bin/openssl", args)
+            XCTAssertEqual(code, 0, "openssl \(args.first ?? ""): \(err)")
+        }
+        try openssl(["req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "2", "-subj", "/CN=Shutter test CA",
+                     "-keyout", dir + "/ca.key", "-out", dir + "/ca.pem"])
+        try openssl(["req", "-newkey", "rsa:2048", "-nodes", "-subj", "/CN=127.0.0.1",
+                     "-keyout", dir + "/server.key", "-out", dir + "/server.csr"])
+        try "subjectAltName=IP:127.0.0.1\n".write(toFile: dir + "/san.ext", atomically: true, encoding: .utf8)
+        try openssl(["x509", "-req", "-in", dir + "/server.csr", "-CA", dir + "/ca.pem", "-CAkey", dir + "/ca.key",
+                     "-CAcreateserial", "-days", "2", "-extfile", dir + "/san.ext", "-out", dir + "/server.pem"])
+        let port = try MQTTBroker.freePort()
+        let server = Process()
+        server.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
+        server.arguments = [WebhookTests.receiver, "\(port)", dir, dir + "/server.pem", dir + "/server.key"]
+        try server.run()
+        defer { server.terminate(); server.waitUntilExit() }
+        let storage = dir + "/card"
+        func config(_ ca: String) -> String {
+            """
+            {"webhook": {"enabled": true, "url": "https://127.0.0.1:\(port)/hook", "timeoutSeconds": 5\(ca)},
+             "video": {"prerollSeconds": 0, "width": 640, "height": 360}}
+            """
+        }
+        // The system's CAs: refused, kept.
+        let a = try DaemonHarness(storage: storage, config: config(""))
+        try a.start()
+        XCTAssertEqual(try a.ctl("tap").0, 0)
+        try a.waitFor("the TLS failure said", timeout: 60) { (try a.status()["lastError"] as? String ?? "").contains("webhook") }
+        let said = try a.status()["lastError"] as? String ?? ""
+        print("webhook, a CA the system does not know: \(said)")
+        XCTAssertTrue(said.lowercased().contains("certificate"), said)
+        a.stop()
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: storage + "/.webhook").filter { $0.hasSuffix(".json") }.count, 1,
+                       "the event waits on the card")
+        // Its CA in webhook.caFile: both events over TLS.
+        let b = try DaemonHarness(storage: storage, config: config(", \"caFile\": \"\(dir)/ca.pem\""))
+        try b.start()
+        defer { b.stop() }
+        XCTAssertEqual(try b.ctl("tap").0, 0)
+        try b.waitFor("the queue empty", timeout: 60) {
+            ((try? FileManager.default.contentsOfDirectory(atPath: storage + "/.webhook")) ?? ["x"]).filter { $0.hasSuffix(".json") }.isEmpty
+        }
+        let text = (try? String(contentsOfFile: dir + "/requests.jsonl", encoding: .utf8)) ?? ""
+        let files = text.split(separator: "\n").compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
+            .compactMap { ($0["event"] as? [String: Any])?["file"] as? String }
+        XCTAssertEqual(files, ["SHTR0001.JPG", "SHTR0002.JPG"], "the waiting photo, then the new one, over https")
+        // A CA file the service cannot read: the part says which key.
+        let c = try DaemonHarness(config: config(", \"caFile\": \"\(dir)/missing.pem\""))
+        try c.start()
+        defer { c.stop() }
+        try c.waitFor("the unreadable CA file said", timeout: 30) { (try c.status()["lastError"] as? String ?? "").contains("webhook.caFile") }
+    }
+}

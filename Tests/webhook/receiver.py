@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: BSD-2-Clause
-"""A webhook receiver for WebhookTests: `receiver.py PORT DIR`. How it answers is read from
+"""A webhook receiver for WebhookTests: `receiver.py PORT DIR [CERT KEY]` (with CERT and
+KEY: https, TLS with that certificate). How it answers is read from
 DIR/mode at each request: "ok" (200), "fail" (500) or "slow" (waits 5 s, then 200). Each
 request is one JSON line in DIR/requests.jsonl: the event id header, the answer, whether the
 answer reached the client ("delivered"), the content type, the event's fields, and the size
@@ -19,6 +20,8 @@ PORT, DIR = int(sys.argv[1]), sys.argv[2]
 
 def client_gone(sock):
     """The client closed its end (it gave up waiting): a read sees the end of the stream."""
+    if hasattr(sock, "do_handshake"):
+        return False  # TLS: a peek is not possible on an SSL socket; assume it waited
     sock.setblocking(False)
     try:
         return sock.recv(1, socket.MSG_PEEK) == b""
@@ -71,4 +74,10 @@ class Handler(BaseHTTPRequestHandler):
             f.write(json.dumps(line) + "\n")
 
 
-ThreadingHTTPServer(("127.0.0.1", PORT), Handler).serve_forever()
+server = ThreadingHTTPServer(("127.0.0.1", PORT), Handler)
+if len(sys.argv) > 4:
+    import ssl
+    context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+    context.load_cert_chain(sys.argv[3], sys.argv[4])
+    server.socket = context.wrap_socket(server.socket, server_side=True)
+server.serve_forever()

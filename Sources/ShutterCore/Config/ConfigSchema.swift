@@ -218,6 +218,7 @@ public enum ConfigSchema {
         Key(path: "webhook.attach", kind: .choice(ShutterConfig.Webhook.Attach.allCases.map(\.rawValue))),
         Key(path: "webhook.timeoutSeconds", kind: .int(1...120)),
         Key(path: "webhook.curl", kind: .string(allowEmpty: false)),
+        Key(path: "webhook.caFile", kind: .string(allowEmpty: true)),
         Key(path: "interval.enabled", kind: .bool),
         Key(path: "interval.everySeconds", kind: .int(1...86400)),
         Key(path: "interval.windows", kind: .dailyWindows),

@@ -360,6 +360,10 @@ public struct ShutterConfig: Codable, Equatable, Sendable {
         public var timeoutSeconds = 10
         /// The curl program (it speaks HTTP and TLS for the webhook). Default "/usr/bin/curl".
         public var curl = "/usr/bin/curl"
+        /// The CA certificates (PEM) an https:// receiver's certificate is checked against
+        /// instead of the system's: a receiver with a certificate of its own (Node-RED, a
+        /// Home Assistant on the LAN). "" = the system's CAs.
+        public var caFile = ""
     }
 
     /// Interval capture (docs/interval.md): a photo every `everySeconds`, through the same

@@ -39,6 +39,22 @@ final class WebhookPart: ServicePart {
     private let keeping = DispatchQueue(label: "shutter.webhook.keep")
     private let log = Log("shutter.webhook")
 
+    /// What to check for a failed post: the certificate, or the URL and the receiver.
+    static func advice(_ problem: String, _ w: ShutterConfig.Webhook) -> String {
+        let p = problem.lowercased()
+        if p.contains("certificate") || p.contains("ssl") {
+            return w.caFile.isEmpty
+                ? "the receiver's certificate is not signed by a CA this system knows: put its CA certificate in a file "
+                    + "and name it in webhook.caFile"
+                : "the receiver's certificate is not signed by the CA in webhook.caFile (\(w.caFile)), or names another host "
+                    + "than webhook.url's (\(w.url))"
+        }
+        return "check webhook.url (\(w.url)) and that the receiver runs"
+    }
+
+    /// curl's first line (its later lines point to its web site).
+    static func firstLine(_ s: String) -> String { String(s.split(separator: "\n").first ?? Substring(s)) }
+
     init(config: ShutterConfig) { self.config = config }
 
     var name: String { "the webhook" }
@@ -55,13 +71,20 @@ final class WebhookPart: ServicePart {
             link.report(part: "webhook", trouble: why)
             return .failed(why)
         }
+        let caFile = config.webhook.caFile
+        guard caFile.isEmpty || access(caFile, R_OK) == 0 else {
+            let why = "webhook.caFile: \(caFile) cannot be read (\(String(cString: strerror(errno)))): put the receiver's CA "
+                + "certificate where the service can read it (/etc/shutter/, mode 0644) or set webhook.caFile to \"\""
+            link.report(part: "webhook", trouble: why)
+            return .failed(why)
+        }
         var template = Array("/tmp/shutter-webhook-XXXXXX".utf8CString)
         guard let made = template.withUnsafeMutableBufferPointer({ mkdtemp($0.baseAddress!) }) else {
             return .failed("cannot make a folder in /tmp for the webhook: \(String(cString: strerror(errno)))")
         }
         let sender = WebhookSender(curl: config.webhook.curl, url: config.webhook.url,
-                                   timeoutSeconds: config.webhook.timeoutSeconds, scratch: String(cString: made),
-                                   process: ChildProcess())
+                                   timeoutSeconds: config.webhook.timeoutSeconds, caFile: caFile.isEmpty ? nil : caFile,
+                                   scratch: String(cString: made), process: ChildProcess())
         let wanted = Set(config.webhook.events)
         let wake = self.wake
         let watch = link.watch { [weak self] event in
@@ -104,7 +127,7 @@ final class WebhookPart: ServicePart {
             }
             if problem != said {
                 if let problem {
-                    let said = "\(problem): check webhook.url (\(config.webhook.url)) and that the receiver runs; the "
+                    let said = "\(Self.firstLine(problem)): \(Self.advice(problem, config.webhook)); the "
                         + "events wait on the card and are posted again"
                     log.warning("webhook: \(said)")
                     r.link.report(part: "webhook", trouble: said)

@@ -11,6 +11,8 @@ struct WebhookSender: Sendable {
     let curl: String
     let url: String
     let timeoutSeconds: Int
+    /// The CA certificates an https:// receiver is checked against; nil: the system's.
+    var caFile: String? = nil
     /// A private folder for the body and an attachment (the service's /tmp).
     let scratch: String
     let process: ChildProcess
@@ -27,6 +29,7 @@ struct WebhookSender: Sendable {
         var args = [curl, "-sS", "-o", "/dev/null", "-w", "%{http_code}", "-X", "POST",
                     "--max-time", "\(timeoutSeconds)", "--connect-timeout", "\(min(timeoutSeconds, 10))",
                     "-H", "X-Shutter-Event-Id: \(id)", "-H", "User-Agent: Shutter/\(ShutterVersion.string)"]
+        if let caFile { args += ["--cacert", caFile] }
         if let attachment {
             args += ["-F", "event=<\(bodyPath);type=application/json", "-F", "file=@\(attachment);type=image/jpeg"]
         } else {
