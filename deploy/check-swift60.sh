@@ -21,12 +21,12 @@ if [ ! -x "$ROOT/usr/bin/swift" ]; then
         swiftlang pkg-config libturbojpeg0-dev libjpeg62-turbo-dev libexif-dev libavcodec-dev \
         libavformat-dev libavutil-dev libswresample-dev libswscale-dev libcamera-dev libgpiod-dev \
         libasound2-dev build-essential ffmpeg exif libimage-exiftool-perl e2fsprogs systemd \
-        libmicrohttpd-dev libsodium-dev libmosquitto-dev python3 openssl \
+        libmicrohttpd-dev libsodium-dev libmosquitto-dev python3 openssl libfreetype-dev \
         libgstrtspserver-1.0-dev gstreamer1.0-plugins-base gstreamer1.0-plugins-good gstreamer1.0-libav
 fi
 # Packages added since a cached root was made (the web page's libraries, MQTT's, the
-# tests' tools, the live stream's GStreamer).
-for p in libmicrohttpd-dev libsodium-dev libmosquitto-dev systemd python3 openssl \
+# tests' tools, the live stream's GStreamer, the time stamp's FreeType).
+for p in libmicrohttpd-dev libsodium-dev libmosquitto-dev systemd python3 openssl libfreetype-dev \
          libgstrtspserver-1.0-dev gstreamer1.0-plugins-base gstreamer1.0-plugins-good gstreamer1.0-libav; do
     chroot "$ROOT" dpkg-query -W -f='${Status}\n' "$p" 2>/dev/null | grep -q "install ok installed" || {
         cp /etc/resolv.conf "$ROOT/etc/"
