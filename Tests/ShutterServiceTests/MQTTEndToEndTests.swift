@@ -11,6 +11,8 @@ final class MQTTEndToEndTests: XCTestCase {
         return d
     }
 
+    static let entityForm = #", "discoveryForm": "entity""#
+
     /// The last message of each topic under a discovery prefix that ends in /config.
     private static func configs(_ seen: [MQTTSeen], camera: String) -> [String: [String: Any]] {
         var out: [String: [String: Any]] = [:]
@@ -23,7 +25,8 @@ final class MQTTEndToEndTests: XCTestCase {
     func testDiscoveryDescribesOneDeviceWithStableUniqueIDs() throws {
         let broker = try MQTTBroker()
         let sub = try broker.subscribe("homeassistant/#")
-        let d = try daemon(broker, name: "cam0")
+        // The per-entity form (Home Assistant before 2024.11); the device form: MQTTDiscoveryFormTests.
+        let d = try daemon(broker, name: "cam0", extra: Self.entityForm)
         let configs = try sub.wait("fourteen discovery configs") { seen -> [String: [String: Any]]? in
             let c = Self.configs(seen, camera: "cam0")
             return c.count >= 14 ? c : nil
@@ -99,7 +102,7 @@ final class MQTTEndToEndTests: XCTestCase {
     func testButtonCommandTopicTakesAPhotoTheEventNames() throws {
         let broker = try MQTTBroker()
         let sub = try broker.subscribe("homeassistant/button/#", "shutter/cam0/#")
-        let d = try daemon(broker, name: "cam0")
+        let d = try daemon(broker, name: "cam0", extra: Self.entityForm)
         let button = try sub.wait("the button's config") { $0.last { $0.topic == "homeassistant/button/cam0/take_photo/config" }?.json }
         let commandTopic = try XCTUnwrap(button["command_topic"] as? String)
         let payload = button["payload_press"] as? String ?? "PRESS"

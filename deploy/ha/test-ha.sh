@@ -101,9 +101,10 @@ done
 echo "ha-test: ok   mosquitto on 127.0.0.1:$broker_port"
 
 mkdir -p "$work/card"
+# The per-entity discovery form: Home Assistant 2024.3 predates the device form (2024.11).
 cat > "$work/shutter.json" <<EOF
 {"mqtt": {"enabled": true, "url": "mqtt://127.0.0.1:$broker_port", "username": "$user",
-          "passwordFile": "$work/broker-password", "name": "$name"},
+          "passwordFile": "$work/broker-password", "name": "$name", "discoveryForm": "entity"},
  "audio": {"enabled": false}, "video": {"width": 640, "height": 360}}
 EOF
 echo "ha-test: shutterd: $("$shutterd" --version), its configuration $work/shutter.json"

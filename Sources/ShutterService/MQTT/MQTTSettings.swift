@@ -20,6 +20,8 @@ struct MQTTSettings: Sendable {
     let topic: String
     let discovery: Bool
     let discoveryPrefix: String
+    /// One config for the device (Home Assistant 2024.11+) or one per entity.
+    let discoveryForm: ShutterConfig.MQTT.DiscoveryForm
     let username: String?
     let password: String?
     let caFile: String?
@@ -45,6 +47,7 @@ struct MQTTSettings: Sendable {
         topic = m.topic.isEmpty ? "shutter/\(name)" : m.topic
         discovery = m.discovery
         discoveryPrefix = m.discoveryPrefix
+        discoveryForm = m.discoveryForm
         username = m.username.isEmpty ? nil : m.username
         if m.passwordFile.isEmpty {
             password = nil
@@ -89,10 +92,28 @@ struct MQTTSettings: Sendable {
     /// Home Assistant's birth message: "online" when it (or its MQTT integration) starts.
     var haStatus: String { "\(discoveryPrefix)/status" }
 
-    /// `<prefix>/<component>/<name>/<object>/config`.
+    /// `<prefix>/<component>/<name>/<object>/config`: one entity's config (the entity form).
     func discoveryTopic(component: String, object: String) -> String {
         "\(discoveryPrefix)/\(component)/\(name)/\(object)/config"
     }
+
+    /// `<prefix>/device/<name>/config`: the whole camera's config (the device form). Home
+    /// Assistant names each component `<name> <object>`, as the entity form's topics do, so
+    /// an entity keeps its id (and history) from one form to the other.
+    var deviceDiscoveryTopic: String { "\(discoveryPrefix)/device/\(name)/config" }
+
+    /// Where the other form's configs of this camera would be (retained): what a switch of
+    /// form hands over (MQTTDiscoveryHandover).
+    var otherFormFilter: String {
+        switch discoveryForm {
+        case .device: "\(discoveryPrefix)/+/\(name)/+/config"
+        case .entity: deviceDiscoveryTopic
+        }
+    }
+
+    /// Comes back to the camera itself once the broker has delivered the retained messages
+    /// of the subscriptions made before it (the broker handles a connection's packets in order).
+    var discoveryProbe: String { "\(topic)/discovery-check" }
 
     /// Where a command's reply may go (its MQTT 5 response topic): any topic a client may
     /// publish to, but not the camera's own (its tree, except `<topic>/reply/…`, which is
