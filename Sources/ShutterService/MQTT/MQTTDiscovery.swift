@@ -41,6 +41,22 @@ enum MQTTDiscovery {
     /// single component to device-based discovery", and back).
     static let migrationMarker: JSONObject = ["migrate_discovery": .bool(true)]
 
+    /// One entity's config: its name, ids, the device, the origin and the availability, then `fields`.
+    static func entity(_ s: MQTTSettings, _ component: String, _ object: String, _ name: String,
+                       _ fields: JSONObject) -> Config {
+        var o: JSONObject = [
+            "name": .string(name),
+            "unique_id": .string("shutter_\(s.name)_\(object)"),
+            "device": .object(device(s)),
+            "origin": .object(origin),
+            "availability_topic": .string(s.availability),
+            "payload_available": .string("online"),
+            "payload_not_available": .string("offline"),
+        ]
+        o.merge(fields) { _, new in new }
+        return Config(component: component, object: object, json: o)
+    }
+
     /// The device block every entity names: one `identifiers` value ties them together.
     static func device(_ s: MQTTSettings) -> JSONObject {
         var d: JSONObject = [
@@ -65,17 +81,7 @@ enum MQTTDiscovery {
     static func configs(_ s: MQTTSettings) -> [Config] {
         let recordingTemplate = "{{ 'ON' if value_json.state == 'recording' else 'OFF' }}"
         func entity(_ component: String, _ object: String, _ name: String, _ fields: JSONObject) -> Config {
-            var o: JSONObject = [
-                "name": .string(name),
-                "unique_id": .string("shutter_\(s.name)_\(object)"),
-                "device": .object(device(s)),
-                "origin": .object(origin),
-                "availability_topic": .string(s.availability),
-                "payload_available": .string("online"),
-                "payload_not_available": .string("offline"),
-            ]
-            o.merge(fields) { _, new in new }
-            return Config(component: component, object: object, json: o)
+            Self.entity(s, component, object, name, fields)
         }
         func trigger(_ object: String, type: String, payload: String) -> Config {
             Config(component: "device_automation", object: object, json: [
@@ -170,6 +176,6 @@ enum MQTTDiscovery {
             trigger("double_tap", type: "button_double_press", payload: "double-tap"),
             trigger("hold", type: "button_long_press", payload: "hold-start"),
             trigger("hold_end", type: "button_long_release", payload: "hold-end"),
-        ] + (stream.map { [$0] } ?? []) + uploads
+        ] + controls(s) + diagnostics(s) + (stream.map { [$0] } ?? []) + uploads
     }
 }

@@ -36,11 +36,14 @@ struct MQTTSettings: Sendable {
     let board: String
     /// Uploads are on: the queue's sensor and problem sensor are discovered.
     let uploads: Bool
+    /// The CPU temperature and the firmware's throttled flags, where the board shows them.
+    let health: BoardHealth
 
     /// What the configuration cannot say until the service runs (the password file's
     /// contents, the host name) — a file that cannot be read is the error returned.
     init(config: ShutterConfig, board: String, hostName: String = ProcessInfo.processInfo.hostName) throws(MQTTSettingsError) {
         uploads = config.upload.enabled
+        health = BoardHealth()
         let m = config.mqtt
         broker = BrokerURL(parsing: m.url)!  // validated with the configuration
         name = m.name.isEmpty ? BrokerURL.topicName(from: hostName.split(separator: ".").first.map(String.init) ?? "") : m.name
