@@ -54,7 +54,9 @@ ABOUT_SHUTTER = re.compile(r"shutter|garden|mqtt", re.IGNORECASE)
 # The entities Shutter's discovery announces (docs/home-automation.md), by object id.
 EXPECTED = ["button.{d}_take_photo", "switch.{d}_recording", "binary_sensor.{d}_recording_in_progress",
             "sensor.{d}_state", "sensor.{d}_free_space", "image.{d}_last_photo",
-            "event.{d}_capture", "select.{d}_flash", "button.{d}_next_camera", "event.{d}_button"]
+            "event.{d}_capture", "select.{d}_flash", "button.{d}_next_camera", "event.{d}_button",
+            "switch.{d}_torch", "number.{d}_exposure_compensation", "button.{d}_focus", "sensor.{d}_uptime",
+            "sensor.{d}_last_error", "sensor.{d}_cpu_temperature", "binary_sensor.{d}_power_or_temperature_problem"]
 
 
 class Failure(Exception):
@@ -73,7 +75,7 @@ def requirements():
     wanted = (set(bootstrap.CORE_INTEGRATIONS) | set(bootstrap.LOGGING_INTEGRATIONS) - {"sentry"}
               | set(bootstrap.DEFAULT_INTEGRATIONS)
               | {"api", "http", "onboarding", "mqtt", "button", "switch", "binary_sensor", "sensor",
-                 "image", "event", "device_automation", "automation", "notify", "file", "select"})
+                 "image", "event", "device_automation", "automation", "notify", "file", "select", "number"})
     seen, reqs, todo = set(), set(), list(wanted)
     while todo:
         domain = todo.pop()
@@ -364,6 +366,78 @@ def flash_select(ha, d):
     return problems
 
 
+def shutterctl(argv, *args):
+    """shutterctl's JSON reply from the camera's control socket (as a person checks by hand)."""
+    ctl = os.path.join(os.path.dirname(argv[0]), "shutterctl")
+    sock = argv[argv.index("--control-socket") + 1]
+    out = subprocess.run([ctl, "--socket", sock, *args], capture_output=True, text=True, timeout=30).stdout
+    try:
+        return json.loads(out)
+    except ValueError:
+        return {}
+
+
+def settings_entities(ha, d, argv):
+    """The torch switch, the EV number and the focus button act on the camera (shutterctl get
+    reads it back) and show what the camera's status says."""
+    problems = []
+
+    def acts(what, service, data, key, expected, entity, shown):
+        ha.call("POST", f"/api/services/{service}", data)
+        got = wait(f"{key} {expected!r}", 20, lambda: shutterctl(argv, "get", key).get("value") == expected or None)
+        seen = wait(f"{entity} at {shown!r}", 20, lambda: (ha.state(entity) or {}).get("state") == shown or None)
+        if got and seen:
+            say(f"ha-test: ok   {what}: shutterctl get {key} → {expected!r}, {entity} {shown!r}")
+        else:
+            problems.append(f"{what}: shutterctl get {key} {shutterctl(argv, 'get', key).get('value')!r}, "
+                            f"{entity} {(ha.state(entity) or {}).get('state')!r} (wanted {expected!r}, {shown!r})")
+    acts("switch.turn_on Torch", "switch/turn_on", {"entity_id": f"switch.{d}_torch"}, "video.torch", True,
+         f"switch.{d}_torch", "on")
+    acts("switch.turn_off Torch", "switch/turn_off", {"entity_id": f"switch.{d}_torch"}, "video.torch", False,
+         f"switch.{d}_torch", "off")
+    acts("number.set_value Exposure compensation 1.5", "number/set_value",
+         {"entity_id": f"number.{d}_exposure_compensation", "value": 1.5}, "camera.exposure.ev", 1.5,
+         f"number.{d}_exposure_compensation", "1.5")
+    before = shutterctl(argv, "get", "camera.focus.window").get("value")
+    ha.call("POST", "/api/services/button/press", {"entity_id": f"button.{d}_focus"})
+    window = wait("a focus window", 20, lambda: shutterctl(argv, "get", "camera.focus.window").get("value"))
+    if before is None and window:
+        say(f"ha-test: ok   button.press Focus: shutterctl get camera.focus.window → {window}")
+    else:
+        problems.append(f"button.press Focus: camera.focus.window {before!r} → {window!r}")
+    return problems
+
+
+def diagnostics(ha, d):
+    """The diagnostic entities: uptime, last error, and the board's (test-ha.sh's fake sysfs:
+    51.234 °C, firmware flags 0x50005)."""
+    problems = []
+    s = ha.states()
+
+    def state(e):
+        return s.get(e, {}).get("state"), s.get(e, {}).get("attributes", {})
+    uptime, _ = state(f"sensor.{d}_uptime")
+    error, _ = state(f"sensor.{d}_last_error")
+    temp, temp_attrs = state(f"sensor.{d}_cpu_temperature")
+    problem, flags = state(f"binary_sensor.{d}_power_or_temperature_problem")
+    say(f"ha-test: diagnostics: uptime {uptime!r} s, last error {error!r}, CPU {temp!r} "
+        f"{temp_attrs.get('unit_of_measurement')}, power or temperature problem {problem!r} (flags {flags.get('flags')!r})")
+    try:
+        if float(uptime) <= 0:
+            problems.append(f"Uptime {uptime!r}")
+    except (TypeError, ValueError):
+        problems.append(f"Uptime {uptime!r}, not a number")
+    if error in (None, "unknown", "unavailable"):
+        problems.append(f"Last error {error!r}")
+    if temp != "51.2":
+        problems.append(f"CPU temperature {temp!r}, not 51.2 (the fake thermal zone's 51234)")
+    if problem != "on" or flags.get("underVoltage") is not True:
+        problems.append(f"the problem sensor {problem!r} {flags!r}, not on with underVoltage (flags 0x50005)")
+    if not problems:
+        say("ha-test: ok   the diagnostics read the camera's status and the board's (fake) sysfs")
+    return problems
+
+
 def follows(ha, d, card):
     """The state sensor, binary sensor and switch follow a clip started and stopped from HA."""
     problems = []
@@ -504,6 +578,8 @@ def run(a):
         problems += recipe(ha, d, a.card, a.config_dir)
         problems += flash_select(ha, d)
         problems += gesture(ha, d, a.shutterd)
+        problems += settings_entities(ha, d, a.shutterd)
+        problems += diagnostics(ha, d)
         free = ha.state(f"sensor.{d}_free_space") or {}
         unit = free.get("attributes", {}).get("unit_of_measurement")
         try:

@@ -101,6 +101,12 @@ done
 echo "ha-test: ok   mosquitto on 127.0.0.1:$broker_port"
 
 mkdir -p "$work/card"
+# The board's health as a Pi shows it (this machine has neither file): a thermal zone at
+# 51.234 °C and the firmware's throttled flags 0x50005 (under-voltage and throttling now).
+export SHUTTER_SYSFS_ROOT="$work/sys"
+mkdir -p "$work/sys/class/thermal/thermal_zone0" "$work/sys/devices/platform/soc/soc:firmware"
+echo 51234 > "$work/sys/class/thermal/thermal_zone0/temp"
+echo 50005 > "$work/sys/devices/platform/soc/soc:firmware/get_throttled"
 # The per-entity discovery form: Home Assistant 2024.3 predates the device form (2024.11).
 cat > "$work/shutter.json" <<EOF
 {"mqtt": {"enabled": true, "url": "mqtt://127.0.0.1:$broker_port", "username": "$user",
