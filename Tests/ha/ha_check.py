@@ -32,6 +32,7 @@ import re
 import signal
 import subprocess
 import sys
+import threading
 import time
 import urllib.error
 import urllib.parse
@@ -267,6 +268,46 @@ def discovery_templates(port, user, password, name):
             continue
         templates.update(v for k, v in config.items() if k.endswith("template") and isinstance(v, str))
     return templates
+
+
+def rediscovery(ha, d, port, user, password, name):
+    """Home Assistant announces itself (`online` on homeassistant/status when its MQTT
+    integration starts: here a reload of the entry, as Settings → MQTT → Reload does) and the
+    camera sends its discovery configs again; the entities stay available."""
+    lines = []
+    sub = subprocess.Popen(["mosquitto_sub", "-h", "127.0.0.1", "-p", str(port), "-u", user, "-P", password, "-v", "-R",
+                            "-t", f"homeassistant/+/{name}/+/config", "-t", "homeassistant/status",
+                            "-t", "shutter-ha-test/probe"], stdout=subprocess.PIPE, text=True)
+    reader = threading.Thread(target=lambda: [lines.append(line.rstrip("\n")) for line in sub.stdout], daemon=True)
+    reader.start()
+    try:
+        # Subscribed once its own probe comes back (no sleep: the probe says so).
+        def probed():
+            subprocess.run(["mosquitto_pub", "-h", "127.0.0.1", "-p", str(port), "-u", user, "-P", password,
+                            "-t", "shutter-ha-test/probe", "-m", "x"], check=False)
+            return any(line.startswith("shutter-ha-test/probe") for line in lines)
+        if not wait("mosquitto_sub subscribed", 20, probed):
+            return ["rediscovery: mosquitto_sub never subscribed"]
+        entry = next(e for e in ha.call("GET", "/api/config/config_entries/entry")[1] if e.get("domain") == "mqtt")
+        status, body = ha.call("POST", f"/api/config/config_entries/entry/{entry['entry_id']}/reload", timeout=60)
+        if status != 200:
+            return [f"reloading the MQTT entry: {status} {body}"]
+
+        def resent():
+            i = next((n for n, line in enumerate(lines) if line == "homeassistant/status online"), None)
+            configs = {line.split(" ", 1)[0] for line in lines[i + 1:] if line.endswith("}")} if i is not None else set()
+            return configs if len(configs) >= len(EXPECTED) else None
+        configs = wait("the configs sent again after Home Assistant's online", 60, resent)
+        if not configs:
+            return [f"after the MQTT entry's reload: {lines[-5:]!r}, not Home Assistant's online and the configs again"]
+        back = wait("the entities available again", 60, lambda: all(
+            (ha.state(e.format(d=d)) or {}).get("state", "unavailable") != "unavailable" for e in EXPECTED))
+        say(f"ha-test: ok   the MQTT entry reloaded: Home Assistant said online on homeassistant/status, the camera "
+            f"sent its {len(configs)} configs again" + (", every entity available" if back else ""))
+        return [] if back else ["after the MQTT entry's reload, entities unavailable"]
+    finally:
+        sub.terminate()
+        sub.wait(10)
 
 
 def photos(card):
@@ -580,6 +621,7 @@ def run(a):
         problems += gesture(ha, d, a.shutterd)
         problems += settings_entities(ha, d, a.shutterd)
         problems += diagnostics(ha, d)
+        problems += rediscovery(ha, d, a.broker_port, a.broker_user, password, a.name)
         free = ha.state(f"sensor.{d}_free_space") or {}
         unit = free.get("attributes", {}).get("unit_of_measurement")
         try:
@@ -598,6 +640,13 @@ def run(a):
             say(f"ha-test: ok   the recipe notified once for each of the {len(shots)} photos and not for the clip")
         for n in range(1, RESTARTS + 1):
             problems += restart(ha, d, camera, n)
+        # The event entity came back with its last photo at each restart and at the MQTT
+        # entry's reload: the recipe must not notify again for it.
+        if sorted(n.split()[-1] for n in notifications(a.config_dir)) != shots:
+            problems.append(f"after the reload and {RESTARTS} restarts the docs' recipe notified "
+                            f"{notifications(a.config_dir)}; the photos are {shots}")
+        else:
+            say(f"ha-test: ok   the recipe did not notify again after the MQTT entry's reload and {RESTARTS} restarts")
         say("ha-test: entities at the end:")
         for eid, s in sorted((k, v) for k, v in ha.states().items() if a.name in k):
             say(f"    {eid:40} {s['state']!r}")

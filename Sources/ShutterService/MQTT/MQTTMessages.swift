@@ -70,7 +70,7 @@ enum MQTTMessages {
             "mqtt": .object(["queuedEvents": .int(queued), "droppedEvents": .int(dropped)]),
         ]
         if let t = s.torch { o["torch"] = .bool(t) }
-        o["exposureEv"] = .double(s.camera.asked.exposure.ev)
+        o["exposureEv"] = .double(s.exposureEv ?? s.camera.asked.exposure.ev)
         if let c = settings.health.temperature() { o["cpuTemperature"] = .double(c) }
         if let t = settings.health.throttled() { o["throttled"] = .object(t) }
         if let f = s.freeBytes { o["freeBytes"] = .int(Int(clamping: f)) }
