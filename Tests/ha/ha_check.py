@@ -22,7 +22,7 @@ work, 1 when one does not (Home Assistant not up, MQTT not added, no device disc
 the button not taking a photo, or what Home Assistant shows not following the camera: the
 event and image entities, the state sensor, the restarts).
 What Home Assistant logs about Shutter at WARNING or above is printed as findings and
-does not fail the run (yet: see FINDINGS_FAIL below).
+fails the run (FINDINGS_FAIL below).
 """
 import argparse
 import glob

@@ -9,9 +9,10 @@
 # 3. Home Assistant (`hass -c` a fresh config directory: homeassistant, http on a free port
 #    of 127.0.0.1, api); then Tests/ha/ha_check.py: onboarding's user and a token, the MQTT
 #    integration through its config flow, shutterd on the simulated board with MQTT to the
-#    broker (name "garden"), the device and its entities, the button's photo, the event and
-#    image entities, the state sensor following a clip, shutterd's restart, and Home
-#    Assistant's warnings about the camera (printed as findings, not failures yet).
+#    broker (name "garden", the per-entity discovery form), the device and its entities each
+#    acting on the camera, the docs' recipe, a reload of the MQTT entry, the state sensor
+#    following a clip, shutterd's restarts, and Home Assistant's warnings about the camera
+#    (any fails the run).
 # Prints each step and its time; stops everything it started. HA_TEST_KEEP=1 keeps the work
 # directory (logs, card, config) for a look afterwards.
 set -eu
