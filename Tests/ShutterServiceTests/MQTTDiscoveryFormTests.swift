@@ -73,7 +73,7 @@ final class MQTTDiscoveryFormTests: XCTestCase {
         let initial = try broker.subscribe("homeassistant/+/cam0/+/config")
         let old = try initial.wait("the per-entity configs") { seen -> Set<String>? in
             let t = Set(seen.filter { !$0.payload.isEmpty && Self.isEntityTopic($0.topic) }.map(\.topic))
-            return t.count >= 19 ? t : nil
+            return t.count >= 20 ? t : nil
         }
         first.stop()
 

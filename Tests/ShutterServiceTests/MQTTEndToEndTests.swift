@@ -14,9 +14,9 @@ final class MQTTEndToEndTests: XCTestCase {
     static let entityForm = #", "discoveryForm": "entity""#
 
     /// The configs by component on a board without a thermal zone or firmware flags (this
-    /// machine): 15 entities and 4 device triggers.
+    /// machine): 16 entities and 4 device triggers.
     static let components = ["button": 3, "switch": 2, "binary_sensor": 1, "sensor": 4, "image": 1, "event": 2,
-                             "select": 1, "number": 1, "device_automation": 4]
+                             "select": 2, "number": 1, "device_automation": 4]
 
     /// The last message of each topic under a discovery prefix that ends in /config.
     private static func configs(_ seen: [MQTTSeen], camera: String) -> [String: [String: Any]] {
@@ -32,9 +32,9 @@ final class MQTTEndToEndTests: XCTestCase {
         let sub = try broker.subscribe("homeassistant/#")
         // The per-entity form (Home Assistant before 2024.11); the device form: MQTTDiscoveryFormTests.
         let d = try daemon(broker, name: "cam0", extra: Self.entityForm)
-        let configs = try sub.wait("nineteen discovery configs") { seen -> [String: [String: Any]]? in
+        let configs = try sub.wait("twenty discovery configs") { seen -> [String: [String: Any]]? in
             let c = Self.configs(seen, camera: "cam0")
-            return c.count >= 19 ? c : nil
+            return c.count >= 20 ? c : nil
         }
         // What Home Assistant's documentation requires of each platform (home-assistant.io/integrations/<p>.mqtt).
         let required: [String: [String]] = [
@@ -73,14 +73,14 @@ final class MQTTEndToEndTests: XCTestCase {
         XCTAssertEqual(device["identifiers"] as? [String], ["shutter_cam0"])
         XCTAssertFalse((device["model"] as? String ?? "").isEmpty)
         XCTAssertNotNil(device["sw_version"] as? String)
-        XCTAssertEqual(Set(uniqueIDs).count, 15, "fifteen entities, each its own unique id: \(uniqueIDs)")
+        XCTAssertEqual(Set(uniqueIDs).count, 16, "sixteen entities, each its own unique id: \(uniqueIDs)")
 
         // Retained: a subscriber that comes later gets them all, flagged retained.
         d.stop()
         let late = try broker.subscribe("homeassistant/#")
         let kept = try late.wait("the retained configs") { seen -> [MQTTSeen]? in
             let r = seen.filter { $0.retained && $0.topic.contains("/cam0/") }
-            return r.count >= 19 ? r : nil
+            return r.count >= 20 ? r : nil
         }
         XCTAssertEqual(Set(kept.map(\.topic)), Set(configs.keys))
 
@@ -89,7 +89,7 @@ final class MQTTEndToEndTests: XCTestCase {
         try d.start()
         let after = try again.wait("the configs after a restart") { seen -> [String: [String: Any]]? in
             let c = Self.configs(seen.filter { !$0.retained }, camera: "cam0")
-            return c.count >= 19 ? c : nil
+            return c.count >= 20 ? c : nil
         }
         XCTAssertEqual(Set(after.values.compactMap { $0["unique_id"] as? String }), Set(uniqueIDs))
 

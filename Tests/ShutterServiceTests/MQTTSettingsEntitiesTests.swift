@@ -50,6 +50,17 @@ final class MQTTSettingsEntitiesTests: XCTestCase {
         }
         _ = try sub.wait("the status with EV 1.5") { $0.last { $0.topic == "shutter/cam0/status" }?.json?["exposureEv"] as? Double == 1.5 ? true : nil }
 
+        // Video size: the options down to 640x360; choosing it restarts the camera at that size.
+        let size = try sub.wait("the video size select") { self.config($0, "select", "video_size") }
+        let options = try XCTUnwrap(size["options"] as? [String])
+        XCTAssertEqual(options.last, "640x360", "\(options)")
+        let sizeTemplate = try XCTUnwrap(size["command_template"] as? String)
+        try broker.publish(try XCTUnwrap(size["command_topic"] as? String), sizeTemplate.replacingOccurrences(of: "{{ value }}", with: "640x360"))
+        try d.waitFor("video.sizes [640x360]", timeout: 20) { try d.ctl("get", "video.sizes").1?["value"] as? [String] == ["640x360"] }
+        _ = try sub.wait("the status with 640x360", timeout: 40) {
+            $0.last { $0.topic == "shutter/cam0/status" }?.json?["videoSize"] as? String == "640x360" ? true : nil
+        }
+
         // Focus: the window at the centre (and the AF cycle the sim's lens runs).
         let focus = try sub.wait("the focus button") { self.config($0, "button", "focus") }
         XCTAssertNil(try d.ctl("get", "camera.focus.window").1?["value"] as? [Double])

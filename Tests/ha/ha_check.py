@@ -57,7 +57,8 @@ EXPECTED = ["button.{d}_take_photo", "switch.{d}_recording", "binary_sensor.{d}_
             "sensor.{d}_state", "sensor.{d}_free_space", "image.{d}_last_photo",
             "event.{d}_capture", "select.{d}_flash", "button.{d}_next_camera", "event.{d}_button",
             "switch.{d}_torch", "number.{d}_exposure_compensation", "button.{d}_focus", "sensor.{d}_uptime",
-            "sensor.{d}_last_error", "sensor.{d}_cpu_temperature", "binary_sensor.{d}_power_or_temperature_problem"]
+            "sensor.{d}_last_error", "sensor.{d}_cpu_temperature", "binary_sensor.{d}_power_or_temperature_problem",
+            "select.{d}_video_size"]
 
 
 class Failure(Exception):
@@ -439,6 +440,10 @@ def settings_entities(ha, d, argv):
     acts("number.set_value Exposure compensation 1.5", "number/set_value",
          {"entity_id": f"number.{d}_exposure_compensation", "value": 1.5}, "camera.exposure.ev", 1.5,
          f"number.{d}_exposure_compensation", "1.5")
+    # The Video size select (640x360, the configuration's only size: the camera restarts at it).
+    acts("select.select_option Video size 640x360", "select/select_option",
+         {"entity_id": f"select.{d}_video_size", "option": "640x360"}, "video.sizes", ["640x360"],
+         f"select.{d}_video_size", "640x360")
     before = shutterctl(argv, "get", "camera.focus.window").get("value")
     ha.call("POST", "/api/services/button/press", {"entity_id": f"button.{d}_focus"})
     window = wait("a focus window", 20, lambda: shutterctl(argv, "get", "camera.focus.window").get("value"))

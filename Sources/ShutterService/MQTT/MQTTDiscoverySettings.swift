@@ -29,6 +29,16 @@ extension MQTTDiscovery {
                 "unit_of_measurement": .string("EV"), "icon": .string("mdi:plus-minus-variant"),
                 "entity_category": .string("config"),
             ]) { _, new in new }),
+            // `set video.sizes WxH`: the camera restarts at that size; shown is the size it granted
+            // (unknown when that is none of the options).
+            entity("select", "video_size", "Video size", command.merging([
+                "command_template": .string("set video.sizes {{ value }}"),
+                "state_topic": .string(s.status),
+                "value_template": .string("{{ value_json.videoSize if value_json.videoSize is defined and value_json.videoSize in "
+                                          + "[" + s.videoSizes.map { "'\($0)'" }.joined(separator: ", ") + "] else None }}"),
+                "options": .array(s.videoSizes.map(JSONValue.string)),
+                "icon": .string("mdi:video-box"), "entity_category": .string("config"),
+            ]) { _, new in new }),
             // `focus 0.5 0.5`: the window at the centre, and an autofocus cycle where the lens
             // has one in auto mode (as shutterctl focus does).
             entity("button", "focus", "Focus", command.merging([

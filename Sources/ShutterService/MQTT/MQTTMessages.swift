@@ -70,6 +70,7 @@ enum MQTTMessages {
             "mqtt": .object(["queuedEvents": .int(queued), "droppedEvents": .int(dropped)]),
         ]
         if let t = s.torch { o["torch"] = .bool(t) }
+        if let v = s.camera.videoSize { o["videoSize"] = .string(v.description) }
         o["exposureEv"] = .double(s.exposureEv ?? s.camera.asked.exposure.ev)
         if let c = settings.health.temperature() { o["cpuTemperature"] = .double(c) }
         if let t = settings.health.throttled() { o["throttled"] = .object(t) }

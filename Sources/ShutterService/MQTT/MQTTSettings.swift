@@ -38,12 +38,16 @@ struct MQTTSettings: Sendable {
     let uploads: Bool
     /// The CPU temperature and the firmware's throttled flags, where the board shows them.
     let health: BoardHealth
+    /// The Video size select's options: the configuration's video sizes and the usual 16:9
+    /// ones no larger than its largest, largest first.
+    let videoSizes: [String]
 
     /// What the configuration cannot say until the service runs (the password file's
     /// contents, the host name) — a file that cannot be read is the error returned.
     init(config: ShutterConfig, board: String, hostName: String = ProcessInfo.processInfo.hostName) throws(MQTTSettingsError) {
         uploads = config.upload.enabled
         health = BoardHealth()
+        videoSizes = Self.videoSizeOptions(asked: config.videoSizes)
         let m = config.mqtt
         broker = BrokerURL(parsing: m.url)!  // validated with the configuration
         name = m.name.isEmpty ? BrokerURL.topicName(from: hostName.split(separator: ".").first.map(String.init) ?? "") : m.name
@@ -80,6 +84,16 @@ struct MQTTSettings: Sendable {
         } else {
             rtspURL = nil
         }
+    }
+
+    static func videoSizeOptions(asked: [PixelSize]) -> [String] {
+        let usual = [(3840, 2160), (2560, 1440), (1920, 1080), (1280, 720), (960, 540), (640, 360)].map {
+            PixelSize(width: $0.0, height: $0.1)
+        }
+        guard let largest = asked.max(by: { $0.width * $0.height < $1.width * $1.height }) else { return [] }
+        var out: [PixelSize] = []
+        for size in asked + usual.filter({ $0.fits(in: largest) }) where !out.contains(size) { out.append(size) }
+        return out.sorted { $0.width * $0.height > $1.width * $1.height }.map(\.description)
     }
 
     // MARK: Topics
