@@ -386,7 +386,7 @@ final class MQTTSession: Sendable {
             if String(decoding: m.payload, as: UTF8.self) == "\(s.connection)" { finishDiscovery(&s) }
             return
         }
-        if m.topic.hasPrefix(settings.discoveryPrefix + "/"), m.topic != settings.haStatus {
+        if settings.isOtherFormConfig(m.topic) {
             s.handover.met(topic: m.topic, payload: m.payload)
             return
         }

@@ -128,6 +128,17 @@ struct MQTTSettings: Sendable {
         }
     }
 
+    /// A topic `otherFormFilter` matches (and no other of the camera's: a discovery prefix
+    /// may be a prefix of the camera's topic, "shutter" beside "shutter/garden").
+    func isOtherFormConfig(_ t: String) -> Bool {
+        guard t.hasPrefix(discoveryPrefix + "/") else { return false }
+        let levels = t.dropFirst(discoveryPrefix.count + 1).split(separator: "/", omittingEmptySubsequences: false)
+        switch discoveryForm {
+        case .device: return levels.count == 4 && levels[1] == name && levels[3] == "config" && levels[0] != "device"
+        case .entity: return t == deviceDiscoveryTopic
+        }
+    }
+
     /// Comes back to the camera itself once the broker has delivered the retained messages
     /// of the subscriptions made before it (the broker handles a connection's packets in order).
     var discoveryProbe: String { "\(topic)/discovery-check" }
