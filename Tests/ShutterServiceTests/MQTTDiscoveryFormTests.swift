@@ -64,6 +64,29 @@ final class MQTTDiscoveryFormTests: XCTestCase {
               + "sent again on Home Assistant's online; forget clears it")
     }
 
+    /// `mqtt.discovery` false clears what either form left: a camera that published per-entity
+    /// configs, started with discovery off (in the default device form), clears those too.
+    func testDiscoveryOffClearsBothForms() throws {
+        let broker = try MQTTBroker()
+        let first = try daemon(broker, form: "entity")
+        let initial = try broker.subscribe("homeassistant/+/cam0/+/config")
+        let old = try initial.wait("the per-entity configs") { seen -> Set<String>? in
+            let t = Set(seen.filter { !$0.payload.isEmpty && Self.isEntityTopic($0.topic) }.map(\.topic))
+            return t.count >= 20 ? t : nil
+        }
+        first.stop()
+        let sub = try broker.subscribe("homeassistant/#")
+        let off = try DaemonHarness(config: broker.config(name: "cam0", extra: #", "discovery": false"#))
+        try off.start()
+        defer { off.stop() }
+        try sub.wait("every per-entity config cleared, and the device topic") { seen -> Bool? in
+            let cleared = Set(seen.filter { !$0.retained && $0.payload.isEmpty }.map(\.topic))
+            return cleared.isSuperset(of: old) && cleared.contains(Self.device) ? true : nil
+        }
+        XCTAssertEqual(sub.messages.filter { !$0.retained && !$0.payload.isEmpty && $0.topic.contains("cam0") }.map(\.topic), [],
+                       "nothing but clears")
+    }
+
     /// A camera that published per-entity configs, started in the device form: for each old
     /// config, the marker first, then the device config, then the old topic cleared; a restart
     /// after that hands nothing over. Then back (the entity form): the same the other way.

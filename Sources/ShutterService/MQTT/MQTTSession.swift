@@ -236,15 +236,11 @@ final class MQTTSession: Sendable {
 
     // MARK: Publishing
 
-    /// At a connection: the configs cleared (discovery off, or forgotten), or the check for the
-    /// other form's configs started (MQTTDiscoveryHandover): this form's configs go once the
-    /// probe returns, or after `probeWaitSeconds` without it.
+    /// At a connection: the check for the other form's configs started (MQTTDiscoveryHandover):
+    /// once the probe returns (or after `probeWaitSeconds` without it), this form's configs go,
+    /// or with discovery off (or forgotten) both forms' are cleared.
     private func startDiscovery(_ s: inout State) {
         guard let client = s.client else { return }
-        guard settings.discovery, !s.forgotten else {
-            publishDiscovery(clear: true, &s)
-            return
-        }
         s.connection += 1
         let connection = s.connection
         s.handover.begin()
@@ -269,7 +265,9 @@ final class MQTTSession: Sendable {
     private func finishDiscovery(_ s: inout State) {
         guard let old = s.handover.finish(), let client = s.client else { return }
         if s.forgotten || !settings.discovery {
+            // Off: this form's configs and whatever the other form left, so Home Assistant drops the device.
             publishDiscovery(clear: true, &s)
+            for topic in old { client.publish(topic, Data(), qos: 1, retain: true) }
             return
         }
         for m in MQTTDiscoveryHandover.messages(settings, handingOver: old) {
