@@ -120,8 +120,9 @@ units-test: deb
 # Shutter against a real Home Assistant (issue 41), not in `make test`: Home Assistant 2024.3.3
 # from PyPI in a venv cached in /var/cache/shutter-ha, Mosquitto, the debug shutterd on the sim
 # board; the MQTT integration added through its config flow, the discovered device and its
-# entities, a photo from its button, restarts, its warnings about Shutter listed (deploy/ha/test-ha.sh;
-# docs/home-automation.md). ~15 s with the venv cached; its first install 1.5–2 min more.
+# entities each acting on the camera, the docs' recipe, a reload of the MQTT entry, restarts; any
+# warning about Shutter fails it (deploy/ha/test-ha.sh; docs/home-automation.md). 30–50 s with
+# the venv cached; its first install 1.5–12 min more.
 .PHONY: ha-test
 ha-test: deps version
 	@sh deploy/ha/install-deps.sh

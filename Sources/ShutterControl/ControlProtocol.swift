@@ -340,6 +340,11 @@ public struct ServiceStatus: Codable, Sendable, Equatable {
     public var timelapse: TimelapseReport? = nil
     /// The trigger inputs (`triggers.inputs`), in the configuration's order; absent with none.
     public var triggers: [TriggerReport]? = nil
+    /// `video.torch` as in force (`shutterctl set video.torch`); absent from an older shutterd.
+    public var torch: Bool? = nil
+    /// `camera.exposure.ev` as asked (set at once by `shutterctl set`; `camera.asked` is what
+    /// the camera was last given); absent from an older shutterd.
+    public var exposureEv: Double? = nil
     /// The version of the shutterd that answers (`shutterd --version`); absent from one
     /// older than versions.
     public var version: String? = ShutterVersion.string

@@ -20,6 +20,30 @@ final class MQTTEdgeTests: XCTestCase {
         }
     }
 
+    /// The other form's configs of this camera, and nothing else: not the camera's own
+    /// topics when the discovery prefix is a prefix of them, not another camera's configs.
+    func testTheOtherFormsTopics() throws {
+        var config = ShutterConfig()
+        config.mqtt.name = "cam0"
+        config.mqtt.discoveryPrefix = "shutter"
+        let device = try MQTTSettings(config: config, board: "sim")
+        XCTAssertTrue(device.isOtherFormConfig("shutter/button/cam0/take_photo/config"))
+        for t in ["shutter/cam0/command", "shutter/cam0/discovery-check", "shutter/status", "shutter/device/cam0/config",
+                  "shutter/button/cam1/take_photo/config", "shutter/button/cam0/take_photo", "homeassistant/button/cam0/x/config"] {
+            XCTAssertFalse(device.isOtherFormConfig(t), t)
+        }
+        config.mqtt.discoveryForm = .entity
+        let entity = try MQTTSettings(config: config, board: "sim")
+        XCTAssertTrue(entity.isOtherFormConfig("shutter/device/cam0/config"))
+        for t in ["shutter/device/cam1/config", "shutter/button/cam0/take_photo/config", "shutter/cam0/command"] {
+            XCTAssertFalse(entity.isOtherFormConfig(t), t)
+        }
+        XCTAssertEqual(MQTTSettings.videoSizeOptions(asked: [PixelSize(width: 1920, height: 1080)]),
+                       ["1920x1080", "1280x720", "960x540", "640x360"])
+        XCTAssertEqual(MQTTSettings.videoSizeOptions(asked: [PixelSize(width: 1296, height: 972), PixelSize(width: 640, height: 480)]),
+                       ["1296x972", "1280x720", "960x540", "640x480", "640x360"])
+    }
+
     func testTakeoverIsThreeShortConnectionsInARow() {
         var t = MQTTTakeover()
         t.opened(at: 0)

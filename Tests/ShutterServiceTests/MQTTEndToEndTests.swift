@@ -11,6 +11,13 @@ final class MQTTEndToEndTests: XCTestCase {
         return d
     }
 
+    static let entityForm = #", "discoveryForm": "entity""#
+
+    /// The configs by component on a board without a thermal zone or firmware flags (this
+    /// machine): 16 entities and 4 device triggers.
+    static let components = ["button": 3, "switch": 2, "binary_sensor": 1, "sensor": 4, "image": 1, "event": 2,
+                             "select": 2, "number": 1, "device_automation": 4]
+
     /// The last message of each topic under a discovery prefix that ends in /config.
     private static func configs(_ seen: [MQTTSeen], camera: String) -> [String: [String: Any]] {
         var out: [String: [String: Any]] = [:]
@@ -23,10 +30,11 @@ final class MQTTEndToEndTests: XCTestCase {
     func testDiscoveryDescribesOneDeviceWithStableUniqueIDs() throws {
         let broker = try MQTTBroker()
         let sub = try broker.subscribe("homeassistant/#")
-        let d = try daemon(broker, name: "cam0")
-        let configs = try sub.wait("fourteen discovery configs") { seen -> [String: [String: Any]]? in
+        // The per-entity form (Home Assistant before 2024.11); the device form: MQTTDiscoveryFormTests.
+        let d = try daemon(broker, name: "cam0", extra: Self.entityForm)
+        let configs = try sub.wait("twenty discovery configs") { seen -> [String: [String: Any]]? in
             let c = Self.configs(seen, camera: "cam0")
-            return c.count >= 14 ? c : nil
+            return c.count >= 20 ? c : nil
         }
         // What Home Assistant's documentation requires of each platform (home-assistant.io/integrations/<p>.mqtt).
         let required: [String: [String]] = [
@@ -36,6 +44,7 @@ final class MQTTEndToEndTests: XCTestCase {
             "sensor": ["state_topic", "value_template"],
             "image": ["image_topic", "content_type"],
             "select": ["command_topic", "state_topic", "value_template", "options", "command_template"],
+            "number": ["command_topic", "command_template", "state_topic", "value_template", "min", "max", "step"],
             "event": ["state_topic", "event_types"],
             "device_automation": ["automation_type", "topic", "type", "subtype", "payload"],
         ]
@@ -58,21 +67,20 @@ final class MQTTEndToEndTests: XCTestCase {
                 XCTAssertEqual(json["event_types"] as? [String], ["photo", "clip", "deleted"])
             }
         }
-        XCTAssertEqual(components, ["button": 2, "switch": 1, "binary_sensor": 1, "sensor": 2, "image": 1, "event": 2,
-                                    "select": 1, "device_automation": 4])
+        XCTAssertEqual(components, Self.components)
         XCTAssertEqual(Set(devices).count, 1, "one device block, the same in every config")
         let device = try XCTUnwrap(devices.first as? [String: Any])
         XCTAssertEqual(device["identifiers"] as? [String], ["shutter_cam0"])
         XCTAssertFalse((device["model"] as? String ?? "").isEmpty)
         XCTAssertNotNil(device["sw_version"] as? String)
-        XCTAssertEqual(Set(uniqueIDs).count, 10, "ten entities, each its own unique id: \(uniqueIDs)")
+        XCTAssertEqual(Set(uniqueIDs).count, 16, "sixteen entities, each its own unique id: \(uniqueIDs)")
 
         // Retained: a subscriber that comes later gets them all, flagged retained.
         d.stop()
         let late = try broker.subscribe("homeassistant/#")
         let kept = try late.wait("the retained configs") { seen -> [MQTTSeen]? in
             let r = seen.filter { $0.retained && $0.topic.contains("/cam0/") }
-            return r.count >= 14 ? r : nil
+            return r.count >= 20 ? r : nil
         }
         XCTAssertEqual(Set(kept.map(\.topic)), Set(configs.keys))
 
@@ -81,7 +89,7 @@ final class MQTTEndToEndTests: XCTestCase {
         try d.start()
         let after = try again.wait("the configs after a restart") { seen -> [String: [String: Any]]? in
             let c = Self.configs(seen.filter { !$0.retained }, camera: "cam0")
-            return c.count >= 14 ? c : nil
+            return c.count >= 20 ? c : nil
         }
         XCTAssertEqual(Set(after.values.compactMap { $0["unique_id"] as? String }), Set(uniqueIDs))
 
@@ -92,14 +100,14 @@ final class MQTTEndToEndTests: XCTestCase {
             let emptied = Set(seen.filter { $0.topic.hasSuffix("/config") && $0.payload.isEmpty }.map(\.topic))
             return emptied == Set(configs.keys) ? true : nil
         }
-        print("MQTT discovery: \(configs.count) configs (\(uniqueIDs.count) entities, 2 device triggers), one device block, "
-              + "unique ids stable across a restart; `mqtt forget` empties all 9")
+        print("MQTT discovery: \(configs.count) configs (\(uniqueIDs.count) entities, 4 device triggers), one device block, "
+              + "unique ids stable across a restart; `mqtt forget` empties all \(configs.count)")
     }
 
     func testButtonCommandTopicTakesAPhotoTheEventNames() throws {
         let broker = try MQTTBroker()
         let sub = try broker.subscribe("homeassistant/button/#", "shutter/cam0/#")
-        let d = try daemon(broker, name: "cam0")
+        let d = try daemon(broker, name: "cam0", extra: Self.entityForm)
         let button = try sub.wait("the button's config") { $0.last { $0.topic == "homeassistant/button/cam0/take_photo/config" }?.json }
         let commandTopic = try XCTUnwrap(button["command_topic"] as? String)
         let payload = button["payload_press"] as? String ?? "PRESS"

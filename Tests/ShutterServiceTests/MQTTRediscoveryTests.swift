@@ -9,7 +9,7 @@ import XCTest
 final class MQTTRediscoveryTests: XCTestCase {
     func testHomeAssistantOnlineSendsTheConfigsAgain() throws {
         let broker = try MQTTBroker()
-        let d = try DaemonHarness(config: broker.config(name: "attic"))
+        let d = try DaemonHarness(config: broker.config(name: "attic", extra: MQTTEndToEndTests.entityForm))
         try d.start()
         defer { d.stop() }
         let topic = "homeassistant/button/attic/take_photo/config"

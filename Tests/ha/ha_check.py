@@ -22,7 +22,7 @@ work, 1 when one does not (Home Assistant not up, MQTT not added, no device disc
 the button not taking a photo, or what Home Assistant shows not following the camera: the
 event and image entities, the state sensor, the restarts).
 What Home Assistant logs about Shutter at WARNING or above is printed as findings and
-does not fail the run (yet: see FINDINGS_FAIL below).
+fails the run (FINDINGS_FAIL below).
 """
 import argparse
 import glob
@@ -32,6 +32,7 @@ import re
 import signal
 import subprocess
 import sys
+import threading
 import time
 import urllib.error
 import urllib.parse
@@ -54,7 +55,10 @@ ABOUT_SHUTTER = re.compile(r"shutter|garden|mqtt", re.IGNORECASE)
 # The entities Shutter's discovery announces (docs/home-automation.md), by object id.
 EXPECTED = ["button.{d}_take_photo", "switch.{d}_recording", "binary_sensor.{d}_recording_in_progress",
             "sensor.{d}_state", "sensor.{d}_free_space", "image.{d}_last_photo",
-            "event.{d}_capture", "select.{d}_flash", "button.{d}_next_camera", "event.{d}_button"]
+            "event.{d}_capture", "select.{d}_flash", "button.{d}_next_camera", "event.{d}_button",
+            "switch.{d}_torch", "number.{d}_exposure_compensation", "button.{d}_focus", "sensor.{d}_uptime",
+            "sensor.{d}_last_error", "sensor.{d}_cpu_temperature", "binary_sensor.{d}_power_or_temperature_problem",
+            "select.{d}_video_size"]
 
 
 class Failure(Exception):
@@ -73,7 +77,7 @@ def requirements():
     wanted = (set(bootstrap.CORE_INTEGRATIONS) | set(bootstrap.LOGGING_INTEGRATIONS) - {"sentry"}
               | set(bootstrap.DEFAULT_INTEGRATIONS)
               | {"api", "http", "onboarding", "mqtt", "button", "switch", "binary_sensor", "sensor",
-                 "image", "event", "device_automation", "automation", "notify", "file", "select"})
+                 "image", "event", "device_automation", "automation", "notify", "file", "select", "number"})
     seen, reqs, todo = set(), set(), list(wanted)
     while todo:
         domain = todo.pop()
@@ -267,6 +271,46 @@ def discovery_templates(port, user, password, name):
     return templates
 
 
+def rediscovery(ha, d, port, user, password, name):
+    """Home Assistant announces itself (`online` on homeassistant/status when its MQTT
+    integration starts: here a reload of the entry, as Settings → MQTT → Reload does) and the
+    camera sends its discovery configs again; the entities stay available."""
+    lines = []
+    sub = subprocess.Popen(["mosquitto_sub", "-h", "127.0.0.1", "-p", str(port), "-u", user, "-P", password, "-v", "-R",
+                            "-t", f"homeassistant/+/{name}/+/config", "-t", "homeassistant/status",
+                            "-t", "shutter-ha-test/probe"], stdout=subprocess.PIPE, text=True)
+    reader = threading.Thread(target=lambda: [lines.append(line.rstrip("\n")) for line in sub.stdout], daemon=True)
+    reader.start()
+    try:
+        # Subscribed once its own probe comes back (no sleep: the probe says so).
+        def probed():
+            subprocess.run(["mosquitto_pub", "-h", "127.0.0.1", "-p", str(port), "-u", user, "-P", password,
+                            "-t", "shutter-ha-test/probe", "-m", "x"], check=False)
+            return any(line.startswith("shutter-ha-test/probe") for line in lines)
+        if not wait("mosquitto_sub subscribed", 20, probed):
+            return ["rediscovery: mosquitto_sub never subscribed"]
+        entry = next(e for e in ha.call("GET", "/api/config/config_entries/entry")[1] if e.get("domain") == "mqtt")
+        status, body = ha.call("POST", f"/api/config/config_entries/entry/{entry['entry_id']}/reload", timeout=60)
+        if status != 200:
+            return [f"reloading the MQTT entry: {status} {body}"]
+
+        def resent():
+            i = next((n for n, line in enumerate(lines) if line == "homeassistant/status online"), None)
+            configs = {line.split(" ", 1)[0] for line in lines[i + 1:] if line.endswith("}")} if i is not None else set()
+            return configs if len(configs) >= len(EXPECTED) else None
+        configs = wait("the configs sent again after Home Assistant's online", 60, resent)
+        if not configs:
+            return [f"after the MQTT entry's reload: {lines[-5:]!r}, not Home Assistant's online and the configs again"]
+        back = wait("the entities available again", 60, lambda: all(
+            (ha.state(e.format(d=d)) or {}).get("state", "unavailable") != "unavailable" for e in EXPECTED))
+        say(f"ha-test: ok   the MQTT entry reloaded: Home Assistant said online on homeassistant/status, the camera "
+            f"sent its {len(configs)} configs again" + (", every entity available" if back else ""))
+        return [] if back else ["after the MQTT entry's reload, entities unavailable"]
+    finally:
+        sub.terminate()
+        sub.wait(10)
+
+
 def photos(card):
     return set(glob.glob(os.path.join(card, "DCIM", "*", "*.JPG")))
 
@@ -361,6 +405,82 @@ def flash_select(ha, d):
             say(f"ha-test: ok   select.{d}_flash → {option}, and the camera's status says {option}")
         else:
             problems.append(f"select.{d}_flash shows {(ha.state(f'select.{d}_flash') or {}).get('state')!r} after {option!r}")
+    return problems
+
+
+def shutterctl(argv, *args):
+    """shutterctl's JSON reply from the camera's control socket (as a person checks by hand)."""
+    ctl = os.path.join(os.path.dirname(argv[0]), "shutterctl")
+    sock = argv[argv.index("--control-socket") + 1]
+    out = subprocess.run([ctl, "--socket", sock, *args], capture_output=True, text=True, timeout=30).stdout
+    try:
+        return json.loads(out)
+    except ValueError:
+        return {}
+
+
+def settings_entities(ha, d, argv):
+    """The torch switch, the EV number and the focus button act on the camera (shutterctl get
+    reads it back) and show what the camera's status says."""
+    problems = []
+
+    def acts(what, service, data, key, expected, entity, shown):
+        ha.call("POST", f"/api/services/{service}", data)
+        got = wait(f"{key} {expected!r}", 20, lambda: shutterctl(argv, "get", key).get("value") == expected or None)
+        seen = wait(f"{entity} at {shown!r}", 20, lambda: (ha.state(entity) or {}).get("state") == shown or None)
+        if got and seen:
+            say(f"ha-test: ok   {what}: shutterctl get {key} → {expected!r}, {entity} {shown!r}")
+        else:
+            problems.append(f"{what}: shutterctl get {key} {shutterctl(argv, 'get', key).get('value')!r}, "
+                            f"{entity} {(ha.state(entity) or {}).get('state')!r} (wanted {expected!r}, {shown!r})")
+    acts("switch.turn_on Torch", "switch/turn_on", {"entity_id": f"switch.{d}_torch"}, "video.torch", True,
+         f"switch.{d}_torch", "on")
+    acts("switch.turn_off Torch", "switch/turn_off", {"entity_id": f"switch.{d}_torch"}, "video.torch", False,
+         f"switch.{d}_torch", "off")
+    acts("number.set_value Exposure compensation 1.5", "number/set_value",
+         {"entity_id": f"number.{d}_exposure_compensation", "value": 1.5}, "camera.exposure.ev", 1.5,
+         f"number.{d}_exposure_compensation", "1.5")
+    # The Video size select (640x360, the configuration's only size: the camera restarts at it).
+    acts("select.select_option Video size 640x360", "select/select_option",
+         {"entity_id": f"select.{d}_video_size", "option": "640x360"}, "video.sizes", ["640x360"],
+         f"select.{d}_video_size", "640x360")
+    before = shutterctl(argv, "get", "camera.focus.window").get("value")
+    ha.call("POST", "/api/services/button/press", {"entity_id": f"button.{d}_focus"})
+    window = wait("a focus window", 20, lambda: shutterctl(argv, "get", "camera.focus.window").get("value"))
+    if before is None and window:
+        say(f"ha-test: ok   button.press Focus: shutterctl get camera.focus.window → {window}")
+    else:
+        problems.append(f"button.press Focus: camera.focus.window {before!r} → {window!r}")
+    return problems
+
+
+def diagnostics(ha, d):
+    """The diagnostic entities: uptime, last error, and the board's (test-ha.sh's fake sysfs:
+    51.234 °C, firmware flags 0x50005)."""
+    problems = []
+    s = ha.states()
+
+    def state(e):
+        return s.get(e, {}).get("state"), s.get(e, {}).get("attributes", {})
+    uptime, _ = state(f"sensor.{d}_uptime")
+    error, _ = state(f"sensor.{d}_last_error")
+    temp, temp_attrs = state(f"sensor.{d}_cpu_temperature")
+    problem, flags = state(f"binary_sensor.{d}_power_or_temperature_problem")
+    say(f"ha-test: diagnostics: uptime {uptime!r} s, last error {error!r}, CPU {temp!r} "
+        f"{temp_attrs.get('unit_of_measurement')}, power or temperature problem {problem!r} (flags {flags.get('flags')!r})")
+    try:
+        if float(uptime) <= 0:
+            problems.append(f"Uptime {uptime!r}")
+    except (TypeError, ValueError):
+        problems.append(f"Uptime {uptime!r}, not a number")
+    if error in (None, "unknown", "unavailable"):
+        problems.append(f"Last error {error!r}")
+    if temp != "51.2":
+        problems.append(f"CPU temperature {temp!r}, not 51.2 (the fake thermal zone's 51234)")
+    if problem != "on" or flags.get("underVoltage") is not True:
+        problems.append(f"the problem sensor {problem!r} {flags!r}, not on with underVoltage (flags 0x50005)")
+    if not problems:
+        say("ha-test: ok   the diagnostics read the camera's status and the board's (fake) sysfs")
     return problems
 
 
@@ -504,6 +624,9 @@ def run(a):
         problems += recipe(ha, d, a.card, a.config_dir)
         problems += flash_select(ha, d)
         problems += gesture(ha, d, a.shutterd)
+        problems += settings_entities(ha, d, a.shutterd)
+        problems += diagnostics(ha, d)
+        problems += rediscovery(ha, d, a.broker_port, a.broker_user, password, a.name)
         free = ha.state(f"sensor.{d}_free_space") or {}
         unit = free.get("attributes", {}).get("unit_of_measurement")
         try:
@@ -522,6 +645,13 @@ def run(a):
             say(f"ha-test: ok   the recipe notified once for each of the {len(shots)} photos and not for the clip")
         for n in range(1, RESTARTS + 1):
             problems += restart(ha, d, camera, n)
+        # The event entity came back with its last photo at each restart and at the MQTT
+        # entry's reload: the recipe must not notify again for it.
+        if sorted(n.split()[-1] for n in notifications(a.config_dir)) != shots:
+            problems.append(f"after the reload and {RESTARTS} restarts the docs' recipe notified "
+                            f"{notifications(a.config_dir)}; the photos are {shots}")
+        else:
+            say(f"ha-test: ok   the recipe did not notify again after the MQTT entry's reload and {RESTARTS} restarts")
         say("ha-test: entities at the end:")
         for eid, s in sorted((k, v) for k, v in ha.states().items() if a.name in k):
             say(f"    {eid:40} {s['state']!r}")

@@ -198,6 +198,7 @@ public enum ConfigSchema {
         Key(path: "mqtt.topic", kind: .topic(allowEmpty: true)),
         Key(path: "mqtt.discovery", kind: .bool),
         Key(path: "mqtt.discoveryPrefix", kind: .topic(allowEmpty: false)),
+        Key(path: "mqtt.discoveryForm", kind: .choice(ShutterConfig.MQTT.DiscoveryForm.allCases.map(\.rawValue))),
         Key(path: "live.rtsp.enabled", kind: .bool),
         Key(path: "live.rtsp.listen", kind: .listenAddress),
         Key(path: "live.rtsp.open", kind: .bool),

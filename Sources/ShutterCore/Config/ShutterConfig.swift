@@ -301,6 +301,13 @@ public struct ShutterConfig: Codable, Equatable, Sendable {
         public var discovery = true
         /// Home Assistant's discovery prefix. Default "homeassistant".
         public var discoveryPrefix = "homeassistant"
+        /// How the configs are published: "device", one retained config for the whole camera
+        /// (`<prefix>/device/<name>/config`, Home Assistant 2024.11 and later), or "entity", one
+        /// per entity (`<prefix>/<component>/<name>/<object>/config`, any Home Assistant).
+        /// Switching migrates Home Assistant's entities as its documentation describes. Default "device".
+        public var discoveryForm = DiscoveryForm.device
+
+        public enum DiscoveryForm: String, Codable, Sendable, CaseIterable { case device, entity }
     }
 
     /// Files off the card through rclone (docs/uploads.md); off unless enabled. The queue and

@@ -25,6 +25,8 @@ extension ServiceLoop {
             lastPhoto: photo.report, preroll: clip.recorder.prerollReport)
         status.preview = preview.map { t in let f = t.figures; return .init(encoded: f.encoded, skipped: f.skipped) }
         status.preview?.live = ctx.video?.counters
+        status.torch = control.asked.lights.videoTorch
+        status.exposureEv = control.asked.settings.effective.camera.controls.exposure.ev
         status.memory = .init(heapBytes: ProcessMemory.heapInUse, residentBytes: ProcessMemory.resident)
         status.upload = ctx.config.upload.enabled ? journal.upload : nil
         status.interval = interval.enabled ? interval.report(now: ctx.now) : nil

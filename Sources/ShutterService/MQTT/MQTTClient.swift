@@ -126,8 +126,10 @@ final class MQTTClient: @unchecked Sendable {
 
     /// Subscribes (QoS 1): not to our own messages, and with the retain flag as it was
     /// published, so that a retained command is known as one even when it arrives live.
-    func subscribe(_ topic: String) {
-        let options = Int32(MQTT_SUB_OPT_NO_LOCAL.rawValue | MQTT_SUB_OPT_RETAIN_AS_PUBLISHED.rawValue)
+    /// `noLocal`: the camera's own messages on it are not delivered back (all but the
+    /// discovery probe, which is there to come back).
+    func subscribe(_ topic: String, noLocal: Bool = true) {
+        let options = Int32((noLocal ? MQTT_SUB_OPT_NO_LOCAL.rawValue : 0) | MQTT_SUB_OPT_RETAIN_AS_PUBLISHED.rawValue)
         _ = mosquitto_subscribe_v5(handle, nil, topic, 1, options, nil)
     }
 

@@ -14,6 +14,49 @@ enum MQTTDiscovery {
         var json: JSONObject
     }
 
+    /// The device form (`mqtt.discoveryForm` "device", Home Assistant 2024.11 and later): the
+    /// same configs as one retained message on `<prefix>/device/<name>/config`, the device and
+    /// origin once, each entity under `components` by its object id with its `platform` (Home
+    /// Assistant names it `<name> <object>`, as the entity form's topic does, so an entity
+    /// keeps its id from one form to the other). Availability stays in each entity (a shared one
+    /// would reach the device triggers too, whose schema has no such key).
+    static func deviceConfig(_ s: MQTTSettings) -> JSONObject {
+        var components: JSONObject = [:]
+        for c in configs(s) {
+            var o = c.json
+            o["device"] = nil
+            o["origin"] = nil
+            o["platform"] = .string(c.component)
+            components[c.object] = .object(o)
+        }
+        return ["device": .object(device(s)), "origin": .object(origin), "components": .object(components)]
+    }
+
+    /// What Home Assistant's log names as the source of the configs.
+    static let origin: JSONObject = ["name": .string("Shutter"), "sw_version": .string(ShutterVersion.string)]
+
+    /// Sent first to a config topic of the form being left (retained, replacing the config
+    /// there): Home Assistant then unloads those entities without deleting them, and the other
+    /// form's configs take them over (home-assistant.io/integrations/mqtt, "Migration from
+    /// single component to device-based discovery", and back).
+    static let migrationMarker: JSONObject = ["migrate_discovery": .bool(true)]
+
+    /// One entity's config: its name, ids, the device, the origin and the availability, then `fields`.
+    static func entity(_ s: MQTTSettings, _ component: String, _ object: String, _ name: String,
+                       _ fields: JSONObject) -> Config {
+        var o: JSONObject = [
+            "name": .string(name),
+            "unique_id": .string("shutter_\(s.name)_\(object)"),
+            "device": .object(device(s)),
+            "origin": .object(origin),
+            "availability_topic": .string(s.availability),
+            "payload_available": .string("online"),
+            "payload_not_available": .string("offline"),
+        ]
+        o.merge(fields) { _, new in new }
+        return Config(component: component, object: object, json: o)
+    }
+
     /// The device block every entity names: one `identifiers` value ties them together.
     static func device(_ s: MQTTSettings) -> JSONObject {
         var d: JSONObject = [
@@ -38,17 +81,7 @@ enum MQTTDiscovery {
     static func configs(_ s: MQTTSettings) -> [Config] {
         let recordingTemplate = "{{ 'ON' if value_json.state == 'recording' else 'OFF' }}"
         func entity(_ component: String, _ object: String, _ name: String, _ fields: JSONObject) -> Config {
-            var o: JSONObject = [
-                "name": .string(name),
-                "unique_id": .string("shutter_\(s.name)_\(object)"),
-                "device": .object(device(s)),
-                "origin": .object(["name": .string("Shutter"), "sw_version": .string(ShutterVersion.string)]),
-                "availability_topic": .string(s.availability),
-                "payload_available": .string("online"),
-                "payload_not_available": .string("offline"),
-            ]
-            o.merge(fields) { _, new in new }
-            return Config(component: component, object: object, json: o)
+            Self.entity(s, component, object, name, fields)
         }
         func trigger(_ object: String, type: String, payload: String) -> Config {
             Config(component: "device_automation", object: object, json: [
@@ -143,6 +176,6 @@ enum MQTTDiscovery {
             trigger("double_tap", type: "button_double_press", payload: "double-tap"),
             trigger("hold", type: "button_long_press", payload: "hold-start"),
             trigger("hold_end", type: "button_long_release", payload: "hold-end"),
-        ] + (stream.map { [$0] } ?? []) + uploads
+        ] + controls(s) + diagnostics(s) + (stream.map { [$0] } ?? []) + uploads
     }
 }

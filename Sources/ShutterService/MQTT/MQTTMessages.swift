@@ -69,6 +69,11 @@ enum MQTTMessages {
             "uptimeSeconds": .int(Int(s.uptimeSeconds)), "flashMode": .string(s.flashMode),
             "mqtt": .object(["queuedEvents": .int(queued), "droppedEvents": .int(dropped)]),
         ]
+        if let t = s.torch { o["torch"] = .bool(t) }
+        if let v = s.camera.videoSize { o["videoSize"] = .string(v.description) }
+        o["exposureEv"] = .double(s.exposureEv ?? s.camera.asked.exposure.ev)
+        if let c = settings.health.temperature() { o["cpuTemperature"] = .double(c) }
+        if let t = settings.health.throttled() { o["throttled"] = .object(t) }
         if let f = s.freeBytes { o["freeBytes"] = .int(Int(clamping: f)) }
         if let v = s.version { o["version"] = .string(v) }
         if let e = s.lastError { o["lastError"] = .string(e) }

@@ -44,6 +44,10 @@ final class MQTTSession: Sendable {
         var forgotten = false
         /// After a TLS failure, the next start of the network thread (1 s doubling to 60 s).
         var tlsRetrySeconds = 1
+        /// The other discovery form's configs met at this connection, until the probe returns.
+        var handover = MQTTDiscoveryHandover()
+        /// Which connection's probe is awaited (its wait ends after `probeWaitSeconds`).
+        var connection = 0
     }
     private let state = Mutex(State())
     /// The stop's last words: the `offline` message id, and a signal once it (and then the
@@ -170,7 +174,7 @@ final class MQTTSession: Sendable {
         s.everConnected = true
         guard let client = s.client else { return }
         client.publish(settings.availability, Data("online".utf8), qos: 1, retain: true)
-        publishDiscovery(clear: !settings.discovery || s.forgotten, &s)
+        startDiscovery(&s)
         for r in s.retained { client.publish(r.topic, r.payload, qos: 1, retain: true) }
         client.subscribe(settings.command)
         // Home Assistant says "online" on <prefix>/status when it starts (or its MQTT
@@ -232,11 +236,55 @@ final class MQTTSession: Sendable {
 
     // MARK: Publishing
 
+    /// At a connection: the check for the other form's configs started (MQTTDiscoveryHandover):
+    /// once the probe returns (or after `probeWaitSeconds` without it), this form's configs go,
+    /// or with discovery off (or forgotten) both forms' are cleared.
+    private func startDiscovery(_ s: inout State) {
+        guard let client = s.client else { return }
+        s.connection += 1
+        let connection = s.connection
+        s.handover.begin()
+        client.subscribe(settings.otherFormFilter)
+        client.subscribe(settings.discoveryProbe, noLocal: false)
+        client.publish(settings.discoveryProbe, Data("\(connection)".utf8), qos: 1, retain: false)
+        queue.asyncAfter(deadline: .now() + Self.probeWaitSeconds) { [weak self] in
+            guard let self else { return }
+            self.state.withLock { s in
+                guard s.connection == connection, s.handover.found != nil else { return }
+                self.log.warning("MQTT: the broker did not return the discovery check on \(self.settings.discoveryProbe) "
+                                 + "within \(Int(Self.probeWaitSeconds)) s; discovery sent without looking for older configs")
+                self.finishDiscovery(&s)
+            }
+        }
+    }
+
+    static let probeWaitSeconds: Double = 5
+
+    /// The probe returned: the configs, handing over what the other form left (in Home
+    /// Assistant's order: marker, configs, old topics cleared).
+    private func finishDiscovery(_ s: inout State) {
+        guard let old = s.handover.finish(), let client = s.client else { return }
+        if s.forgotten || !settings.discovery {
+            // Off: this form's configs and whatever the other form left, so Home Assistant drops the device.
+            publishDiscovery(clear: true, &s)
+            for topic in old { client.publish(topic, Data(), qos: 1, retain: true) }
+            return
+        }
+        for m in MQTTDiscoveryHandover.messages(settings, handingOver: old) {
+            client.publish(m.topic, m.payload, qos: 1, retain: true)
+        }
+        if !old.isEmpty {
+            log.notice("MQTT: Home Assistant's \(old.count) discovery config\(old.count == 1 ? "" : "s") of the "
+                       + "\(settings.discoveryForm == .device ? "entity" : "device") form handed over to the "
+                       + "\(settings.discoveryForm.rawValue) form (mqtt.discoveryForm)")
+        }
+    }
+
+    /// This form's configs, or empty retained messages on their topics (which removes them).
     private func publishDiscovery(clear: Bool, _ s: inout State) {
         guard let client = s.client else { return }
-        for c in MQTTDiscovery.configs(settings) {
-            let payload = clear ? Data() : MQTTMessages.data(c.json)
-            client.publish(settings.discoveryTopic(component: c.component, object: c.object), payload, qos: 1, retain: true)
+        for c in MQTTDiscoveryHandover.configs(settings) {
+            client.publish(c.topic, clear ? Data() : c.payload, qos: 1, retain: true)
         }
     }
 
@@ -332,8 +380,17 @@ final class MQTTSession: Sendable {
     // MARK: Commands
 
     private func command(_ m: MQTTIncoming, _ s: inout State) {
+        if m.topic == settings.discoveryProbe {
+            if String(decoding: m.payload, as: UTF8.self) == "\(s.connection)" { finishDiscovery(&s) }
+            return
+        }
+        if settings.isOtherFormConfig(m.topic) {
+            s.handover.met(topic: m.topic, payload: m.payload)
+            return
+        }
         if m.topic == settings.haStatus {
-            if String(decoding: m.payload, as: UTF8.self) == "online", settings.discovery, !s.forgotten {
+            // (While the check is under way, its end sends them.)
+            if String(decoding: m.payload, as: UTF8.self) == "online", settings.discovery, !s.forgotten, s.handover.found == nil {
                 log.info("MQTT: Home Assistant is online: discovery sent again")
                 publishDiscovery(clear: false, &s)
                 for r in s.retained { s.client?.publish(r.topic, r.payload, qos: 1, retain: true) }

@@ -20,6 +20,8 @@ struct MQTTSettings: Sendable {
     let topic: String
     let discovery: Bool
     let discoveryPrefix: String
+    /// One config for the device (Home Assistant 2024.11+) or one per entity.
+    let discoveryForm: ShutterConfig.MQTT.DiscoveryForm
     let username: String?
     let password: String?
     let caFile: String?
@@ -34,17 +36,25 @@ struct MQTTSettings: Sendable {
     let board: String
     /// Uploads are on: the queue's sensor and problem sensor are discovered.
     let uploads: Bool
+    /// The CPU temperature and the firmware's throttled flags, where the board shows them.
+    let health: BoardHealth
+    /// The Video size select's options: the configuration's video sizes and the usual 16:9
+    /// ones no larger than its largest, largest first.
+    let videoSizes: [String]
 
     /// What the configuration cannot say until the service runs (the password file's
     /// contents, the host name) — a file that cannot be read is the error returned.
     init(config: ShutterConfig, board: String, hostName: String = ProcessInfo.processInfo.hostName) throws(MQTTSettingsError) {
         uploads = config.upload.enabled
+        health = BoardHealth()
+        videoSizes = Self.videoSizeOptions(asked: config.videoSizes)
         let m = config.mqtt
         broker = BrokerURL(parsing: m.url)!  // validated with the configuration
         name = m.name.isEmpty ? BrokerURL.topicName(from: hostName.split(separator: ".").first.map(String.init) ?? "") : m.name
         topic = m.topic.isEmpty ? "shutter/\(name)" : m.topic
         discovery = m.discovery
         discoveryPrefix = m.discoveryPrefix
+        discoveryForm = m.discoveryForm
         username = m.username.isEmpty ? nil : m.username
         if m.passwordFile.isEmpty {
             password = nil
@@ -76,6 +86,16 @@ struct MQTTSettings: Sendable {
         }
     }
 
+    static func videoSizeOptions(asked: [PixelSize]) -> [String] {
+        let usual = [(3840, 2160), (2560, 1440), (1920, 1080), (1280, 720), (960, 540), (640, 360)].map {
+            PixelSize(width: $0.0, height: $0.1)
+        }
+        guard let largest = asked.max(by: { $0.width * $0.height < $1.width * $1.height }) else { return [] }
+        var out: [PixelSize] = []
+        for size in asked + usual.filter({ $0.fits(in: largest) }) where !out.contains(size) { out.append(size) }
+        return out.sorted { $0.width * $0.height > $1.width * $1.height }.map(\.description)
+    }
+
     // MARK: Topics
 
     var availability: String { "\(topic)/availability" }
@@ -89,10 +109,39 @@ struct MQTTSettings: Sendable {
     /// Home Assistant's birth message: "online" when it (or its MQTT integration) starts.
     var haStatus: String { "\(discoveryPrefix)/status" }
 
-    /// `<prefix>/<component>/<name>/<object>/config`.
+    /// `<prefix>/<component>/<name>/<object>/config`: one entity's config (the entity form).
     func discoveryTopic(component: String, object: String) -> String {
         "\(discoveryPrefix)/\(component)/\(name)/\(object)/config"
     }
+
+    /// `<prefix>/device/<name>/config`: the whole camera's config (the device form). Home
+    /// Assistant names each component `<name> <object>`, as the entity form's topics do, so
+    /// an entity keeps its id (and history) from one form to the other.
+    var deviceDiscoveryTopic: String { "\(discoveryPrefix)/device/\(name)/config" }
+
+    /// Where the other form's configs of this camera would be (retained): what a switch of
+    /// form hands over (MQTTDiscoveryHandover).
+    var otherFormFilter: String {
+        switch discoveryForm {
+        case .device: "\(discoveryPrefix)/+/\(name)/+/config"
+        case .entity: deviceDiscoveryTopic
+        }
+    }
+
+    /// A topic `otherFormFilter` matches (and no other of the camera's: a discovery prefix
+    /// may be a prefix of the camera's topic, "shutter" beside "shutter/garden").
+    func isOtherFormConfig(_ t: String) -> Bool {
+        guard t.hasPrefix(discoveryPrefix + "/") else { return false }
+        let levels = t.dropFirst(discoveryPrefix.count + 1).split(separator: "/", omittingEmptySubsequences: false)
+        switch discoveryForm {
+        case .device: return levels.count == 4 && levels[1] == name && levels[3] == "config" && levels[0] != "device"
+        case .entity: return t == deviceDiscoveryTopic
+        }
+    }
+
+    /// Comes back to the camera itself once the broker has delivered the retained messages
+    /// of the subscriptions made before it (the broker handles a connection's packets in order).
+    var discoveryProbe: String { "\(topic)/discovery-check" }
 
     /// Where a command's reply may go (its MQTT 5 response topic): any topic a client may
     /// publish to, but not the camera's own (its tree, except `<topic>/reply/…`, which is
