@@ -39,6 +39,27 @@ static inline size_t shutter_jpeg_nv12_scratch_size(int width) {
     return 16 * shutter_jpeg_nv12_luma_row(width) + 16 * shutter_jpeg_nv12_chroma_row(width);
 }
 
+/// The settings of a 4:2:0 raw-data compression (NV12 strips, row pointers): YCbCr in,
+/// TurboJPEG's DCT choice (accurate from quality 96), no JFIF marker (the caller adds EXIF).
+static inline void shutter_jpeg_raw420_settings(struct jpeg_compress_struct *c, int width, int height, int quality) {
+    c->image_width = (JDIMENSION)width;
+    c->image_height = (JDIMENSION)height;
+    c->input_components = 3;
+    c->in_color_space = JCS_YCbCr;
+    jpeg_set_defaults(c);
+    jpeg_set_colorspace(c, JCS_YCbCr);
+    jpeg_set_quality(c, quality, TRUE);
+    c->dct_method = quality >= 96 ? JDCT_ISLOW : JDCT_FASTEST;
+    c->raw_data_in = TRUE;
+    c->write_JFIF_header = FALSE;
+    c->comp_info[0].h_samp_factor = 2;
+    c->comp_info[0].v_samp_factor = 2;
+    c->comp_info[1].h_samp_factor = 1;
+    c->comp_info[1].v_samp_factor = 1;
+    c->comp_info[2].h_samp_factor = 1;
+    c->comp_info[2].v_samp_factor = 1;
+}
+
 /// Compresses an NV12 frame into `out` (capacity from tjBufSize, so it cannot
 /// overflow). DCT choice mirrors TurboJPEG's (accurate from quality 96, fast
 /// below) so all formats encode alike. No JFIF marker: the caller adds EXIF.
@@ -70,22 +91,7 @@ static inline int shutter_jpeg_compress_nv12(const uint8_t *y, int y_stride, con
     }
     jpeg_create_compress(&cinfo);
     jpeg_mem_dest(&cinfo, &buf, &size);
-    cinfo.image_width = (JDIMENSION)width;
-    cinfo.image_height = (JDIMENSION)height;
-    cinfo.input_components = 3;
-    cinfo.in_color_space = JCS_YCbCr;
-    jpeg_set_defaults(&cinfo);
-    jpeg_set_colorspace(&cinfo, JCS_YCbCr);
-    jpeg_set_quality(&cinfo, quality, TRUE);
-    cinfo.dct_method = quality >= 96 ? JDCT_ISLOW : JDCT_FASTEST;
-    cinfo.raw_data_in = TRUE;
-    cinfo.write_JFIF_header = FALSE;
-    cinfo.comp_info[0].h_samp_factor = 2;
-    cinfo.comp_info[0].v_samp_factor = 2;
-    cinfo.comp_info[1].h_samp_factor = 1;
-    cinfo.comp_info[1].v_samp_factor = 1;
-    cinfo.comp_info[2].h_samp_factor = 1;
-    cinfo.comp_info[2].v_samp_factor = 1;
+    shutter_jpeg_raw420_settings(&cinfo, width, height, quality);
     jpeg_start_compress(&cinfo, TRUE);
 
     while (cinfo.next_scanline < cinfo.image_height) {

@@ -40,22 +40,7 @@ static inline int shutter_jpeg_compress_rows420(const uint8_t *const *yrows_in, 
     }
     jpeg_create_compress(&cinfo);
     jpeg_mem_dest(&cinfo, &buf, &size);
-    cinfo.image_width = (JDIMENSION)width;
-    cinfo.image_height = (JDIMENSION)height;
-    cinfo.input_components = 3;
-    cinfo.in_color_space = JCS_YCbCr;
-    jpeg_set_defaults(&cinfo);
-    jpeg_set_colorspace(&cinfo, JCS_YCbCr);
-    jpeg_set_quality(&cinfo, quality, TRUE);
-    cinfo.dct_method = quality >= 96 ? JDCT_ISLOW : JDCT_FASTEST;
-    cinfo.raw_data_in = TRUE;
-    cinfo.write_JFIF_header = FALSE;
-    cinfo.comp_info[0].h_samp_factor = 2;
-    cinfo.comp_info[0].v_samp_factor = 2;
-    cinfo.comp_info[1].h_samp_factor = 1;
-    cinfo.comp_info[1].v_samp_factor = 1;
-    cinfo.comp_info[2].h_samp_factor = 1;
-    cinfo.comp_info[2].v_samp_factor = 1;
+    shutter_jpeg_raw420_settings(&cinfo, width, height, quality);
     jpeg_start_compress(&cinfo, TRUE);
 
     while (cinfo.next_scanline < cinfo.image_height) {
